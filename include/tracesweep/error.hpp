@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// Errors that reach the user: a bad input file (exit 2), a usage mistake (exit 1) and an
+// unavailable backend (exit 2). Each renders as one line: "path: where: why".
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace tracesweep {
+
+/// Process exit codes shared by every command.
+enum class exit_code : int { ok = 0, usage = 1, bad_input = 2 };
+
+/// A fatal defect in one input file. `where` is a byte offset, an event index or a table name.
+class input_error : public std::runtime_error {
+ public:
+  input_error(std::string path, std::string where, std::string why);
+
+  [[nodiscard]] std::string const& path() const noexcept { return _path; }
+  [[nodiscard]] std::string const& where() const noexcept { return _where; }
+  [[nodiscard]] std::string const& why() const noexcept { return _why; }
+
+ private:
+  std::string _path;
+  std::string _where;
+  std::string _why;
+};
+
+/// The requested backend cannot run here (no GPU, no driver, built without CUDA).
+class backend_unavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A command-line mistake detected after parsing (conflicting options and the like).
+class usage_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace tracesweep

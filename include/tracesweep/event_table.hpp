@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+// The columnar event store: one table of events from one or more input files, as a struct of
+// arrays. Times are int64 nanoseconds on the input's own clock. Readers append; analyses read.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tracesweep/event_kind.hpp>
+#include <tracesweep/string_pool.hpp>
+
+namespace tracesweep {
+
+/// What was read from one input file.
+struct input_info {
+  std::string path;
+  std::string format;                        ///< "nsys-sqlite", "kineto-json", "paddle-json", …
+  std::vector<std::int32_t> ranks;           ///< distinct ranks seen, ascending
+  std::int64_t events = 0;                   ///< rows appended to the table
+  std::map<std::string, std::int64_t> skipped;  ///< rows not kept, counted per reason
+};
+
+/// One event, as a reader hands it to the table.
+struct event {
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  event_kind kind = event_kind::other;
+  std::uint8_t subkind = 0;  ///< copy_kind for memcpy, range_style for user_range, else 0
+  std::int32_t rank = 0;
+  std::int32_t device = -1;  ///< GPU ordinal for device activity; -1 for host events
+  std::int64_t stream = -1;  ///< CUDA stream for device activity, thread id for host events
+  string_id name = 0;
+  string_id category = 0;  ///< the producer's own category (Chrome `cat`, nsys table)
+  std::int64_t correlation = -1;
+  std::int64_t bytes = 0;
+};
+
+/// Reasons a row can be rejected by the table itself.
+inline constexpr std::string_view skip_end_before_start = "end_before_start";
+
+class event_table {
+ public:
+  // Columns: all the same length, row i is one event.
+  std::vector<std::int64_t> start_ns;
+  std::vector<std::int64_t> end_ns;
+  std::vector<event_kind> kind;
+  std::vector<std::uint8_t> subkind;
+  std::vector<std::int32_t> input;  ///< index into inputs()
+  std::vector<std::int32_t> rank;
+  std::vector<std::int32_t> device;
+  std::vector<std::int64_t> stream;
+  std::vector<string_id> name;
+  std::vector<string_id> category;
+  std::vector<std::int64_t> correlation;
+  std::vector<std::int64_t> bytes;
+
+  /// Registers an input file; events appended afterwards belong to it until the next call.
+  std::int32_t begin_input(std::string path, std::string format);
+  /// Appends one event of the current input. An event with end < start is not kept: it is
+  /// counted under skip_end_before_start and false is returned.
+  bool append(event const& e);
+  /// Counts a row the reader itself dropped, under `reason`, for the current input.
+  void skip(std::string_view reason, std::int64_t n = 1);
+  /// Fills inputs()[i].ranks from the rank column; readers call it when an input is done.
+  void finish_input();
+  /// Removes every row of the current input and forgets it (a fatal error mid-file).
+  void abandon_input();
+
+  void reserve(std::size_t rows);
+  [[nodiscard]] std::size_t size() const noexcept { return start_ns.size(); }
+  [[nodiscard]] bool empty() const noexcept { return start_ns.empty(); }
+
+  [[nodiscard]] string_pool& strings() noexcept { return _strings; }
+  [[nodiscard]] string_pool const& strings() const noexcept { return _strings; }
+  [[nodiscard]] std::vector<input_info>& inputs() noexcept { return _inputs; }
+  [[nodiscard]] std::vector<input_info> const& inputs() const noexcept { return _inputs; }
+
+ private:
+  string_pool _strings;
+  std::vector<input_info> _inputs;
+  std::size_t _current_input_first_row = 0;
+};
+
+}  // namespace tracesweep

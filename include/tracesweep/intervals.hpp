@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+// Plain host types the analysis primitives take and return. Intervals are half-open
+// [start, end) in int64 nanoseconds, tagged with a dense group id (a device, a stream, a rank…).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace tracesweep {
+
+using group_id = std::uint32_t;
+
+/// Non-owning view of unsorted intervals: three spans of equal length.
+struct interval_view {
+  std::span<std::int64_t const> start;
+  std::span<std::int64_t const> end;
+  std::span<group_id const> group;
+  [[nodiscard]] std::size_t size() const noexcept { return start.size(); }
+};
+
+/// A union of intervals per group: sorted by (group, start), disjoint and non-touching within a
+/// group, no zero-length members.
+struct interval_union {
+  std::vector<group_id> group;
+  std::vector<std::int64_t> start;
+  std::vector<std::int64_t> end;
+  [[nodiscard]] std::size_t size() const noexcept { return start.size(); }
+  [[nodiscard]] interval_view view() const noexcept { return {start, end, group}; }
+};
+
+/// Total covered length per group (index = group id, `group_count` entries).
+[[nodiscard]] std::vector<std::int64_t> busy_per_group(interval_union const& u,
+                                                       std::size_t group_count);
+
+/// An idle hole of a union inside its group's window.
+struct gap {
+  group_id group = 0;
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  [[nodiscard]] std::int64_t duration() const noexcept { return end - start; }
+  friend bool operator==(gap const&, gap const&) = default;
+};
+
+/// The window each group's gaps are looked for in (index = group id).
+struct group_windows {
+  std::span<std::int64_t const> start;
+  std::span<std::int64_t const> end;
+};
+
+}  // namespace tracesweep

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// What every subcommand shares: global options, the output stream, the backend, reading inputs.
+#pragma once
+
+#include <functional>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include <tracesweep/backend.hpp>
+#include <tracesweep/event_table.hpp>
+#include <tracesweep/input_reader.hpp>
+
+namespace tracesweep::cli {
+
+struct context {
+  std::string backend_name = "auto";
+  unsigned threads = 0;
+  std::string output_path;
+  bool verbose = false;
+  bool keep_going = false;
+  /// Set by the chosen subcommand's callback; returns the process exit code.
+  std::function<int()> run;
+
+  /// The output stream: -o FILE, else stdout.
+  std::ostream& out();
+  /// The backend the options ask for (logs the choice with -v).
+  std::unique_ptr<backend> make_backend();
+  /// Reads `paths` into `table`; with --keep-going reports each failed file on stderr and
+  /// returns how many failed (0 when all were read).
+  int read(std::vector<std::string> const& paths, event_table& table);
+
+ private:
+  std::ofstream _file;
+};
+
+void add_summary_command(CLI::App& app, context& ctx);
+void add_stats_command(CLI::App& app, context& ctx);
+void add_generate_command(CLI::App& app, context& ctx);
+
+}  // namespace tracesweep::cli

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/cli_context.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+#include <tracesweep/error.hpp>
+
+namespace tracesweep::cli {
+
+std::ostream& context::out() {
+  if (output_path.empty()) return std::cout;
+  if (!_file.is_open()) {
+    _file.open(output_path, std::ios::binary | std::ios::trunc);
+    if (!_file)
+      throw usage_error("-o " + output_path + ": cannot open for writing: " + std::strerror(errno));
+  }
+  return _file;
+}
+
+std::unique_ptr<backend> context::make_backend() {
+  backend_choice choice = backend_choice::automatic;
+  if (backend_name == "cpu") choice = backend_choice::cpu;
+  if (backend_name == "cuda") choice = backend_choice::cuda;
+  std::string why;
+  auto be = tracesweep::make_backend(choice, threads, &why);
+  if (verbose) std::cerr << "tracesweep: " << (why.empty() ? "backend: " + std::string(be->name()) : why) << '\n';
+  return be;
+}
+
+int context::read(std::vector<std::string> const& paths, event_table& table) {
+  read_options options;
+  options.threads = threads;
+  auto failures = read_inputs(paths, table, options, keep_going);
+  for (auto const& f : failures) std::cerr << "tracesweep: " << f.what() << '\n';
+  return static_cast<int>(failures.size());
+}
+
+}  // namespace tracesweep::cli

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <tracesweep/event_table.hpp>
+
+#include <algorithm>
+#include <utility>
+
+namespace tracesweep {
+
+std::int32_t event_table::begin_input(std::string path, std::string format) {
+  _inputs.push_back(input_info{std::move(path), std::move(format), {}, 0, {}});
+  _current_input_first_row = size();
+  return static_cast<std::int32_t>(_inputs.size() - 1);
+}
+
+bool event_table::append(event const& e) {
+  if (e.end_ns < e.start_ns) {
+    skip(skip_end_before_start);
+    return false;
+  }
+  start_ns.push_back(e.start_ns);
+  end_ns.push_back(e.end_ns);
+  kind.push_back(e.kind);
+  subkind.push_back(e.subkind);
+  input.push_back(static_cast<std::int32_t>(_inputs.size() - 1));
+  rank.push_back(e.rank);
+  device.push_back(e.device);
+  stream.push_back(e.stream);
+  name.push_back(e.name);
+  category.push_back(e.category);
+  correlation.push_back(e.correlation);
+  bytes.push_back(e.bytes);
+  ++_inputs.back().events;
+  return true;
+}
+
+void event_table::skip(std::string_view reason, std::int64_t n) {
+  _inputs.back().skipped[std::string(reason)] += n;
+}
+
+void event_table::finish_input() {
+  auto& info = _inputs.back();
+  std::vector<std::int32_t> ranks(rank.begin() + static_cast<std::ptrdiff_t>(_current_input_first_row),
+                                  rank.end());
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  info.ranks = std::move(ranks);
+}
+
+void event_table::abandon_input() {
+  auto const n = _current_input_first_row;
+  auto cut = [n](auto& column) { column.resize(n); };
+  cut(start_ns), cut(end_ns), cut(kind), cut(subkind), cut(input), cut(rank), cut(device);
+  cut(stream), cut(name), cut(category), cut(correlation), cut(bytes);
+  _inputs.pop_back();
+}
+
+void event_table::reserve(std::size_t rows) {
+  auto grow = [rows](auto& column) { column.reserve(rows); };
+  grow(start_ns), grow(end_ns), grow(kind), grow(subkind), grow(input), grow(rank), grow(device);
+  grow(stream), grow(name), grow(category), grow(correlation), grow(bytes);
+}
+
+}  // namespace tracesweep

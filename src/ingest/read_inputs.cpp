@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+// Format detection and the one entry point that dispatches to each format's reader.
+#include <tracesweep/ingest/chrome_trace_reader.hpp>
+#include <tracesweep/ingest/nsys_reader.hpp>
+#include <tracesweep/input_reader.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <system_error>
+
+namespace tracesweep {
+
+namespace fs = std::filesystem;
+
+input_format detect_format(std::string const& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw input_error(path, "", "is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw input_error(path, "", std::string("cannot open: ") + std::strerror(errno));
+  std::array<char, 64> head{};
+  in.read(head.data(), head.size());
+  auto const n = static_cast<std::size_t>(in.gcount());
+  if (n == 0) throw input_error(path, "byte 0", "empty file");
+  constexpr std::string_view sqlite_magic{"SQLite format 3\0", 16};
+  if (n >= sqlite_magic.size() && std::string_view(head.data(), 16) == sqlite_magic)
+    return input_format::nsys_sqlite;
+  if (n >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+      static_cast<unsigned char>(head[1]) == 0x8b)
+    return input_format::chrome_json;  // gzip: only JSON traces come compressed
+  std::size_t i = 0;
+  if (n >= 3 && std::string_view(head.data(), 3) == "\xEF\xBB\xBF") i = 3;  // UTF-8 BOM
+  while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) ++i;
+  if (i < n && (head[i] == '{' || head[i] == '[')) return input_format::chrome_json;
+  if (i == n) return input_format::chrome_json;  // leading whitespace only: let the reader judge
+  return input_format::unknown;
+}
+
+void read_input(std::string const& path, event_table& table, read_options const& options) {
+  switch (detect_format(path)) {
+    case input_format::nsys_sqlite:
+      read_nsys_sqlite(path, table, options);
+      return;
+    case input_format::chrome_json:
+      read_chrome_trace(path, table, options);
+      return;
+    case input_format::unknown:
+      break;
+  }
+  throw input_error(path, "byte 0",
+                    "unknown format: neither an SQLite database nor a JSON trace");
+}
+
+namespace {
+
+bool looks_like_trace_name(fs::path const& p) {
+  auto const name = p.filename().string();
+  auto ends_with = [&](std::string_view suffix) {
+    return name.size() >= suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends_with(".sqlite") || ends_with(".json") || ends_with(".json.gz");
+}
+
+bool is_chrome(input_info const& info) {
+  return info.format.find("json") != std::string::npos;
+}
+
+}  // namespace
+
+std::vector<std::string> expand_inputs(std::vector<std::string> const& paths) {
+  std::vector<std::string> out;
+  for (auto const& p : paths) {
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) {
+      out.push_back(p);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::end(it);
+         it.increment(ec)) {
+      if (it->is_regular_file(ec) && looks_like_trace_name(it->path()))
+        found.push_back(it->path().string());
+    }
+    if (ec) throw input_error(p, "", "cannot list directory: " + ec.message());
+    if (found.empty()) throw input_error(p, "", "directory holds no .sqlite, .json or .json.gz file");
+    std::sort(found.begin(), found.end());
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
+}
+
+std::vector<input_error> read_inputs(std::vector<std::string> const& paths, event_table& table,
+                                     read_options const& options, bool keep_going) {
+  auto files = expand_inputs(paths);
+  std::vector<std::string> by_path = files;
+  std::sort(by_path.begin(), by_path.end());
+  std::vector<input_error> failures;
+  std::map<std::int32_t, std::string> chrome_rank_owner;
+  for (auto const& file : files) {
+    read_options per_file = options;
+    per_file.fallback_rank = static_cast<std::int32_t>(
+        std::lower_bound(by_path.begin(), by_path.end(), file) - by_path.begin());
+    try {
+      read_input(file, table, per_file);
+      auto const& info = table.inputs().back();
+      if (is_chrome(info)) {
+        for (auto r : info.ranks) {
+          auto [it, fresh] = chrome_rank_owner.emplace(r, file);
+          if (!fresh) {
+            table.abandon_input();
+            throw input_error(file, "", "rank " + std::to_string(r) + " is also claimed by " +
+                                            it->second);
+          }
+        }
+      }
+    } catch (input_error const& e) {
+      if (!keep_going) throw;
+      failures.push_back(e);
+    }
+  }
+  return failures;
+}
+
+}  // namespace tracesweep

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs the built tracesweep binary and captures exit code, stdout and stderr.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+namespace tracesweep::test {
+
+struct cli_result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string slurp(std::filesystem::path const& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// `args` is appended to the binary's path as shell words (quote paths yourself).
+inline cli_result run_cli(std::string const& args) {
+  auto const dir = std::filesystem::temp_directory_path();
+  auto const tag = std::to_string(::getpid()) + "_" + std::to_string(std::rand());
+  auto const out = dir / ("ts_out_" + tag), err = dir / ("ts_err_" + tag);
+  std::string cmd = std::string("'") + TRACESWEEP_BINARY + "' " + args + " >'" + out.string() +
+                    "' 2>'" + err.string() + "' </dev/null";
+  int const status = std::system(cmd.c_str());
+  cli_result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
+inline std::string quote(std::filesystem::path const& p) { return "'" + p.string() + "'"; }
+
+}  // namespace tracesweep::test
