@@ -14,11 +14,16 @@ namespace tracesweep {
 
 enum class input_format { unknown, nsys_sqlite, chrome_json };
 
+/// Which of a kernel's names goes into the name column (nsys exports carry all three; Chrome
+/// traces carry one, used for every choice).
+enum class kernel_naming { demangled, base, mangled };
+
 struct read_options {
   unsigned threads = 0;  ///< 0 = all hardware threads
   /// Rank for a file that does not name its own (Chrome traces without distributedInfo): the
   /// file's 0-based index among the inputs sorted by path. -1 = 0.
   std::int32_t fallback_rank = -1;
+  kernel_naming kernel_names = kernel_naming::demangled;
 };
 
 /// Looks at the first bytes of `path` (gzip is looked through). Throws input_error when the

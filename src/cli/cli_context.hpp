@@ -32,7 +32,8 @@ struct context {
   std::unique_ptr<backend> make_backend();
   /// Reads `paths` into `table`; with --keep-going reports each failed file on stderr and
   /// returns how many failed (0 when all were read).
-  int read(std::vector<std::string> const& paths, event_table& table);
+  int read(std::vector<std::string> const& paths, event_table& table,
+           read_options options = {});
 
  private:
   std::ofstream _file;
@@ -41,5 +42,6 @@ struct context {
 void add_summary_command(CLI::App& app, context& ctx);
 void add_stats_command(CLI::App& app, context& ctx);
 void add_generate_command(CLI::App& app, context& ctx);
+void add_overview_command(CLI::App& app, context& ctx);
 
 }  // namespace tracesweep::cli

@@ -28,8 +28,8 @@ std::unique_ptr<backend> context::make_backend() {
   return be;
 }
 
-int context::read(std::vector<std::string> const& paths, event_table& table) {
-  read_options options;
+int context::read(std::vector<std::string> const& paths, event_table& table,
+                  read_options options) {
   options.threads = threads;
   auto failures = read_inputs(paths, table, options, keep_going);
   for (auto const& f : failures) std::cerr << "tracesweep: " << f.what() << '\n';

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   cli::add_summary_command(app, ctx);
   cli::add_stats_command(app, ctx);
   cli::add_generate_command(app, ctx);
+  cli::add_overview_command(app, ctx);
 
   try {
     app.parse(argc, argv);
