@@ -33,6 +33,17 @@ int context::read(std::vector<std::string> const& paths, event_table& table,
   options.threads = threads;
   auto failures = read_inputs(paths, table, options, keep_going);
   for (auto const& f : failures) std::cerr << "tracesweep: " << f.what() << '\n';
+  for (auto const& info : table.inputs()) {
+    if (info.skipped.empty()) continue;
+    std::int64_t total = 0;
+    std::string reasons;
+    for (auto const& [reason, n] : info.skipped) {
+      total += n;
+      reasons += (reasons.empty() ? "" : ", ") + reason + ": " + std::to_string(n);
+    }
+    std::cerr << "tracesweep: warning: " << info.path << ": skipped " << total << " events ("
+              << reasons << ")\n";
+  }
   return static_cast<int>(failures.size());
 }
 
