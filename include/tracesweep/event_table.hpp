@@ -39,6 +39,16 @@ struct event {
   std::int64_t bytes = 0;
 };
 
+/// Optional side table: occupancy estimates some producers record per kernel (Chrome-trace args
+/// "blocks per SM" and "est. achieved occupancy %"). One entry per kernel row that carries either,
+/// `row` ascending; NaN where that arg was absent. Empty when no input has them.
+struct kernel_launch_metrics {
+  std::vector<std::uint64_t> row;
+  std::vector<double> blocks_per_sm;
+  std::vector<double> est_occupancy_pct;
+  [[nodiscard]] std::size_t size() const noexcept { return row.size(); }
+};
+
 /// Reasons a row can be rejected by the table itself.
 inline constexpr std::string_view skip_end_before_start = "end_before_start";
 
@@ -57,12 +67,16 @@ class event_table {
   std::vector<string_id> category;
   std::vector<std::int64_t> correlation;
   std::vector<std::int64_t> bytes;
+  /// Optional: see kernel_launch_metrics.
+  kernel_launch_metrics launch_metrics;
 
   /// Registers an input file; events appended afterwards belong to it until the next call.
   std::int32_t begin_input(std::string path, std::string format);
   /// Appends one event of the current input. An event with end < start is not kept: it is
   /// counted under skip_end_before_start and false is returned.
   bool append(event const& e);
+  /// Records launch metrics (NaN = absent) for the row appended last.
+  void add_launch_metrics(double blocks_per_sm, double est_occupancy_pct);
   /// Counts a row the reader itself dropped, under `reason`, for the current input.
   void skip(std::string_view reason, std::int64_t n = 1);
   /// Fills inputs()[i].ranks from the rank column; readers call it when an input is done.

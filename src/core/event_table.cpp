@@ -33,6 +33,12 @@ bool event_table::append(event const& e) {
   return true;
 }
 
+void event_table::add_launch_metrics(double blocks_per_sm, double est_occupancy_pct) {
+  launch_metrics.row.push_back(size() - 1);
+  launch_metrics.blocks_per_sm.push_back(blocks_per_sm);
+  launch_metrics.est_occupancy_pct.push_back(est_occupancy_pct);
+}
+
 void event_table::skip(std::string_view reason, std::int64_t n) {
   _inputs.back().skipped[std::string(reason)] += n;
 }
@@ -51,6 +57,10 @@ void event_table::abandon_input() {
   auto cut = [n](auto& column) { column.resize(n); };
   cut(start_ns), cut(end_ns), cut(kind), cut(subkind), cut(input), cut(rank), cut(device);
   cut(stream), cut(name), cut(category), cut(correlation), cut(bytes);
+  auto& m = launch_metrics;
+  auto const keep = static_cast<std::size_t>(
+      std::lower_bound(m.row.begin(), m.row.end(), std::uint64_t{n}) - m.row.begin());
+  m.row.resize(keep), m.blocks_per_sm.resize(keep), m.est_occupancy_pct.resize(keep);
   _inputs.pop_back();
 }
 
