@@ -1,8 +1,60 @@
 // SPDX-License-Identifier: Apache-2.0
-// PLACEHOLDER: replaced by the owning work item.
+// The CPU reference backend: forwards each call to its primitive on a fixed thread budget.
 #include <stdexcept>
+#include <thread>
+
 #include <tracesweep/backend.hpp>
+
+#include "primitives.hpp"
+#include "radix_sort.hpp"
+
 namespace tracesweep {
-std::unique_ptr<backend> make_cpu_backend(unsigned) { throw std::logic_error("cpu backend: not implemented yet"); }
-std::vector<std::int64_t> busy_per_group(interval_union const&, std::size_t) { throw std::logic_error("not implemented yet"); }
+namespace {
+
+class cpu_backend final : public backend {
+ public:
+  explicit cpu_backend(unsigned threads) : _threads(threads) {}
+
+  [[nodiscard]] std::string_view name() const noexcept override { return "cpu"; }
+
+  void sort_pairs(std::span<std::uint64_t> keys, std::span<std::uint32_t> values,
+                  int end_bit) override {
+    if (keys.size() != values.size())
+      throw std::invalid_argument("sort_pairs: keys and values differ in size");
+    cpu::radix_sort<std::uint32_t>(keys, values, end_bit, _threads);
+  }
+
+  [[nodiscard]] interval_union union_by_group(interval_view intervals) override {
+    return cpu::union_by_group(intervals, _threads);
+  }
+
+  [[nodiscard]] std::vector<gap> gap_scan(interval_union const& u, group_windows windows,
+                                          std::int64_t min_gap,
+                                          std::size_t top_per_group) override {
+    return cpu::gap_scan(u, windows, min_gap, top_per_group, _threads);
+  }
+
+  [[nodiscard]] std::vector<exact_stats> segmented_stats(
+      std::span<std::uint32_t const> keys, std::span<std::int64_t const> values,
+      std::span<double const> quantiles) override {
+    return cpu::segmented_stats(keys, values, quantiles, _threads);
+  }
+
+  [[nodiscard]] std::vector<std::int64_t> intersection_by_group(interval_union const& a,
+                                                                interval_union const& b,
+                                                                std::size_t group_count) override {
+    return cpu::intersection_by_group(a, b, group_count);
+  }
+
+ private:
+  unsigned _threads;
+};
+
+}  // namespace
+
+std::unique_ptr<backend> make_cpu_backend(unsigned threads) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  return std::make_unique<cpu_backend>(threads);
 }
+
+}  // namespace tracesweep

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// Union per group: drop empty intervals, sort by (group, start) with the radix sort (a packed
+// 64-bit key when group and start range fit, else two stable passes), then a linear sweep with a
+// running maximum of the end. The sweep runs in contiguous chunks that are stitched afterwards.
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
+
+#include "parallel.hpp"
+#include "primitives.hpp"
+#include "radix_sort.hpp"
+
+namespace tracesweep::cpu {
+namespace {
+
+void push(interval_union& out, group_id g, std::int64_t s, std::int64_t e) {
+  out.group.push_back(g);
+  out.start.push_back(s);
+  out.end.push_back(e);
+}
+
+/// Sweep of items [begin, end) in (group, start) order; `get(i)` yields (group, start, end).
+template <typename Get>
+interval_union sweep_range(Get const& get, std::size_t begin, std::size_t end) {
+  interval_union out;
+  if (begin == end) return out;
+  auto [g, s, e] = get(begin);
+  for (std::size_t i = begin + 1; i < end; ++i) {
+    auto const [g2, s2, e2] = get(i);
+    if (g2 != g || s2 > e) {
+      push(out, g, s, e);
+      g = g2;
+      s = s2;
+      e = e2;
+    } else if (e2 > e) {
+      e = e2;
+    }
+  }
+  push(out, g, s, e);
+  return out;
+}
+
+/// Runs the sweep on `threads` chunks and joins the chunk results: a chunk's leading segments
+/// that overlap or touch the previous chunk's last segment of the same group merge into it.
+template <typename Get>
+interval_union sweep(Get const& get, std::size_t n, unsigned threads) {
+  unsigned const workers = useful_threads(threads, n, 1 << 18);
+  std::vector<interval_union> parts(workers);
+  fork_join(workers, [&](unsigned w) {
+    auto const [b, e] = chunk_range(n, workers, w);
+    parts[w] = sweep_range(get, b, e);
+  });
+  if (workers == 1) return std::move(parts[0]);
+  interval_union out = std::move(parts[0]);
+  for (unsigned w = 1; w < workers; ++w) {
+    interval_union const& part = parts[w];
+    std::size_t k = 0;
+    while (k < part.size() && !out.group.empty() && part.group[k] == out.group.back() &&
+           part.start[k] <= out.end.back()) {
+      out.end.back() = std::max(out.end.back(), part.end[k]);
+      ++k;
+    }
+    out.group.insert(out.group.end(), part.group.begin() + k, part.group.end());
+    out.start.insert(out.start.end(), part.start.begin() + k, part.start.end());
+    out.end.insert(out.end.end(), part.end.begin() + k, part.end.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+interval_union union_of_sorted(sorted_intervals sorted, unsigned threads) {
+  auto get = [&sorted](std::size_t i) {
+    return std::tuple{sorted.group[i], sorted.start[i], sorted.end[i]};
+  };
+  return sweep(get, sorted.start.size(), std::max(1u, threads));
+}
+
+interval_union union_by_group(interval_view iv, unsigned threads) {
+  threads = std::max(1u, threads);
+  std::size_t const n = iv.size();
+  if (iv.end.size() != n || iv.group.size() != n)
+    throw std::invalid_argument("union_by_group: start, end and group differ in size");
+
+  std::size_t m = 0;
+  std::int64_t smin = std::numeric_limits<std::int64_t>::max();
+  std::int64_t smax = std::numeric_limits<std::int64_t>::min();
+  group_id gmax = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (iv.end[i] <= iv.start[i]) continue;
+    ++m;
+    smin = std::min(smin, iv.start[i]);
+    smax = std::max(smax, iv.start[i]);
+    gmax = std::max(gmax, iv.group[i]);
+  }
+  if (m == 0) return {};
+
+  auto const base = static_cast<std::uint64_t>(smin);
+  int const rbits = std::bit_width(static_cast<std::uint64_t>(smax) - base);
+  int const gbits = std::bit_width(std::uint64_t{gmax});
+
+  if (rbits + gbits <= 64) {
+    // Packed key (group << rbits) | (start - smin), the end travels as payload.
+    std::vector<std::uint64_t> keys(m);
+    std::vector<std::int64_t> ends(m);
+    for (std::size_t i = 0, j = 0; i < n; ++i) {
+      if (iv.end[i] <= iv.start[i]) continue;
+      std::uint64_t const off = static_cast<std::uint64_t>(iv.start[i]) - base;
+      keys[j] = rbits == 64 ? off : (std::uint64_t{iv.group[i]} << rbits) | off;
+      ends[j] = iv.end[i];
+      ++j;
+    }
+    radix_sort<std::int64_t>(keys, ends, std::max(1, rbits + gbits), threads);
+    std::uint64_t const mask = rbits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << rbits) - 1;
+    auto get = [&](std::size_t i) {
+      std::uint64_t const k = keys[i];
+      auto const g = static_cast<group_id>(rbits == 64 ? 0 : k >> rbits);
+      return std::tuple{g, static_cast<std::int64_t>((k & mask) + base), ends[i]};
+    };
+    return sweep(get, m, threads);
+  }
+
+  // Wide case (huge time range and many groups): stable sort by start, then stably by group.
+  std::vector<std::uint64_t> keys(m);
+  std::vector<std::uint64_t> index(m);
+  for (std::size_t i = 0, j = 0; i < n; ++i) {
+    if (iv.end[i] <= iv.start[i]) continue;
+    keys[j] = static_cast<std::uint64_t>(iv.start[i]) - base;
+    index[j] = i;
+    ++j;
+  }
+  radix_sort<std::uint64_t>(keys, index, std::max(1, rbits), threads);
+  for (std::size_t j = 0; j < m; ++j) keys[j] = iv.group[index[j]];
+  radix_sort<std::uint64_t>(keys, index, std::max(1, gbits), threads);
+  auto get = [&](std::size_t i) {
+    std::size_t const k = index[i];
+    return std::tuple{iv.group[k], iv.start[k], iv.end[k]};
+  };
+  return sweep(get, m, threads);
+}
+
+}  // namespace tracesweep::cpu

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CPU backend's primitives as free functions (one .cpp each), so that tests and benchmarks
+// can time the stages separately. Results never depend on `threads` (>= 1).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <tracesweep/intervals.hpp>
+#include <tracesweep/stats.hpp>
+
+namespace tracesweep::cpu {
+
+/// Intervals already sorted by (group, start): the input of the union sweep.
+struct sorted_intervals {
+  std::span<group_id const> group;
+  std::span<std::int64_t const> start;
+  std::span<std::int64_t const> end;
+};
+
+/// Union per group (interval_union.cpp). Intervals with end <= start add nothing.
+[[nodiscard]] interval_union union_by_group(interval_view intervals, unsigned threads);
+
+/// The linear sweep after sorting: merges overlapping and touching intervals of one group.
+/// Every input interval must have end > start.
+[[nodiscard]] interval_union union_of_sorted(sorted_intervals sorted, unsigned threads);
+
+/// Gaps per group (gap_scan.cpp); see backend::gap_scan.
+[[nodiscard]] std::vector<gap> gap_scan(interval_union const& u, group_windows windows,
+                                        std::int64_t min_gap, std::size_t top_per_group,
+                                        unsigned threads);
+
+/// Exact statistics per key (segmented_stats.cpp); see backend::segmented_stats.
+[[nodiscard]] std::vector<exact_stats> segmented_stats(std::span<std::uint32_t const> keys,
+                                                       std::span<std::int64_t const> values,
+                                                       std::span<double const> quantiles,
+                                                       unsigned threads);
+
+/// |a ∩ b| per group by a two-pointer walk (interval_intersection.cpp).
+[[nodiscard]] std::vector<std::int64_t> intersection_by_group(interval_union const& a,
+                                                              interval_union const& b,
+                                                              std::size_t group_count);
+
+}  // namespace tracesweep::cpu
