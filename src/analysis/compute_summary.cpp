@@ -1,7 +1,233 @@
 // SPDX-License-Identifier: Apache-2.0
-// PLACEHOLDER: replaced by the owning work item.
-#include <stdexcept>
+// The summary contract, computed from the event table through the backend primitives only:
+// unions per device (and per device × kind, communication, computation), their intersection,
+// the gap scan over the activity union and segmented statistics of kernel durations per name.
+#include <tracesweep/error.hpp>
 #include <tracesweep/summary.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <regex>
+#include <tuple>
+#include <unordered_map>
+
 namespace tracesweep {
-summary compute_summary(event_table const&, backend&, summary_options const&) { throw std::logic_error("summary: not implemented yet"); }
+
+namespace {
+
+/// (input, rank, device): the identity of one device in the summary.
+struct device_key {
+  std::int32_t input;
+  std::int32_t rank;
+  std::int32_t device;
+  friend bool operator==(device_key const&, device_key const&) = default;
+};
+
+struct device_key_hash {
+  std::size_t operator()(device_key const& k) const noexcept {
+    auto h = static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.input));
+    h = h * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint32_t>(k.rank);
+    h = h * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint32_t>(k.device);
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+};
+
+/// Marks kernel names as communication, one regex search per distinct name id.
+class comm_classifier {
+ public:
+  comm_classifier(std::string const& pattern, string_pool const& pool) : _pool(pool) {
+    try {
+      _re = std::regex(pattern, std::regex::ECMAScript | std::regex::icase);
+    } catch (std::regex_error const& e) {
+      throw usage_error("--comm-pattern '" + pattern +
+                        "': invalid regular expression: " + e.what());
+    }
+  }
+
+  bool operator()(string_id id) {
+    if (id >= _cache.size()) _cache.resize(_pool.size(), -1);
+    auto& c = _cache[id];
+    if (c < 0) {
+      auto const name = _pool.at(id);
+      c = std::regex_search(name.begin(), name.end(), _re) ? 1 : 0;
+    }
+    return c == 1;
+  }
+
+ private:
+  string_pool const& _pool;
+  std::regex _re;
+  std::vector<std::int8_t> _cache;
+};
+
+/// Columns of one interval set being gathered for a union.
+struct interval_columns {
+  std::vector<std::int64_t> start;
+  std::vector<std::int64_t> end;
+  std::vector<group_id> group;
+  void push(std::int64_t s, std::int64_t e, group_id g) {
+    start.push_back(s);
+    end.push_back(e);
+    group.push_back(g);
+  }
+  [[nodiscard]] interval_view view() const noexcept { return {start, end, group}; }
+};
+
+int kind_slot(event_kind k) noexcept {
+  return k == event_kind::kernel ? 0 : k == event_kind::memcpy ? 1 : 2;
 }
+
+}  // namespace
+
+summary compute_summary(event_table const& table, backend& be, summary_options const& options) {
+  comm_classifier is_comm(options.comm_pattern, table.strings());
+  summary out;
+  out.inputs = table.inputs();
+
+  // 1. Dense device ids in (rank, device, input) order.
+  std::unordered_map<device_key, group_id, device_key_hash> provisional;
+  std::vector<device_key> keys;
+  std::vector<group_id> row_group;  // provisional id per device-activity row, in row order
+  std::size_t const n = table.size();
+  {
+    device_key last{-1, 0, 0};
+    group_id last_id = 0;
+    bool have_last = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!is_device_activity(table.kind[i])) continue;
+      device_key const k{table.input[i], table.rank[i], table.device[i]};
+      if (!have_last || !(k == last)) {
+        auto [it, fresh] = provisional.try_emplace(k, static_cast<group_id>(keys.size()));
+        if (fresh) keys.push_back(k);
+        last = k;
+        last_id = it->second;
+        have_last = true;
+      }
+      row_group.push_back(last_id);
+    }
+  }
+  std::size_t const device_count = keys.size();
+  std::vector<group_id> order(device_count);
+  for (std::size_t i = 0; i < device_count; ++i) order[i] = static_cast<group_id>(i);
+  std::sort(order.begin(), order.end(), [&](group_id a, group_id b) {
+    return std::tie(keys[a].rank, keys[a].device, keys[a].input) <
+           std::tie(keys[b].rank, keys[b].device, keys[b].input);
+  });
+  std::vector<group_id> final_id(device_count);
+  for (std::size_t i = 0; i < device_count; ++i) final_id[order[i]] = static_cast<group_id>(i);
+
+  // 2. Gather the interval sets and the window of each device.
+  interval_columns activity, by_kind, comm, comp;
+  activity.start.reserve(row_group.size());
+  activity.end.reserve(row_group.size());
+  activity.group.reserve(row_group.size());
+  by_kind.group.reserve(row_group.size());
+  std::vector<std::uint32_t> kernel_names;
+  std::vector<std::int64_t> kernel_durations;
+  std::vector<std::int64_t> window_start(device_count, std::numeric_limits<std::int64_t>::max());
+  std::vector<std::int64_t> window_end(device_count, std::numeric_limits<std::int64_t>::min());
+  std::vector<std::int64_t> kernel_count(device_count, 0);
+  for (std::size_t i = 0, r = 0; i < n; ++i) {
+    auto const k = table.kind[i];
+    if (!is_device_activity(k)) continue;
+    group_id const g = final_id[row_group[r++]];
+    std::int64_t const s = table.start_ns[i], e = table.end_ns[i];
+    activity.push(s, e, g);
+    by_kind.group.push_back(g * 3 + static_cast<group_id>(kind_slot(k)));
+    window_start[g] = std::min(window_start[g], s);
+    window_end[g] = std::max(window_end[g], e);
+    if (k == event_kind::kernel) {
+      ++kernel_count[g];
+      (is_comm(table.name[i]) ? comm : comp).push(s, e, g);
+      kernel_names.push_back(table.name[i]);
+      kernel_durations.push_back(e - s);
+    }
+  }
+  row_group.clear();
+  row_group.shrink_to_fit();
+
+  // 3. Unions, their lengths and the communication ∩ computation overlap.
+  auto const activity_union = be.union_by_group(activity.view());
+  auto const busy = busy_per_group(activity_union, device_count);
+  std::vector<std::int64_t> kind_busy;
+  {
+    auto const u = be.union_by_group({activity.start, activity.end, by_kind.group});
+    kind_busy = busy_per_group(u, device_count * 3);
+  }
+  by_kind.group = {};
+  activity.start = {};
+  activity.end = {};
+  activity.group = {};
+  auto const comm_union = be.union_by_group(comm.view());
+  auto const comp_union = be.union_by_group(comp.view());
+  comm = {};
+  comp = {};
+  auto const comm_busy = busy_per_group(comm_union, device_count);
+  auto const comp_busy = busy_per_group(comp_union, device_count);
+  auto const overlap = be.intersection_by_group(comm_union, comp_union, device_count);
+
+  out.devices.reserve(device_count);
+  for (std::size_t g = 0; g < device_count; ++g) {
+    auto const& key = keys[order[g]];
+    device_summary d;
+    d.input = key.input;
+    d.rank = key.rank;
+    d.device = key.device;
+    d.window_start_ns = window_start[g];
+    d.window_end_ns = window_end[g];
+    d.window_ns = window_end[g] - window_start[g];
+    d.busy_ns = busy[g];
+    d.idle_ns = d.window_ns - d.busy_ns;
+    d.utilization =
+        d.window_ns > 0 ? static_cast<double>(d.busy_ns) / static_cast<double>(d.window_ns) : 0.0;
+    d.kernel_ns = kind_busy[g * 3 + 0];
+    d.memcpy_ns = kind_busy[g * 3 + 1];
+    d.memset_ns = kind_busy[g * 3 + 2];
+    d.communication_ns = comm_busy[g];
+    d.computation_ns = comp_busy[g];
+    d.overlap_ns = overlap[g];
+    d.kernel_count = kernel_count[g];
+    out.devices.push_back(d);
+  }
+
+  // 4. Idle gaps of the activity union inside each device's window.
+  auto const gaps = be.gap_scan(activity_union, group_windows{window_start, window_end},
+                                options.min_gap_ns, options.top);
+  out.gaps.reserve(gaps.size());
+  for (auto const& gp : gaps) {
+    auto const& key = keys[order[gp.group]];
+    out.gaps.push_back(
+        gap_summary{key.input, key.rank, key.device, gp.start, gp.end, gp.end - gp.start});
+  }
+
+  // 5. Per-kernel statistics over every input, by exact name.
+  auto const stats = be.segmented_stats(kernel_names, kernel_durations, {});
+  kernel_names = {};
+  kernel_durations = {};
+  int128 grand_total = 0;
+  for (auto const& s : stats) grand_total += s.sum;
+  out.kernels.reserve(stats.size());
+  for (auto const& s : stats) {
+    auto const d = derive_stats(s, {});
+    kernel_summary k;
+    k.name = std::string(table.strings().at(s.key));
+    k.calls = static_cast<std::int64_t>(s.count);
+    k.total_ns = static_cast<std::int64_t>(s.sum);
+    k.avg_ns = d.mean;
+    k.median_ns = d.median;
+    k.min_ns = s.min;
+    k.max_ns = s.max;
+    k.stddev_ns = d.stddev;
+    k.share = grand_total > 0 ? static_cast<double>(s.sum) / static_cast<double>(grand_total) : 0.0;
+    out.kernels.push_back(std::move(k));
+  }
+  std::sort(out.kernels.begin(), out.kernels.end(),
+            [](kernel_summary const& a, kernel_summary const& b) {
+              if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+              if (a.calls != b.calls) return a.calls > b.calls;
+              return a.name < b.name;
+            });
+  return out;
+}
+
+}  // namespace tracesweep
