@@ -1,6 +1,58 @@
 // SPDX-License-Identifier: Apache-2.0
-// PLACEHOLDER: replaced by the owning work item.
+// tracesweep stats --report NAME: the `nsys stats` summary reports, one table per input or
+// one over all inputs with --merge.
+#include <tracesweep/error.hpp>
+#include <tracesweep/output_format.hpp>
+#include <tracesweep/stats_report_writer.hpp>
+#include <tracesweep/stats_reports.hpp>
+
 #include "cli/cli_context.hpp"
+
 namespace tracesweep::cli {
-void add_stats_command(CLI::App&, context&) {}
+
+namespace {
+struct stats_args {
+  std::vector<std::string> inputs;
+  std::string report;
+  std::string format = "text";
+  std::string names = "demangled";
+  bool merge = false;
+};
+}  // namespace
+
+void add_stats_command(CLI::App& app, context& ctx) {
+  auto args = std::make_shared<stats_args>();
+  std::vector<std::string> reports;
+  for (auto r : all_stats_reports) reports.emplace_back(to_string(r));
+  auto* cmd = app.add_subcommand("stats", "nsys-stats-compatible summary reports");
+  cmd->add_option("inputs", args->inputs, "Trace files or directories")->required();
+  cmd->add_option("--report", args->report, "Report to compute")
+      ->required()
+      ->check(CLI::IsMember(reports));
+  cmd->add_option("--format", args->format, "text, csv or json")
+      ->check(CLI::IsMember({"text", "csv", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--name", args->names,
+                  "Kernel names: demangled, base (shortName) or mangled (nsys exports)")
+      ->check(CLI::IsMember({"demangled", "base", "mangled"}))
+      ->capture_default_str();
+  cmd->add_flag("--merge", args->merge, "One table over all inputs instead of one per input");
+  cmd->callback([&ctx, args] {
+    ctx.run = [&ctx, args] {
+      read_options options;
+      if (args->names == "base") options.kernel_names = kernel_naming::base;
+      if (args->names == "mangled") options.kernel_names = kernel_naming::mangled;
+      event_table table;
+      int const failed = ctx.read(args->inputs, table, options);
+      if (table.inputs().empty())
+        throw input_error(args->inputs.front(), "", "no input could be read");
+      auto be = ctx.make_backend();
+      auto const tables =
+          compute_stats_report(table, *be, *parse_stats_report(args->report), args->merge);
+      write_stats_tables(tables, *parse_output_format(args->format), ctx.out());
+      return failed ? static_cast<int>(exit_code::bad_input) : 0;
+    };
+  });
 }
+
+}  // namespace tracesweep::cli

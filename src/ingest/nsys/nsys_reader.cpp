@@ -1,7 +1,227 @@
 // SPDX-License-Identifier: Apache-2.0
-// PLACEHOLDER: replaced by the owning work item.
-#include <tracesweep/error.hpp>
+// The nsys SQLite reader: checks the file, discovers its schema, reads every event table by
+// rowid ranges (optionally on several connections at once) and appends the rows in order.
 #include <tracesweep/ingest/nsys_reader.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include <tracesweep/error.hpp>
+
+#include "ingest/nsys/nsys_labels.hpp"
+#include "ingest/nsys/nsys_schema.hpp"
+#include "ingest/nsys/nsys_strings.hpp"
+#include "ingest/nsys/nsys_tables.hpp"
+#include "ingest/nsys/sqlite_db.hpp"
+
 namespace tracesweep {
-void read_nsys_sqlite(std::string const& path, event_table&, read_options const&) { throw input_error(path, "", "nsys reader not implemented yet"); }
+
+namespace {
+
+using namespace nsys;
+
+constexpr std::int64_t rows_per_task = 1 << 18;
+constexpr char const* mmap_pragma = "PRAGMA mmap_size = 17179869184";
+
+void configure_sqlite_once() {
+  static std::once_flag once;
+  // Must precede sqlite3_initialize; fails harmlessly (SQLITE_MISUSE) when SQLite already runs.
+  std::call_once(once, [] { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
 }
+
+/// One rowid range of one table, read by whichever worker takes it.
+struct read_task {
+  std::size_t plan;
+  std::int64_t lo, hi;
+};
+
+std::vector<row_batch> read_tasks(std::string const& path, std::vector<table_plan> const& plans,
+                                  std::vector<read_task> const& tasks, connection& main_db,
+                                  unsigned threads) {
+  std::vector<row_batch> batches(tasks.size());
+  if (threads <= 1 || tasks.size() <= 1) {
+    for (std::size_t i = 0; i < tasks.size(); ++i)
+      load_rows(main_db, plans[tasks[i].plan], tasks[i].lo, tasks[i].hi, batches[i]);
+    return batches;
+  }
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto worker = [&] {
+    try {
+      connection db(path, true);
+      db.exec(mmap_pragma, "open");
+      for (std::size_t i; (i = next.fetch_add(1)) < tasks.size();)
+        load_rows(db, plans[tasks[i].plan], tasks[i].lo, tasks[i].hi, batches[i]);
+    } catch (...) {
+      std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      next = tasks.size();
+    }
+  };
+  std::vector<std::thread> pool;
+  auto const n = std::min<std::size_t>(threads, tasks.size());
+  for (std::size_t t = 0; t < n; ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+  return batches;
+}
+
+/// Turns raw batches into events of the current input, resolving names in the main thread.
+class appender {
+ public:
+  appender(event_table& table, string_ids& ids, nsys_labels const& labels)
+      : _table(table), _ids(ids), _labels(labels) {}
+
+  void append(table_plan const& plan, row_batch const& b) {
+    auto& pool = _table.strings();
+    string_id const category = pool.intern(plan.table);
+    for (auto const& [reason, n] : b.skipped) _table.skip(reason, n);
+    for (auto const& d : b.domains) _domains[{d.pid, d.domain}] = d.name;
+    event e;
+    e.kind = plan.kind;
+    e.category = category;
+    for (std::size_t i = 0; i < b.start.size(); ++i) {
+      e.start_ns = b.start[i];
+      e.end_ns = b.end[i];
+      e.subkind = b.subkind[i];
+      e.rank = b.rank[i];
+      e.device = b.device[i];
+      e.stream = b.stream[i];
+      e.correlation = b.correlation[i];
+      e.bytes = b.bytes[i];
+      e.name = name_of(plan, b, i);
+      _table.append(e);
+    }
+  }
+
+  /// NVTX names need the domain table, which may come in any batch: resolve them last.
+  void append_nvtx(table_plan const& plan, std::vector<row_batch const*> const& batches) {
+    for (auto const* b : batches)
+      for (auto const& d : b->domains) _domains[{d.pid, d.domain}] = d.name;
+    for (auto const* b : batches) append(plan, *b);
+  }
+
+ private:
+  string_id name_of(table_plan const& plan, row_batch const& b, std::size_t i) {
+    auto& pool = _table.strings();
+    switch (plan.names) {
+      case name_source::string_id: {
+        auto raw = b.name_raw[i];
+        if (raw < 0 && !b.name_fallback.empty()) raw = b.name_fallback[i];
+        return raw < 0 ? pool.intern("<unnamed>") : _ids.intern(raw, pool);
+      }
+      case name_source::copy_kind:
+        return _labels.memcpy_name(b.subkind[i], pool);
+      case name_source::memset:
+        return pool.intern("[CUDA memset]");
+      case name_source::sync_type:
+        return _labels.sync_name(b.subkind[i], pool);
+      case name_source::nvtx: {
+        std::string_view text;
+        if (b.has_text[i]) {
+          text = b.text[i];
+        } else if (b.name_raw[i] < 0 || !_ids.lookup(b.name_raw[i], text)) {
+          text = {};
+        }
+        auto it = _domains.find({b.rank[i], b.domain[i]});
+        if (it == _domains.end() || it->second.empty()) return pool.intern(text);
+        return pool.intern(it->second + ":" + std::string(text));
+      }
+    }
+    return 0;
+  }
+
+  event_table& _table;
+  string_ids& _ids;
+  nsys_labels const& _labels;
+  std::map<std::pair<std::int32_t, std::int64_t>, std::string> _domains;
+};
+
+void read_file(std::string const& path, event_table& table, read_options const& options) {
+  configure_sqlite_once();
+  // A plain read-only connection holding a read transaction: it fails with SQLITE_BUSY when a
+  // writer holds the file, and keeps writers from committing while we read.
+  connection guard(path, false);
+  guard.exec("PRAGMA busy_timeout = 0", "open");
+  guard.exec("BEGIN", "open");
+  {
+    statement probe(guard.get(), path, "open", "SELECT 1 FROM sqlite_master LIMIT 1");
+    probe.step();
+  }
+
+  connection db(path, true);
+  db.exec(mmap_pragma, "open");
+  db.exec("PRAGMA cache_size = -32768", "open");
+  export_schema const schema(db);
+  if (!schema.looks_like_nsys())
+    throw input_error(path, "schema",
+                      "not an Nsight Systems export (no StringIds with CUPTI_ACTIVITY_KIND_*, "
+                      "NVTX_EVENTS or OSRT_API tables)");
+
+  string_ids ids;
+  ids.load(db);
+  nsys_labels const labels(db, schema);
+
+  std::vector<table_plan> plans;
+  for (auto s :
+       {source_table::kernel, source_table::memcpy, source_table::memset, source_table::runtime,
+        source_table::synchronization, source_table::osrt, source_table::nvtx})
+    if (auto p = plan_table(schema, path, s, options.kernel_names)) plans.push_back(std::move(*p));
+
+  unsigned const threads =
+      options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<read_task> tasks;
+  for (std::size_t p = 0; p < plans.size(); ++p) {
+    auto bounds = rowid_bounds(db, plans[p].table);
+    if (!bounds) continue;
+    auto const [lo, hi] = *bounds;
+    // Ranges are a fixed size, so the split (and the result) never depends on `threads`.
+    for (std::int64_t a = lo; a <= hi; a += rows_per_task)
+      tasks.push_back({p, a, std::min(hi, a + rows_per_task - 1)});
+  }
+  auto const batches = read_tasks(path, plans, tasks, db, threads);
+
+  std::size_t total = 0;
+  for (auto const& b : batches) total += b.start.size();
+  table.reserve(table.size() + total);
+  table.begin_input(path, "nsys-sqlite");
+  try {
+    appender app(table, ids, labels);
+    std::int64_t gpu_rows = 0;
+    for (std::size_t p = 0; p < plans.size(); ++p) {
+      std::vector<row_batch const*> mine;
+      for (std::size_t t = 0; t < tasks.size(); ++t)
+        if (tasks[t].plan == p) mine.push_back(&batches[t]);
+      if (plans[p].source == source_table::nvtx) {
+        app.append_nvtx(plans[p], mine);
+        continue;
+      }
+      for (auto const* b : mine) {
+        app.append(plans[p], *b);
+        if (is_device_activity(plans[p].kind))
+          gpu_rows += static_cast<std::int64_t>(b->start.size());
+      }
+    }
+    if (gpu_rows == 0)
+      throw input_error(path, "CUPTI_ACTIVITY_KIND_KERNEL",
+                        "no GPU activity: the export has no kernel, memcpy or memset rows");
+    table.finish_input();
+  } catch (...) {
+    table.abandon_input();
+    throw;
+  }
+}
+
+}  // namespace
+
+void read_nsys_sqlite(std::string const& path, event_table& table, read_options const& options) {
+  read_file(path, table, options);
+}
+
+}  // namespace tracesweep

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+// The `nsys stats` summary reports (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum,
+// cuda_gpu_mem_size_sum, cuda_api_sum, nvtx_sum, osrt_sum) computed from the event table's
+// columns by the backend's segmented statistics. Works on any input format's events.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tracesweep/backend.hpp>
+#include <tracesweep/event_table.hpp>
+
+namespace tracesweep {
+
+enum class stats_report {
+  cuda_gpu_kern_sum,
+  cuda_gpu_mem_time_sum,
+  cuda_gpu_mem_size_sum,
+  cuda_api_sum,
+  nvtx_sum,
+  osrt_sum,
+};
+
+/// Every report, in the order `--help` lists them.
+inline constexpr stats_report all_stats_reports[] = {stats_report::cuda_gpu_kern_sum,
+                                                     stats_report::cuda_gpu_mem_time_sum,
+                                                     stats_report::cuda_gpu_mem_size_sum,
+                                                     stats_report::cuda_api_sum,
+                                                     stats_report::nvtx_sum,
+                                                     stats_report::osrt_sum};
+
+[[nodiscard]] std::string_view to_string(stats_report r) noexcept;
+[[nodiscard]] std::optional<stats_report> parse_stats_report(std::string_view s) noexcept;
+/// nsys's title, e.g. "CUDA GPU Kernel Summary".
+[[nodiscard]] std::string_view stats_report_title(stats_report r) noexcept;
+
+/// One output row. Values are unrounded; writers round as nsys prints them.
+struct stats_row {
+  double time_percent = 0;  ///< total ÷ Σ totals of the table × 100 (not in mem_size_sum)
+  std::int64_t total = 0;   ///< ns, or bytes for cuda_gpu_mem_size_sum
+  std::int64_t count = 0;
+  double avg = 0;
+  double median = 0;  ///< mean of the two middle values for even counts
+  std::int64_t min = 0;
+  std::int64_t max = 0;
+  double stddev = 0;  ///< sample standard deviation; 0 for one value
+  std::string style;  ///< nvtx_sum: "PushPop" or "StartEnd"
+  std::string name;   ///< kernel, operation, API, range or OS call name
+};
+
+struct stats_table {
+  stats_report report = stats_report::cuda_gpu_kern_sum;
+  std::string source;           ///< the input's path, or "all inputs" when merged
+  std::vector<stats_row> rows;  ///< sorted by total desc, count desc, name, style
+};
+
+/// One table per input (in input order), or one over every input when `merge`.
+[[nodiscard]] std::vector<stats_table> compute_stats_report(event_table const& table, backend& be,
+                                                            stats_report report, bool merge);
+
+/// `name` without a trailing `_vNNNNN` API-version suffix (cudaLaunchKernel_v7000 →
+/// cudaLaunchKernel).
+[[nodiscard]] std::string_view strip_api_version(std::string_view name) noexcept;
+
+}  // namespace tracesweep

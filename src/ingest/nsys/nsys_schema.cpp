@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ingest/nsys/nsys_schema.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace tracesweep::nsys {
+
+namespace {
+
+bool used_by_reader(std::string_view t) {
+  return t.starts_with("CUPTI_ACTIVITY_KIND_") || t.starts_with("ENUM_") ||
+         t.starts_with("TARGET_INFO_") || t == "NVTX_EVENTS" || t == "OSRT_API" ||
+         t == "StringIds" || t == "ThreadNames";
+}
+
+}  // namespace
+
+export_schema::export_schema(connection& db) {
+  std::vector<std::string> tables;
+  {
+    statement list(db.get(), db.path(), "schema",
+                   "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid");
+    while (list.step()) {
+      auto const* text = sqlite3_column_text(list.get(), 0);
+      if (text) tables.emplace_back(reinterpret_cast<char const*>(text));
+    }
+  }
+  for (auto const& t : tables) {
+    auto& columns = _columns[t];
+    if (!used_by_reader(t)) continue;
+    statement info(db.get(), db.path(), t, "PRAGMA table_info(" + quote_identifier(t) + ")");
+    while (info.step()) {
+      auto const* text = sqlite3_column_text(info.get(), 1);
+      if (text) columns.emplace_back(reinterpret_cast<char const*>(text));
+    }
+  }
+}
+
+bool export_schema::has_table(std::string const& table) const {
+  return _columns.contains(table);
+}
+
+bool export_schema::has_column(std::string const& table, std::string const& column) const {
+  auto it = _columns.find(table);
+  if (it == _columns.end()) return false;
+  return std::find(it->second.begin(), it->second.end(), column) != it->second.end();
+}
+
+bool export_schema::looks_like_nsys() const {
+  static constexpr std::array<std::string_view, 7> markers{"CUPTI_ACTIVITY_KIND_KERNEL",
+                                                           "CUPTI_ACTIVITY_KIND_RUNTIME",
+                                                           "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                                           "NVTX_EVENTS",
+                                                           "OSRT_API",
+                                                           "TARGET_INFO_SESSION_START_TIME",
+                                                           "TARGET_INFO_GPU"};
+  if (!has_table("StringIds")) return false;
+  return std::any_of(markers.begin(), markers.end(),
+                     [&](std::string_view m) { return has_table(std::string(m)); });
+}
+
+std::optional<std::pair<std::int64_t, std::int64_t>> rowid_bounds(connection& db,
+                                                                  std::string const& table) {
+  auto const q = quote_identifier(table);
+  statement first(db.get(), db.path(), table, "SELECT rowid FROM " + q + " ORDER BY rowid LIMIT 1");
+  if (!first.step()) return std::nullopt;
+  std::int64_t const lo = sqlite3_column_int64(first.get(), 0);
+  statement last(db.get(), db.path(), table,
+                 "SELECT rowid FROM " + q + " ORDER BY rowid DESC LIMIT 1");
+  last.step();
+  return std::pair{lo, sqlite3_column_int64(last.get(), 0)};
+}
+
+}  // namespace tracesweep::nsys

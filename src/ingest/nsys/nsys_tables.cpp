@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ingest/nsys/nsys_tables.hpp"
+
+#include <array>
+#include <initializer_list>
+
+#include <tracesweep/error.hpp>
+
+namespace tracesweep::nsys {
+
+namespace {
+
+// The logical fields every plan selects, in this order; a field the table lacks is NULL.
+enum field : int {
+  f_start,
+  f_end,
+  f_device,
+  f_stream,
+  f_correlation,
+  f_global_pid,
+  f_global_tid,
+  f_name,
+  f_name_fallback,
+  f_bytes,
+  f_subkind,
+  f_text,
+  f_domain,
+  field_count
+};
+
+struct source_info {
+  char const* table;
+  event_kind kind;
+  name_source names;
+};
+
+source_info info_of(source_table s) {
+  switch (s) {
+    case source_table::kernel:
+      return {"CUPTI_ACTIVITY_KIND_KERNEL", event_kind::kernel, name_source::string_id};
+    case source_table::memcpy:
+      return {"CUPTI_ACTIVITY_KIND_MEMCPY", event_kind::memcpy, name_source::copy_kind};
+    case source_table::memset:
+      return {"CUPTI_ACTIVITY_KIND_MEMSET", event_kind::memset, name_source::memset};
+    case source_table::runtime:
+      return {"CUPTI_ACTIVITY_KIND_RUNTIME", event_kind::api_call, name_source::string_id};
+    case source_table::synchronization:
+      return {"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", event_kind::synchronization,
+              name_source::sync_type};
+    case source_table::nvtx:
+      return {"NVTX_EVENTS", event_kind::user_range, name_source::nvtx};
+    case source_table::osrt:
+      return {"OSRT_API", event_kind::os_call, name_source::string_id};
+  }
+  return {"", event_kind::other, name_source::string_id};
+}
+
+bool is_null(sqlite3_stmt* s, int col) {
+  return sqlite3_column_type(s, col) == SQLITE_NULL;
+}
+
+std::int64_t int_or(sqlite3_stmt* s, int col, std::int64_t fallback) {
+  return is_null(s, col) ? fallback : sqlite3_column_int64(s, col);
+}
+
+constexpr std::int32_t pid_of(std::int64_t global) {
+  return static_cast<std::int32_t>((global >> 24) & 0xFFFFFF);
+}
+constexpr std::int64_t tid_of(std::int64_t global) {
+  return global & 0xFFFFFF;
+}
+
+}  // namespace
+
+std::optional<table_plan> plan_table(export_schema const& schema, std::string const& path,
+                                     source_table source, kernel_naming naming) {
+  auto const info = info_of(source);
+  std::string const table = info.table;
+  if (!schema.has_table(table)) return std::nullopt;
+  std::array<std::string, field_count> expr;
+  expr.fill("NULL");
+  auto pick = [&](field f, std::initializer_list<char const*> candidates) {
+    for (auto const* c : candidates)
+      if (schema.has_column(table, c)) {
+        expr[f] = quote_identifier(c);
+        return true;
+      }
+    return false;
+  };
+  for (auto [f, c] : {std::pair{f_start, "start"}, std::pair{f_end, "end"}})
+    if (!pick(f, {c})) throw input_error(path, table, std::string("no '") + c + "' column");
+  bool const device_side = source == source_table::kernel || source == source_table::memcpy ||
+                           source == source_table::memset ||
+                           source == source_table::synchronization;
+  if (device_side) {
+    pick(f_device, {"deviceId"});
+    pick(f_stream, {"streamId"});
+    pick(f_global_pid, {"globalPid"});
+  } else {
+    pick(f_global_tid, {"globalTid"});
+  }
+  pick(f_correlation, {"correlationId"});
+  switch (source) {
+    case source_table::kernel: {
+      bool found = false;
+      if (naming == kernel_naming::base) found = pick(f_name, {"shortName", "demangledName"});
+      if (naming == kernel_naming::mangled) found = pick(f_name, {"mangledName", "demangledName"});
+      if (naming == kernel_naming::demangled || !found)
+        found = pick(f_name, {"demangledName", "shortName", "name"});
+      if (!found) throw input_error(path, table, "no kernel name column (demangledName)");
+      pick(f_name_fallback, {"demangledName", "shortName"});
+      break;
+    }
+    case source_table::memcpy:
+      pick(f_bytes, {"bytes"});
+      pick(f_subkind, {"copyKind"});
+      break;
+    case source_table::memset:
+      pick(f_bytes, {"bytes"});
+      break;
+    case source_table::runtime:
+    case source_table::osrt:
+      if (!pick(f_name, {"nameId"})) throw input_error(path, table, "no 'nameId' column");
+      break;
+    case source_table::synchronization:
+      pick(f_subkind, {"syncType"});
+      break;
+    case source_table::nvtx:
+      if (!pick(f_subkind, {"eventType"})) throw input_error(path, table, "no 'eventType' column");
+      pick(f_text, {"text"});
+      pick(f_name, {"textId"});
+      pick(f_domain, {"domainId"});
+      break;
+  }
+  std::string sql = "SELECT ";
+  for (int f = 0; f < field_count; ++f) sql += (f ? ", " : "") + expr[f];
+  sql += " FROM " + quote_identifier(table) + " WHERE rowid BETWEEN ?1 AND ?2 ORDER BY rowid";
+  return table_plan{source, table, info.kind, info.names, std::move(sql)};
+}
+
+void load_rows(connection& db, table_plan const& plan, std::int64_t lo, std::int64_t hi,
+               row_batch& out) {
+  statement rows(db.get(), db.path(), plan.table, plan.sql);
+  rows.bind(1, lo);
+  rows.bind(2, hi);
+  sqlite3_stmt* const s = rows.get();
+  bool const host = plan.source == source_table::runtime || plan.source == source_table::nvtx ||
+                    plan.source == source_table::osrt;
+  bool const nvtx = plan.source == source_table::nvtx;
+  std::int64_t null_times = 0, unterminated = 0;
+  while (rows.step()) {
+    std::uint8_t subkind = 0;
+    std::int64_t start = sqlite3_column_int64(s, f_start);
+    std::int64_t end = sqlite3_column_int64(s, f_end);
+    if (nvtx) {
+      auto const type = sqlite3_column_int64(s, f_subkind);
+      if (type == 75) {  // NvtxDomainCreate: text = domain name
+        auto const* t = reinterpret_cast<char const*>(sqlite3_column_text(s, f_text));
+        out.domains.push_back({pid_of(int_or(s, f_global_tid, 0)), int_or(s, f_domain, 0),
+                               t ? std::string(t) : std::string()});
+        continue;
+      }
+      if (type == 59 || type == 70) {
+        subkind = static_cast<std::uint8_t>(range_style::push_pop);
+      } else if (type == 60 || type == 71) {
+        subkind = static_cast<std::uint8_t>(range_style::start_end);
+      } else if (type == 34) {
+        subkind = static_cast<std::uint8_t>(range_style::mark);
+        if (is_null(s, f_end)) end = start;
+      } else {
+        continue;  // categories, thread names, domain destroy: metadata, not events
+      }
+      if (is_null(s, f_start)) {
+        ++null_times;
+        continue;
+      }
+      if (subkind != static_cast<std::uint8_t>(range_style::mark) && is_null(s, f_end)) {
+        ++unterminated;
+        continue;
+      }
+    } else if (is_null(s, f_start) || is_null(s, f_end)) {
+      ++null_times;
+      continue;
+    } else if (plan.source == source_table::memcpy ||
+               plan.source == source_table::synchronization) {
+      subkind = static_cast<std::uint8_t>(int_or(s, f_subkind, 0));
+    }
+    out.start.push_back(start);
+    out.end.push_back(end);
+    out.subkind.push_back(subkind);
+    if (host) {
+      auto const gtid = int_or(s, f_global_tid, 0);
+      out.rank.push_back(pid_of(gtid));
+      out.device.push_back(-1);
+      out.stream.push_back(tid_of(gtid));
+    } else {
+      out.rank.push_back(pid_of(int_or(s, f_global_pid, 0)));
+      out.device.push_back(static_cast<std::int32_t>(int_or(s, f_device, -1)));
+      out.stream.push_back(int_or(s, f_stream, -1));
+    }
+    out.correlation.push_back(int_or(s, f_correlation, -1));
+    out.bytes.push_back(int_or(s, f_bytes, 0));
+    out.name_raw.push_back(int_or(s, f_name, -1));
+    if (plan.source == source_table::kernel)
+      out.name_fallback.push_back(int_or(s, f_name_fallback, -1));
+    if (nvtx) {
+      auto const* t = reinterpret_cast<char const*>(sqlite3_column_text(s, f_text));
+      out.has_text.push_back(t != nullptr);
+      out.text.emplace_back(t ? t : "");
+      out.domain.push_back(int_or(s, f_domain, 0));
+    }
+  }
+  if (null_times) out.skipped["null_timestamp"] += null_times;
+  if (unterminated) out.skipped["unterminated_nvtx_range"] += unterminated;
+}
+
+}  // namespace tracesweep::nsys

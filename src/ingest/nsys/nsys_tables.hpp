@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// Per-table loaders for nsys exports: each selects only the columns it needs, by name, in rowid
+// order, from a rowid range, into a row_batch of raw values (StringIds ids not yet interned), so
+// ranges can be read on several connections at once and appended in order.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <tracesweep/event_kind.hpp>
+#include <tracesweep/input_reader.hpp>
+
+#include "ingest/nsys/nsys_schema.hpp"
+#include "ingest/nsys/sqlite_db.hpp"
+
+namespace tracesweep::nsys {
+
+enum class source_table { kernel, memcpy, memset, runtime, synchronization, nvtx, osrt };
+
+/// How a row's name is found.
+enum class name_source {
+  string_id,  ///< name_raw is a StringIds id
+  copy_kind,  ///< "[CUDA memcpy <label of subkind>]"
+  memset,     ///< "[CUDA memset]"
+  sync_type,  ///< label of subkind
+  nvtx,       ///< text, else StringIds[name_raw], prefixed by the domain name when known
+};
+
+/// What to read from one table: its SQL and how rows become events.
+struct table_plan {
+  source_table source;
+  std::string table;
+  event_kind kind;
+  name_source names;
+  std::string sql;  ///< SELECT … WHERE rowid BETWEEN ?1 AND ?2 ORDER BY rowid
+};
+
+/// An NVTX domain-create row (eventType 75).
+struct nvtx_domain {
+  std::int32_t pid;
+  std::int64_t domain;
+  std::string name;
+};
+
+/// Raw rows of one rowid range; columns as in event_table, names still unresolved.
+struct row_batch {
+  std::vector<std::int64_t> start, end, stream, correlation, bytes, name_raw, name_fallback;
+  std::vector<std::int32_t> rank, device;
+  std::vector<std::uint8_t> subkind;
+  // NVTX only: inline text (empty + has_text=0 → use name_raw), domain id.
+  std::vector<std::string> text;
+  std::vector<std::uint8_t> has_text;
+  std::vector<std::int64_t> domain;
+  std::vector<nvtx_domain> domains;
+  std::map<std::string, std::int64_t> skipped;
+};
+
+/// The plan for `source`, or nothing when the export lacks the table. Throws input_error when
+/// the table exists but lacks a column no event can do without (start, end).
+[[nodiscard]] std::optional<table_plan> plan_table(export_schema const& schema,
+                                                   std::string const& path, source_table source,
+                                                   kernel_naming naming);
+
+/// Reads rows with rowid in [lo, hi] into `out`.
+void load_rows(connection& db, table_plan const& plan, std::int64_t lo, std::int64_t hi,
+               row_batch& out);
+
+}  // namespace tracesweep::nsys

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+// Computes the nsys stats reports: each row of the event table gets a dense group key (by name,
+// operation or range and style); the backend returns exact statistics per key; the one shared
+// derive_stats turns them into means, medians and deviations.
+#include <tracesweep/stats_reports.hpp>
+
+#include <algorithm>
+#include <array>
+#include <unordered_map>
+
+#include <tracesweep/event_kind.hpp>
+#include <tracesweep/memcpy_labels.hpp>
+
+namespace tracesweep {
+
+namespace {
+
+constexpr std::uint32_t no_key = 0xFFFF'FFFFu;
+
+/// Dense group keys and their labels.
+class key_space {
+ public:
+  std::uint32_t id(std::string const& name, std::string_view style) {
+    std::string composite = name;
+    composite += '\0';
+    composite += style;
+    auto [it, fresh] =
+        _ids.try_emplace(std::move(composite), static_cast<std::uint32_t>(_names.size()));
+    if (fresh) {
+      _names.push_back(name);
+      _styles.emplace_back(style);
+    }
+    return it->second;
+  }
+  [[nodiscard]] std::string const& name(std::uint32_t k) const { return _names[k]; }
+  [[nodiscard]] std::string const& style(std::uint32_t k) const { return _styles[k]; }
+
+ private:
+  std::unordered_map<std::string, std::uint32_t> _ids;
+  std::vector<std::string> _names, _styles;
+};
+
+/// Assigns each row of the table its group key (no_key = not in the report) and its value.
+class row_keyer {
+ public:
+  row_keyer(event_table const& t, stats_report r) : _t(t), _r(r) {
+    _by_name.assign(t.strings().size() * 3, no_key);
+    _by_subkind.fill(no_key);
+  }
+
+  std::uint32_t key(std::size_t i) {
+    event_kind const k = _t.kind[i];
+    switch (_r) {
+      case stats_report::cuda_gpu_kern_sum:
+        return k == event_kind::kernel ? by_name(_t.name[i], 0) : no_key;
+      case stats_report::cuda_api_sum:
+        return k == event_kind::api_call ? by_name(_t.name[i], 0) : no_key;
+      case stats_report::osrt_sum:
+        return k == event_kind::os_call ? by_name(_t.name[i], 0) : no_key;
+      case stats_report::nvtx_sum: {
+        if (k != event_kind::user_range) return no_key;
+        auto const s = _t.subkind[i];
+        if (s != static_cast<std::uint8_t>(range_style::push_pop) &&
+            s != static_cast<std::uint8_t>(range_style::start_end))
+          return no_key;
+        return by_name(_t.name[i], s == static_cast<std::uint8_t>(range_style::push_pop) ? 1 : 2);
+      }
+      case stats_report::cuda_gpu_mem_time_sum:
+      case stats_report::cuda_gpu_mem_size_sum:
+        if (k == event_kind::memcpy) return by_subkind(_t.subkind[i]);
+        if (k == event_kind::memset) return by_memset();
+        return no_key;
+    }
+    return no_key;
+  }
+
+  [[nodiscard]] std::int64_t value(std::size_t i) const {
+    return _r == stats_report::cuda_gpu_mem_size_sum ? _t.bytes[i] : _t.end_ns[i] - _t.start_ns[i];
+  }
+  [[nodiscard]] key_space const& keys() const { return _keys; }
+
+ private:
+  std::uint32_t by_name(string_id name, int style) {
+    auto& slot = _by_name[static_cast<std::size_t>(name) * 3 + static_cast<std::size_t>(style)];
+    if (slot == no_key) {
+      std::string_view n = _t.strings().at(name);
+      if (_r == stats_report::cuda_api_sum) n = strip_api_version(n);
+      slot = _keys.id(std::string(n), style == 0 ? "" : style == 1 ? "PushPop" : "StartEnd");
+    }
+    return slot;
+  }
+  std::uint32_t by_subkind(std::uint8_t copy) {
+    auto& slot = _by_subkind[copy];
+    if (slot == no_key)
+      slot = _keys.id("[CUDA memcpy " + std::string(memcpy_label(copy)) + "]", "");
+    return slot;
+  }
+  std::uint32_t by_memset() {
+    if (_memset == no_key) _memset = _keys.id("[CUDA memset]", "");
+    return _memset;
+  }
+
+  event_table const& _t;
+  stats_report _r;
+  key_space _keys;
+  std::vector<std::uint32_t> _by_name;
+  std::array<std::uint32_t, 256> _by_subkind;
+  std::uint32_t _memset = no_key;
+};
+
+stats_table finish(stats_report report, std::string source, std::vector<exact_stats> const& stats,
+                   key_space const& keys) {
+  stats_table out{report, std::move(source), {}};
+  int128 grand = 0;
+  for (auto const& s : stats) grand += s.sum;
+  for (auto const& s : stats) {
+    auto const d = derive_stats(s, {});
+    stats_row row;
+    row.total = static_cast<std::int64_t>(s.sum);
+    row.count = static_cast<std::int64_t>(s.count);
+    row.time_percent = grand > 0 ? static_cast<double>(static_cast<long double>(s.sum) * 100.0L /
+                                                       static_cast<long double>(grand))
+                                 : 0.0;
+    row.avg = d.mean;
+    row.median = d.median;
+    row.stddev = d.stddev;
+    row.min = s.min;
+    row.max = s.max;
+    row.name = keys.name(s.key);
+    row.style = keys.style(s.key);
+    out.rows.push_back(std::move(row));
+  }
+  std::sort(out.rows.begin(), out.rows.end(), [](stats_row const& a, stats_row const& b) {
+    if (a.total != b.total) return a.total > b.total;
+    if (a.count != b.count) return a.count > b.count;
+    if (a.name != b.name) return a.name < b.name;
+    return a.style < b.style;
+  });
+  return out;
+}
+
+}  // namespace
+
+std::string_view strip_api_version(std::string_view name) noexcept {
+  auto const n = name.size();
+  if (n >= 6 && name[n - 6] == '_' && name[n - 5] == 'v') return name.substr(0, n - 6);
+  return name;
+}
+
+std::vector<stats_table> compute_stats_report(event_table const& table, backend& be,
+                                              stats_report report, bool merge) {
+  std::size_t const groups = merge ? 1 : table.inputs().size();
+  std::vector<std::vector<std::uint32_t>> keys(groups);
+  std::vector<std::vector<std::int64_t>> values(groups);
+  row_keyer keyer(table, report);
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    auto const k = keyer.key(i);
+    if (k == no_key) continue;
+    auto const g = merge ? 0 : static_cast<std::size_t>(table.input[i]);
+    keys[g].push_back(k);
+    values[g].push_back(keyer.value(i));
+  }
+  std::vector<stats_table> out;
+  for (std::size_t g = 0; g < groups; ++g) {
+    auto const stats =
+        keys[g].empty() ? std::vector<exact_stats>{} : be.segmented_stats(keys[g], values[g], {});
+    out.push_back(finish(report, merge ? std::string("all inputs") : table.inputs()[g].path, stats,
+                         keyer.keys()));
+  }
+  return out;
+}
+
+}  // namespace tracesweep
