@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -145,7 +146,7 @@ struct column {
 struct table_layout {
   std::string name;
   std::string title;
-  std::vector<column> columns;
+  std::deque<column> columns;  ///< deque: references from add() stay valid
   std::size_t rows = 0;
 };
 
@@ -207,12 +208,12 @@ table_layout kernels_table(summary const& s) {
   table_layout t{"kernels", "Kernels", {}, s.kernels.size()};
   auto& calls = add(t, "calls", "calls");
   auto& total = add(t, "total_ns", "total (ns)");
-  auto& share = add(t, "share", "share (%)");
   auto& avg = add(t, "avg_ns", "avg (ns)");
   auto& median = add(t, "median_ns", "median (ns)");
   auto& min = add(t, "min_ns", "min (ns)");
   auto& max = add(t, "max_ns", "max (ns)");
   auto& stddev = add(t, "stddev_ns", "stddev (ns)");
+  auto& share = add(t, "share", "share (%)");
   auto& name = add(t, "name", "name", true);
   for (auto const& k : s.kernels) {
     calls.cells.push_back(integer(k.calls));
