@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+// Distributed summary: per rank, communication = |∪ communication|, computation = |∪ computation|,
+// overlap = |communication ∩ computation| (unions and the intersection by the backend); across
+// ranks, exact order statistics by the backend's segmented statistics.
+#include <tracesweep/tables/distributed.hpp>
+
+#include <tracesweep/error.hpp>
+
+#include <cmath>
+#include <regex>
+
+#include "tables/paddle_comm.hpp"
+
+namespace tracesweep {
+
+distributed_summary compute_distributed(event_table const& table, backend& be,
+                                        std::string const& comm_pattern) {
+  std::regex re;
+  try {
+    re = std::regex(comm_pattern, std::regex::ECMAScript | std::regex::icase);
+  } catch (std::regex_error const& e) {
+    throw usage_error("--comm-pattern '" + comm_pattern +
+                      "': invalid regular expression: " + e.what());
+  }
+  tables::event_links const links(table);
+  auto const denom = tables::denominators(links, be);
+  auto const nr = links.ranks().size();
+  auto const split = tables::paddle_comm_split(links);
+
+  std::vector<std::int64_t> cs, ce, ps, pe;
+  std::vector<group_id> cg, pg;
+  auto add = [&](std::vector<std::int64_t>& s, std::vector<std::int64_t>& e,
+                 std::vector<group_id>& g, std::size_t i) {
+    s.push_back(table.start_ns[i]), e.push_back(table.end_ns[i]);
+    g.push_back(static_cast<group_id>(tables::rank_index(links, table.rank[i])));
+  };
+  for (auto const& sp : split) {
+    for (auto i : sp.cpu_comm) add(cs, ce, cg, i);
+    for (auto i : sp.gpu_comm) add(cs, ce, cg, i);
+    for (auto i : sp.compute) add(ps, pe, pg, i);
+  }
+  std::vector<std::int64_t> step_sum(nr, 0), step_count(nr, 0);
+  std::vector<std::int8_t> name_is_comm(table.strings().size(), -1);
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    auto const r = tables::rank_index(links, table.rank[i]);
+    if (table.kind[i] == event_kind::profiler_step && table.device[i] < 0)
+      step_sum[r] += table.end_ns[i] - table.start_ns[i], ++step_count[r];
+    if (links.paddle(i) || table.kind[i] != event_kind::kernel) continue;
+    auto& c = name_is_comm[table.name[i]];
+    if (c < 0) {
+      auto const n = table.strings().at(table.name[i]);
+      c = std::regex_search(n.begin(), n.end(), re) ? 1 : 0;
+    }
+    if (c)
+      add(cs, ce, cg, i);
+    else
+      add(ps, pe, pg, i);
+  }
+  auto const comm = be.union_by_group({cs, ce, cg});
+  auto const comp = be.union_by_group({ps, pe, pg});
+  auto const comm_ns = busy_per_group(comm, nr);
+  auto const comp_ns = busy_per_group(comp, nr);
+  auto const overlap_ns = be.intersection_by_group(comm, comp, nr);
+
+  distributed_summary out;
+  std::vector<std::uint32_t> keys;
+  std::vector<std::int64_t> values;
+  for (std::size_t r = 0; r < nr; ++r) {
+    rank_distributed d;
+    d.rank = links.ranks()[r];
+    d.total_ns = denom[r].total_ns;
+    d.communication_ns = comm_ns[r];
+    d.computation_ns = comp_ns[r];
+    d.overlap_ns = overlap_ns[r];
+    d.steps = step_count[r];
+    d.mean_step_ns = step_count[r]
+                         ? static_cast<double>(step_sum[r]) / static_cast<double>(step_count[r])
+                         : static_cast<double>(denom[r].total_ns);
+    if (out.slowest_rank < 0 ||
+        d.mean_step_ns >
+            out.ranks[static_cast<std::size_t>(tables::rank_index(links, out.slowest_rank))]
+                .mean_step_ns)
+      out.slowest_rank = d.rank;
+    out.ranks.push_back(d);
+    std::int64_t const v[4] = {d.communication_ns, d.computation_ns, d.overlap_ns,
+                               static_cast<std::int64_t>(std::llround(d.mean_step_ns))};
+    for (std::uint32_t k = 0; k < 4; ++k) keys.push_back(k), values.push_back(v[k]);
+  }
+  static constexpr char const* metric[4] = {"communication", "computation", "overlap", "mean_step"};
+  for (auto const& s : be.segmented_stats(keys, values, {})) {
+    auto const d = derive_stats(s, {});
+    out.across.push_back(
+        {metric[s.key], static_cast<double>(s.min), d.median, static_cast<double>(s.max)});
+  }
+  return out;
+}
+
+}  // namespace tracesweep
