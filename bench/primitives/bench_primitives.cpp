@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <random>
 #include <string>
@@ -25,18 +26,31 @@ namespace {
 using namespace tracesweep;
 using clock_type = std::chrono::steady_clock;
 
-/// Median seconds of `reps` runs of `run`, calling `prepare` (untimed) before each.
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+/// CPU seconds of the last time_median call's median run (all threads of the process): on a
+/// shared, loaded VM this is the steadier figure for one thread.
+double g_last_cpu_s = 0;
+
+/// Median wall seconds of `reps` runs of `run`, calling `prepare` (untimed) before each.
 double time_median(int reps, std::function<void()> const& prepare,
                    std::function<void()> const& run) {
-  std::vector<double> t;
+  std::vector<std::pair<double, double>> t;
   for (int r = 0; r < reps; ++r) {
     prepare();
+    double const c0 = process_cpu_seconds();
     auto const t0 = clock_type::now();
     run();
-    t.push_back(std::chrono::duration<double>(clock_type::now() - t0).count());
+    t.emplace_back(std::chrono::duration<double>(clock_type::now() - t0).count(),
+                   process_cpu_seconds() - c0);
   }
   std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  g_last_cpu_s = t[t.size() / 2].second;
+  return t[t.size() / 2].first;
 }
 
 /// Intervals plus the 64-bit sort keys they came from.
@@ -85,13 +99,13 @@ dataset uniform(std::size_t n) {
   return d;
 }
 
-void row(char const* prim, dataset const& d, unsigned threads, double ours_s, double base_s,
-         char const* base_name) {
+void row(char const* prim, dataset const& d, unsigned threads, double ours_s, double ours_cpu_s,
+         double base_s, char const* base_name) {
   double const n = static_cast<double>(d.keys.size());
   if (base_s > 0)
-    std::printf("%-22s %-9s %11zu %3u %10.1f %10.1f %6.2fx  (%s)\n", prim, d.name.c_str(),
-                d.keys.size(), threads, n / ours_s / 1e6, n / base_s / 1e6, base_s / ours_s,
-                base_name);
+    std::printf("%-22s %-9s %11zu %3u %10.1f %10.1f %10.1f %6.2fx  (%s)\n", prim, d.name.c_str(),
+                d.keys.size(), threads, n / ours_s / 1e6, n / ours_cpu_s / 1e6, n / base_s / 1e6,
+                base_s / ours_s, base_name);
   else
     std::printf("%-22s %-9s %11zu %3u %10.1f %10s %7s  (%s)\n", prim, d.name.c_str(), d.keys.size(),
                 threads, n / ours_s / 1e6, "-", "-", base_name);
@@ -112,6 +126,7 @@ void bench(dataset const& d, unsigned threads, int reps) {
       for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint32_t>(i);
     };
     double const ours = time_median(reps, prep, [&] { be->sort_pairs(k, v); });
+    double const ours_cpu = g_last_cpu_s;
     std::vector<std::pair<std::uint64_t, std::uint32_t>> p;
     auto prep_p = [&] {
       p.resize(n);
@@ -119,11 +134,12 @@ void bench(dataset const& d, unsigned threads, int reps) {
     };
     auto by_key = [](auto const& a, auto const& b) { return a.first < b.first; };
     double const base = time_median(reps, prep_p, [&] { std::sort(p.begin(), p.end(), by_key); });
-    row("sort_pairs", d, threads, ours, base, "std::sort of pairs");
+    row("sort_pairs", d, threads, ours, ours_cpu, base, "std::sort of pairs");
     if (threads == 1) {
       double const ips =
           time_median(reps, prep_p, [&] { ips4o::sort(p.begin(), p.end(), by_key); });
-      row("  ips4o (seq) for ref.", d, threads, ips, base, "std::sort of pairs");
+      double const ips_cpu = g_last_cpu_s;
+      row("  ips4o (seq) for ref.", d, threads, ips, ips_cpu, base, "std::sort of pairs");
     }
   }
 
@@ -133,6 +149,7 @@ void bench(dataset const& d, unsigned threads, int reps) {
     interval_view const iv{d.start, d.end, d.group};
     double const ours = time_median(
         reps, [] {}, [&] { u = be->union_by_group(iv); });
+    double const ours_cpu = g_last_cpu_s;
     std::vector<std::tuple<group_id, std::int64_t, std::int64_t>> rec;
     interval_union bu;
     auto prep = [&] {
@@ -155,7 +172,7 @@ void bench(dataset const& d, unsigned threads, int reps) {
       }
     });
     if (bu.start != u.start || bu.end != u.end) std::printf("MISMATCH union vs baseline\n");
-    row("union_by_group", d, threads, ours, base, "std::sort records + sweep");
+    row("union_by_group", d, threads, ours, ours_cpu, base, "std::sort records + sweep");
 
     // 3. The part after sorting: sweep + gap scan (top 10 per group), on presorted records.
     std::vector<group_id> sg(rec.size());
@@ -170,7 +187,8 @@ void bench(dataset const& d, unsigned threads, int reps) {
           interval_union const su = cpu::union_of_sorted({sg, ss, se}, threads);
           gaps = cpu::gap_scan(su, {ws, we}, 1, 10, threads);
         });
-    row("sweep+gap_scan(sorted)", d, threads, sweep_s, 0, "after sorting, top 10/group");
+    double const sweep_cpu = g_last_cpu_s;
+    row("sweep+gap_scan(sorted)", d, threads, sweep_s, sweep_cpu, 0, "after sorting, top 10/group");
   }
 
   // 4. segmented_stats vs std::sort of (key, value) + per-run scan. Keys: 5000 names, skewed.
@@ -186,6 +204,7 @@ void bench(dataset const& d, unsigned threads, int reps) {
     std::vector<exact_stats> st;
     double const ours = time_median(
         reps, [] {}, [&] { st = be->segmented_stats(names, dur, qs); });
+    double const ours_cpu = g_last_cpu_s;
     std::vector<std::pair<std::uint32_t, std::int64_t>> p;
     std::size_t groups = 0;
     auto prep = [&] {
@@ -208,7 +227,7 @@ void bench(dataset const& d, unsigned threads, int reps) {
       }
     });
     if (groups != st.size()) std::printf("MISMATCH stats groups\n");
-    row("segmented_stats", d, threads, ours, base, "std::sort pairs + scan");
+    row("segmented_stats", d, threads, ours, ours_cpu, base, "std::sort pairs + scan");
   }
 
   // 5. intersection_by_group of the union with itself shifted by 500 ns (segments/s).
@@ -219,9 +238,11 @@ void bench(dataset const& d, unsigned threads, int reps) {
     std::vector<std::int64_t> r;
     double const ours = time_median(
         reps, [] {}, [&] { r = be->intersection_by_group(u, b, 16); });
-    std::printf("%-22s %-9s %11zu %3u %10.1f %10s %7s  (union segments/s; %zu segments)\n",
+    double const ours_cpu = g_last_cpu_s;
+    std::printf("%-22s %-9s %11zu %3u %10.1f %10.1f %10s %7s  (union segments/s; %zu segments)\n",
                 "intersection_by_group", d.name.c_str(), u.size(), threads,
-                static_cast<double>(u.size()) / ours / 1e6, "-", "-", u.size());
+                static_cast<double>(u.size()) / ours / 1e6,
+                static_cast<double>(u.size()) / ours_cpu / 1e6, "-", "-", u.size());
   }
 }
 
@@ -248,8 +269,8 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  std::printf("%-22s %-9s %11s %3s %10s %10s %7s\n", "primitive", "data", "n", "thr", "ours M/s",
-              "base M/s", "ratio");
+  std::printf("%-22s %-9s %11s %3s %10s %10s %10s %7s\n", "primitive", "data", "n", "thr",
+              "ours M/s", "ours/cpu-s", "base M/s", "ratio");
   for (std::size_t n : sizes) {
     for (auto make : {trace_like, uniform}) {
       dataset const d = make(n);

@@ -60,7 +60,10 @@ void count_digit(std::uint64_t const* keys, std::size_t begin, std::size_t end, 
 
 template <typename V>
 void scatter(std::uint64_t const* src_k, V const* src_v, std::uint64_t* dst_k, V* dst_v,
-             std::size_t begin, std::size_t end, int shift, histogram& offsets) {
+             std::size_t begin, std::size_t end, int shift, histogram const& start_offsets) {
+  // A local copy: the compiler may keep it apart from the destination stores (size_t and
+  // uint64_t are the same type, so the caller's array could alias dst_k).
+  histogram offsets = start_offsets;
   for (std::size_t i = begin; i < end; ++i) {
     std::uint64_t const k = src_k[i];
     std::size_t const pos = offsets[(k >> shift) & (radix - 1)]++;
