@@ -140,6 +140,7 @@ struct column {
   std::string header;  ///< text header, with the unit
   bool left = false;   ///< left-aligned in text (strings)
   bool in_text = true;
+  bool lead = false;  ///< first in JSON and CSV (the text puts long names last instead)
   std::vector<cell> cells;
 };
 
@@ -152,7 +153,7 @@ struct table_layout {
 
 column& add(table_layout& t, std::string key, std::string header, bool left = false,
             bool in_text = true) {
-  t.columns.push_back(column{std::move(key), std::move(header), left, in_text, {}});
+  t.columns.push_back(column{std::move(key), std::move(header), left, in_text, false, {}});
   return t.columns.back();
 }
 
@@ -226,8 +227,7 @@ table_layout kernels_table(summary const& s) {
     stddev.cells.push_back(mean_ns(k.stddev_ns));
     name.cells.push_back(str(k.name));
   }
-  // JSON and CSV list the name first.
-  std::rotate(t.columns.begin(), t.columns.end() - 1, t.columns.end());
+  name.lead = true;
   return t;
 }
 
@@ -329,25 +329,34 @@ void write_text(table_layout const& t, std::ostream& out) {
   }
 }
 
+/// Columns in JSON/CSV order: lead columns first, the rest as laid out.
+std::vector<column const*> data_order(table_layout const& t) {
+  std::vector<column const*> cols;
+  for (auto const& c : t.columns)
+    if (c.lead) cols.push_back(&c);
+  for (auto const& c : t.columns)
+    if (!c.lead) cols.push_back(&c);
+  return cols;
+}
+
 void write_json_table(table_layout const& t, std::ostream& out) {
+  auto const cols = data_order(t);
   out << "  " << json_string(t.name) << ": [";
   for (std::size_t i = 0; i < t.rows; ++i) {
     out << (i ? ",\n    {" : "\n    {");
-    for (std::size_t j = 0; j < t.columns.size(); ++j) {
-      out << (j ? ", " : "") << json_string(t.columns[j].key) << ": " << t.columns[j].cells[i].json;
-    }
+    for (std::size_t j = 0; j < cols.size(); ++j)
+      out << (j ? ", " : "") << json_string(cols[j]->key) << ": " << cols[j]->cells[i].json;
     out << '}';
   }
   out << (t.rows ? "\n  ]" : "]");
 }
 
 void write_csv(table_layout const& t, std::ostream& out) {
-  for (std::size_t j = 0; j < t.columns.size(); ++j)
-    out << (j ? "," : "") << csv_field(t.columns[j].key);
+  auto const cols = data_order(t);
+  for (std::size_t j = 0; j < cols.size(); ++j) out << (j ? "," : "") << csv_field(cols[j]->key);
   out << "\r\n";
   for (std::size_t i = 0; i < t.rows; ++i) {
-    for (std::size_t j = 0; j < t.columns.size(); ++j)
-      out << (j ? "," : "") << t.columns[j].cells[i].csv;
+    for (std::size_t j = 0; j < cols.size(); ++j) out << (j ? "," : "") << cols[j]->cells[i].csv;
     out << "\r\n";
   }
 }

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+// The columnar store and the string pool: rejected rows are counted, abandon_input forgets an
+// input entirely, ranks are collected per input, interning is stable.
+#include <gtest/gtest.h>
+
+#include <tracesweep/event_table.hpp>
+#include <tracesweep/string_pool.hpp>
+
+namespace ts = tracesweep;
+
+namespace {
+
+ts::event ev(std::int64_t s, std::int64_t e, std::int32_t rank = 0) {
+  ts::event x;
+  x.start_ns = s;
+  x.end_ns = e;
+  x.rank = rank;
+  x.kind = ts::event_kind::kernel;
+  return x;
+}
+
+void expect_columns_consistent(ts::event_table const& t) {
+  auto const n = t.size();
+  EXPECT_EQ(t.end_ns.size(), n);
+  EXPECT_EQ(t.kind.size(), n);
+  EXPECT_EQ(t.subkind.size(), n);
+  EXPECT_EQ(t.input.size(), n);
+  EXPECT_EQ(t.rank.size(), n);
+  EXPECT_EQ(t.device.size(), n);
+  EXPECT_EQ(t.stream.size(), n);
+  EXPECT_EQ(t.name.size(), n);
+  EXPECT_EQ(t.category.size(), n);
+  EXPECT_EQ(t.correlation.size(), n);
+  EXPECT_EQ(t.bytes.size(), n);
+}
+
+TEST(event_table, end_before_start_is_rejected_and_counted) {
+  ts::event_table t;
+  t.begin_input("a", "synthetic");
+  EXPECT_TRUE(t.append(ev(10, 20)));
+  EXPECT_TRUE(t.append(ev(30, 30)));  // zero-length is kept
+  EXPECT_FALSE(t.append(ev(50, 49)));
+  EXPECT_FALSE(t.append(ev(0, -1)));
+  t.skip("no device", 3);
+  t.finish_input();
+  EXPECT_EQ(t.size(), 2u);
+  expect_columns_consistent(t);
+  auto const& info = t.inputs().at(0);
+  EXPECT_EQ(info.events, 2);
+  EXPECT_EQ(info.skipped.at(std::string(ts::skip_end_before_start)), 2);
+  EXPECT_EQ(info.skipped.at("no device"), 3);
+  EXPECT_EQ(t.start_ns[1], 30);
+  EXPECT_EQ(t.end_ns[1], 30);
+}
+
+TEST(event_table, rows_carry_their_input_and_ranks_are_collected) {
+  ts::event_table t;
+  t.begin_input("a", "x");
+  t.append(ev(0, 1, 3));
+  t.append(ev(0, 1, 1));
+  t.append(ev(0, 1, 3));
+  t.finish_input();
+  t.begin_input("b", "y");
+  t.append(ev(0, 1, 7));
+  t.finish_input();
+  EXPECT_EQ(t.inputs()[0].ranks, (std::vector<std::int32_t>{1, 3}));
+  EXPECT_EQ(t.inputs()[1].ranks, (std::vector<std::int32_t>{7}));
+  EXPECT_EQ(t.input, (std::vector<std::int32_t>{0, 0, 0, 1}));
+  EXPECT_EQ(t.inputs()[1].events, 1);
+}
+
+TEST(event_table, abandon_input_removes_its_rows_and_the_input) {
+  ts::event_table t;
+  t.begin_input("good", "x");
+  t.append(ev(0, 1));
+  t.finish_input();
+  t.begin_input("bad", "x");
+  for (int i = 0; i < 100; ++i) t.append(ev(i, i + 1, 5));
+  t.append(ev(5, 1));
+  t.abandon_input();
+  ASSERT_EQ(t.inputs().size(), 1u);
+  EXPECT_EQ(t.inputs()[0].path, "good");
+  EXPECT_EQ(t.size(), 1u);
+  expect_columns_consistent(t);
+  // The next input starts cleanly after the abandoned one.
+  t.begin_input("next", "x");
+  t.append(ev(2, 3, 9));
+  t.finish_input();
+  EXPECT_EQ(t.input, (std::vector<std::int32_t>{0, 1}));
+  EXPECT_EQ(t.inputs()[1].ranks, (std::vector<std::int32_t>{9}));
+}
+
+TEST(string_pool, interning_is_stable_and_zero_is_empty) {
+  ts::string_pool p;
+  EXPECT_EQ(p.size(), 1u);
+  EXPECT_EQ(p.at(0), "");
+  EXPECT_EQ(p.intern(""), 0u);
+  auto const a = p.intern("ncclKernel");
+  auto const b = p.intern("gemm");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(p.intern("ncclKernel"), a);
+  EXPECT_EQ(p.find("gemm"), b);
+  EXPECT_EQ(p.find("absent"), ts::string_pool::npos);
+  // Views stay valid as the pool grows.
+  auto const view = p.at(a);
+  for (int i = 0; i < 10000; ++i) p.intern("name" + std::to_string(i));
+  EXPECT_EQ(view, "ncclKernel");
+  EXPECT_EQ(p.at(p.find("name9999")), "name9999");
+  EXPECT_EQ(p.size(), 10003u);
+  std::string const with_nul("a\0b", 3);
+  auto const c = p.intern(with_nul);
+  EXPECT_EQ(p.at(c), with_nul);
+  EXPECT_NE(c, p.intern("a"));
+}
+
+}  // namespace

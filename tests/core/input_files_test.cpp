@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+// Format detection by content, directory expansion and the keep-going rule of read_inputs.
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <tracesweep/error.hpp>
+#include <tracesweep/input_reader.hpp>
+
+namespace ts = tracesweep;
+namespace fs = std::filesystem;
+
+namespace {
+
+class input_files : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() /
+          ("ts_core_" + std::to_string(::getpid()) + "_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  std::string file(std::string const& name, std::string const& bytes) {
+    auto const p = dir / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p.string();
+  }
+  fs::path dir;
+};
+
+TEST_F(input_files, detect_format_looks_at_content_not_names) {
+  EXPECT_EQ(ts::detect_format(file("a.json", std::string("SQLite format 3\0rest", 20))),
+            ts::input_format::nsys_sqlite);
+  EXPECT_EQ(ts::detect_format(file("b.sqlite", "{\"traceEvents\": []}")),
+            ts::input_format::chrome_json);
+  EXPECT_EQ(ts::detect_format(file("c", "\xEF\xBB\xBF \n\t[]")), ts::input_format::chrome_json);
+  EXPECT_EQ(ts::detect_format(file("d.gz", "\x1f\x8b\x08\x00")), ts::input_format::chrome_json);
+  EXPECT_EQ(ts::detect_format(file("e.json", "hello world")), ts::input_format::unknown);
+  EXPECT_EQ(ts::detect_format(file("f.sqlite", "SQLite format 2")), ts::input_format::unknown);
+}
+
+TEST_F(input_files, detect_format_errors_name_the_file) {
+  auto const empty = file("empty.json", "");
+  try {
+    (void)ts::detect_format(empty);
+    FAIL() << "empty file accepted";
+  } catch (ts::input_error const& e) {
+    EXPECT_EQ(e.path(), empty);
+    EXPECT_EQ(std::string(e.what()).find(empty), 0u);
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+  }
+  auto const missing = (dir / "missing.sqlite").string();
+  EXPECT_THROW((void)ts::detect_format(missing), ts::input_error);
+  EXPECT_THROW((void)ts::detect_format(dir.string()), ts::input_error);
+}
+
+TEST_F(input_files, expand_inputs_sorts_directory_contents_and_keeps_files) {
+  file("run/b.json", "{}");
+  file("run/a.sqlite", "x");
+  file("run/sub/c.json.gz", "x");
+  file("run/notes.txt", "x");
+  auto const single = file("z.json", "{}");
+  auto const got = ts::expand_inputs({single, (dir / "run").string()});
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[0], single);
+  EXPECT_EQ(fs::path(got[1]).filename(), "a.sqlite");
+  EXPECT_EQ(fs::path(got[2]).filename(), "b.json");
+  EXPECT_EQ(fs::path(got[3]).filename(), "c.json.gz");
+  fs::create_directories(dir / "nothing");
+  file("nothing/readme.md", "x");
+  EXPECT_THROW((void)ts::expand_inputs({(dir / "nothing").string()}), ts::input_error);
+}
+
+TEST_F(input_files, read_inputs_stops_at_the_first_bad_file_unless_keep_going) {
+  auto const garbage = file("1_garbage.json", "not a trace at all");
+  auto const missing = (dir / "2_missing.sqlite").string();
+  ts::event_table t;
+  try {
+    ts::read_inputs({garbage, missing}, t, {}, false);
+    FAIL() << "no error";
+  } catch (ts::input_error const& e) {
+    EXPECT_EQ(e.path(), garbage);
+  }
+  EXPECT_TRUE(t.inputs().empty());
+  EXPECT_EQ(t.size(), 0u);
+
+  ts::event_table k;
+  auto const failures = ts::read_inputs({garbage, missing}, k, {}, true);
+  ASSERT_EQ(failures.size(), 2u);
+  EXPECT_EQ(failures[0].path(), garbage);
+  EXPECT_EQ(failures[1].path(), missing);
+  EXPECT_TRUE(k.inputs().empty());
+  EXPECT_EQ(k.size(), 0u);
+}
+
+}  // namespace
