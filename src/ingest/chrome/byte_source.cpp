@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ingest/chrome/byte_source.hpp"
+
+#include <tracesweep/error.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace tracesweep::chrome {
+
+namespace {
+
+/// An open file descriptor, read in large blocks.
+class file_reader {
+ public:
+  explicit file_reader(std::string const& path) : _path(path) {
+    _fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (_fd < 0) throw input_error(path, "", std::string("cannot open: ") + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(_fd, &st) == 0) _size = static_cast<std::uint64_t>(st.st_size);
+    ::posix_fadvise(_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  }
+  file_reader(file_reader const&) = delete;
+  file_reader& operator=(file_reader const&) = delete;
+  ~file_reader() { ::close(_fd); }
+
+  std::size_t read(char* dst, std::size_t n) {
+    for (;;) {
+      auto const got = ::read(_fd, dst, n);
+      if (got >= 0) {
+        _consumed += static_cast<std::uint64_t>(got);
+        return static_cast<std::size_t>(got);
+      }
+      if (errno == EINTR) continue;
+      throw input_error(_path, "byte " + std::to_string(_consumed),
+                        std::string("read failed: ") + std::strerror(errno));
+    }
+  }
+  [[nodiscard]] std::uint64_t consumed() const noexcept { return _consumed; }
+  [[nodiscard]] std::uint64_t size() const noexcept { return _size; }
+  [[nodiscard]] std::string const& path() const noexcept { return _path; }
+
+ private:
+  std::string _path;
+  int _fd = -1;
+  std::uint64_t _size = 0;
+  std::uint64_t _consumed = 0;
+};
+
+class plain_source final : public byte_source {
+ public:
+  explicit plain_source(std::string const& path) : _file(path) {}
+  std::size_t read(char* dst, std::size_t n) override { return _file.read(dst, n); }
+  [[nodiscard]] std::uint64_t file_bytes_consumed() const noexcept override {
+    return _file.consumed();
+  }
+  [[nodiscard]] std::uint64_t file_size() const noexcept override { return _file.size(); }
+  [[nodiscard]] bool compressed() const noexcept override { return false; }
+
+ private:
+  file_reader _file;
+};
+
+/// gzip (RFC 1952) members, one after another, inflated by zlib.
+class gzip_source final : public byte_source {
+ public:
+  explicit gzip_source(std::string const& path) : _file(path), _in(1 << 20) {
+    if (inflateInit2(&_z, 16 + MAX_WBITS) != Z_OK)
+      throw input_error(path, "", "zlib initialisation failed");
+  }
+  gzip_source(gzip_source const&) = delete;
+  gzip_source& operator=(gzip_source const&) = delete;
+  ~gzip_source() override { inflateEnd(&_z); }
+
+  std::size_t read(char* dst, std::size_t n) override {
+    if (_done || n == 0) return 0;
+    // zlib counts in uInt: feed at most 1 GiB per call.
+    auto const want = static_cast<uInt>(std::min<std::size_t>(n, std::size_t{1} << 30));
+    _z.next_out = reinterpret_cast<Bytef*>(dst);
+    _z.avail_out = want;
+    while (_z.avail_out > 0) {
+      if (_z.avail_in < 2 && !_eof) fill();
+      if (_between_members) {
+        if (_z.avail_in == 0) {  // clean end after a complete member
+          _done = true;
+          break;
+        }
+        if (_z.avail_in < 2 || _z.next_in[0] != 0x1f || _z.next_in[1] != 0x8b)
+          throw input_error(_file.path(), where(), "data after the end of the gzip stream");
+        inflateReset(&_z);
+        _between_members = false;
+      }
+      if (_z.avail_in == 0 && _eof)
+        throw input_error(_file.path(), where(), "truncated gzip stream (unexpected end of file)");
+      auto const rc = inflate(&_z, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        _between_members = true;
+        continue;
+      }
+      if (rc == Z_OK) continue;
+      if (rc == Z_BUF_ERROR) {  // needs more input
+        if (_eof && _z.avail_in == 0)
+          throw input_error(_file.path(), where(),
+                            "truncated gzip stream (unexpected end of file)");
+        if (!_eof) fill();
+        continue;
+      }
+      throw input_error(_file.path(), where(),
+                        std::string("invalid gzip data: ") + (_z.msg ? _z.msg : zError(rc)));
+    }
+    return want - _z.avail_out;
+  }
+  [[nodiscard]] std::uint64_t file_bytes_consumed() const noexcept override {
+    return _file.consumed() - _z.avail_in;
+  }
+  [[nodiscard]] std::uint64_t file_size() const noexcept override { return _file.size(); }
+  [[nodiscard]] bool compressed() const noexcept override { return true; }
+
+ private:
+  void fill() {
+    // Keep unconsumed input at the front, then read behind it.
+    std::size_t const left = _z.avail_in;
+    if (left > 0 && _z.next_in != reinterpret_cast<Bytef*>(_in.data()))
+      std::memmove(_in.data(), _z.next_in, left);
+    auto const got = _file.read(_in.data() + left, _in.size() - left);
+    if (got == 0) _eof = true;
+    _z.next_in = reinterpret_cast<Bytef*>(_in.data());
+    _z.avail_in = static_cast<uInt>(left + got);
+  }
+  [[nodiscard]] std::string where() const {
+    return "compressed byte " + std::to_string(file_bytes_consumed());
+  }
+
+  file_reader _file;
+  std::vector<char> _in;
+  z_stream _z{};
+  bool _eof = false;
+  bool _done = false;
+  bool _between_members = false;
+};
+
+}  // namespace
+
+std::unique_ptr<byte_source> open_byte_source(std::string const& path) {
+  unsigned char magic[2] = {0, 0};
+  {
+    file_reader probe(path);
+    std::size_t got = 0;
+    while (got < 2) {
+      auto const n = probe.read(reinterpret_cast<char*>(magic) + got, 2 - got);
+      if (n == 0) break;
+      got += n;
+    }
+  }
+  if (magic[0] == 0x1f && magic[1] == 0x8b) return std::make_unique<gzip_source>(path);
+  return std::make_unique<plain_source>(path);
+}
+
+}  // namespace tracesweep::chrome

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+// Exact conversion of a JSON number token (decimal text) to a scaled int64, never through
+// double: Chrome-trace `ts`/`dur` in microseconds become nanoseconds by ×1000 with
+// round-half-to-even on the dropped digits.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace tracesweep::chrome {
+
+enum class number_status : std::uint8_t {
+  ok,
+  not_a_number,  ///< the text is not a JSON number (strict RFC 8259 grammar)
+  out_of_range,  ///< the scaled value does not fit in int64
+};
+
+/// value(token) × 10^scale, rounded half to even, into `out`. Accepts the whole JSON number
+/// grammar: sign, fraction, exponent ("-1.5e-3"); trailing JSON whitespace is ignored (simdjson's
+/// raw tokens carry it). `out` is left alone unless the result is ok.
+[[nodiscard]] number_status decimal_to_scaled_int(std::string_view token, int scale,
+                                                  std::int64_t& out) noexcept;
+
+/// Microseconds (Chrome-trace `ts`, `dur`) to nanoseconds: decimal_to_scaled_int(token, 3).
+[[nodiscard]] inline number_status microseconds_to_ns(std::string_view token,
+                                                      std::int64_t& out) noexcept {
+  return decimal_to_scaled_int(token, 3, out);
+}
+
+}  // namespace tracesweep::chrome

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+// Parses one chunk of Chrome-trace events with simdjson On-Demand into rows, in event order.
+// Strings go into a chunk-local pool, so chunks can be parsed on any thread and merged into
+// the table's pool in order afterwards (same ids whatever the thread count).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <simdjson.h>
+
+#include <tracesweep/event_kind.hpp>
+#include <tracesweep/string_pool.hpp>
+
+#include "ingest/chrome/event_splitter.hpp"
+
+namespace tracesweep::chrome {
+
+/// Why a complete ("X") event was not kept.
+enum class skip_reason : std::uint8_t {
+  missing_ts,    ///< no "ts" (or null)
+  missing_dur,   ///< no "dur" (or null)
+  negative_dur,  ///< dur < 0
+  invalid_ts,    ///< ts is not a number, or ts × 1000 does not fit in int64
+  invalid_dur,   ///< dur is not a number, or the end does not fit in int64
+};
+inline constexpr int skip_reason_count = 5;
+[[nodiscard]] std::string_view to_string(skip_reason r) noexcept;
+
+/// Rows of one chunk. Times are ns before baseTimeNanoseconds is added; rank is not known yet.
+struct chunk_rows {
+  std::vector<std::int64_t> start_ns;
+  std::vector<std::int64_t> end_ns;
+  std::vector<event_kind> kind;
+  std::vector<std::uint8_t> subkind;
+  std::vector<std::int32_t> device;
+  std::vector<std::int64_t> stream;
+  std::vector<string_id> name;      ///< chunk-local ids into `strings`
+  std::vector<string_id> category;  ///< chunk-local ids into `strings`
+  std::vector<std::int64_t> correlation;
+  std::vector<std::int64_t> bytes;
+  /// Host rows whose tid is not a number: (row, chunk-local id of the tid text).
+  std::vector<std::pair<std::uint32_t, string_id>> text_thread;
+  string_pool strings;
+  std::array<std::int64_t, skip_reason_count> skipped{};
+  bool paddle = false;  ///< an event showed Paddle's marks (category or thread id)
+
+  void clear();
+  [[nodiscard]] std::size_t size() const noexcept { return start_ns.size(); }
+};
+
+class event_parser {
+ public:
+  /// Parses `chunk` into `out` (cleared first). `paddle_schema`: the file announced Paddle's
+  /// string schemaVersion before traceEvents, so every name gets its duration suffix removed.
+  /// Throws input_error naming the event index on invalid JSON.
+  void parse(event_chunk const& chunk, bool paddle_schema, std::string const& path,
+             chunk_rows& out);
+
+ private:
+  simdjson::ondemand::parser _parser;
+};
+
+}  // namespace tracesweep::chrome

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ingest/chrome/event_splitter.hpp"
+
+#include <tracesweep/error.hpp>
+
+#include "ingest/chrome/decimal_time.hpp"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace tracesweep::chrome {
+
+namespace {
+
+constexpr std::size_t npos = static_cast<std::size_t>(-1);
+constexpr std::size_t min_read = std::size_t{1} << 20;
+
+constexpr bool is_space(char c) noexcept {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/// First '"' or '\\' in [p, end), or end.
+char const* find_string_special(char const* p, char const* end) noexcept {
+#if defined(__SSE2__)
+  auto const quote = _mm_set1_epi8('"');
+  auto const backslash = _mm_set1_epi8('\\');
+  for (; p + 16 <= end; p += 16) {
+    auto const v = _mm_loadu_si128(reinterpret_cast<__m128i const*>(p));
+    auto const hit = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash));
+    if (auto const mask = _mm_movemask_epi8(hit); mask != 0) return p + __builtin_ctz(mask);
+  }
+#endif
+  for (; p < end; ++p)
+    if (*p == '"' || *p == '\\') return p;
+  return end;
+}
+
+/// First '"', '{', '}', '[' or ']' in [p, end), or end (outside strings).
+char const* find_structural(char const* p, char const* end) noexcept {
+#if defined(__SSE2__)
+  auto const quote = _mm_set1_epi8('"');
+  auto const square_open = _mm_set1_epi8('[');
+  auto const square_close = _mm_set1_epi8(']');
+  auto const curly_open = _mm_set1_epi8('{');
+  auto const curly_close = _mm_set1_epi8('}');
+  for (; p + 16 <= end; p += 16) {
+    auto const v = _mm_loadu_si128(reinterpret_cast<__m128i const*>(p));
+    auto const hit = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, square_open)),
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, square_close), _mm_cmpeq_epi8(v, curly_open)),
+                     _mm_cmpeq_epi8(v, curly_close)));
+    if (auto const mask = _mm_movemask_epi8(hit); mask != 0) return p + __builtin_ctz(mask);
+  }
+#endif
+  for (; p < end; ++p)
+    if (*p == '"' || *p == '{' || *p == '}' || *p == '[' || *p == ']') return p;
+  return end;
+}
+
+}  // namespace
+
+event_splitter::event_splitter(byte_source& source, std::string path, std::size_t chunk_bytes)
+    : _source(source), _path(std::move(path)), _chunk_bytes(std::max<std::size_t>(chunk_bytes, 1)) {
+  _buf.resize(std::max<std::size_t>(4 * _chunk_bytes, 4 * min_read));
+}
+
+std::string event_splitter::at_byte(std::uint64_t offset) const {
+  return "byte " + std::to_string(offset);
+}
+
+void event_splitter::fail(std::uint64_t offset, std::string const& why) const {
+  throw input_error(_path, at_byte(offset), why);
+}
+
+bool event_splitter::refill() {
+  if (_eof) return false;
+  std::size_t const keep_from = std::min(_mark, _pos);
+  if (keep_from > 0) {
+    std::memmove(_buf.data(), _buf.data() + keep_from, _fill - keep_from);
+    _fill -= keep_from;
+    _pos -= keep_from;
+    if (_mark != npos) _mark -= keep_from;
+    _base += keep_from;
+  }
+  if (_buf.size() - _fill < min_read) _buf.resize(std::max(2 * _buf.size(), _fill + min_read));
+  auto const got = _source.read(_buf.data() + _fill, _buf.size() - _fill);
+  if (got == 0) {
+    _eof = true;
+    return false;
+  }
+  _fill += got;
+  return true;
+}
+
+int event_splitter::peek_nonspace() {
+  for (;;) {
+    while (_pos < _fill && is_space(_buf[_pos])) ++_pos;
+    if (_pos < _fill) return static_cast<unsigned char>(_buf[_pos]);
+    if (!refill()) return -1;
+  }
+}
+
+void event_splitter::expect(char c, char const* what) {
+  auto const got = peek_nonspace();
+  if (got == -1) fail(_base + _pos, std::string("truncated JSON: end of input, expected ") + what);
+  if (got != static_cast<unsigned char>(c))
+    fail(_base + _pos, std::string("invalid JSON: expected ") + what);
+  ++_pos;
+}
+
+std::string event_splitter::read_key() {
+  std::string key;
+  auto const saved = _mark;
+  _mark = _pos;
+  scan_value();
+  // Keys that matter here carry no escapes; the raw text between the quotes is enough.
+  key.assign(_buf.data() + _mark + 1, _pos - _mark - 2);
+  _mark = saved;
+  return key;
+}
+
+void event_splitter::skip_value(std::string* capture) {
+  auto const saved = _mark;
+  if (capture) _mark = _pos;
+  scan_value();
+  if (capture) capture->assign(_buf.data() + _mark, _pos - _mark);
+  _mark = saved;
+}
+
+void event_splitter::scan_value() {
+  auto const start = _base + _pos;
+  auto truncated = [&] {
+    fail(_base + _fill, "truncated JSON: end of input inside the value that starts at byte " +
+                            std::to_string(start));
+  };
+  char const first = _buf[_pos];
+  if (first == '"' || first == '{' || first == '[') {
+    bool in_string = first == '"';
+    _stack.clear();
+    if (!in_string) _stack.push_back(first);
+    ++_pos;
+    for (;;) {
+      char const* const buf = _buf.data();
+      char const* const end = buf + _fill;
+      char const* p = buf + _pos;
+      if (in_string) {
+        auto const q = find_string_special(p, end);
+        if (q == end) {
+          _pos = _fill;
+          if (!refill()) truncated();
+          continue;
+        }
+        if (*q == '\\') {
+          if (q + 1 == end) {  // the escaped byte is not here yet
+            _pos = static_cast<std::size_t>(q - buf);
+            if (!refill()) truncated();
+            continue;
+          }
+          _pos = static_cast<std::size_t>(q - buf) + 2;
+          continue;
+        }
+        _pos = static_cast<std::size_t>(q - buf) + 1;
+        in_string = false;
+        if (_stack.empty()) return;  // the value was a string
+        continue;
+      }
+      auto const q = find_structural(p, end);
+      if (q == end) {
+        _pos = _fill;
+        if (!refill()) truncated();
+        continue;
+      }
+      _pos = static_cast<std::size_t>(q - buf) + 1;
+      switch (*q) {
+        case '"':
+          in_string = true;
+          break;
+        case '{':
+        case '[':
+          _stack.push_back(*q);
+          break;
+        default: {  // '}' or ']'
+          char const open = *q == '}' ? '{' : '[';
+          if (_stack.back() != open)
+            fail(_base + _pos - 1,
+                 std::string("invalid JSON: '") + *q + "' closes '" + _stack.back() + "'");
+          _stack.pop_back();
+          if (_stack.empty()) return;
+        }
+      }
+    }
+  }
+  // A scalar: number, true, false, null.
+  if (!(first == '-' || (first >= '0' && first <= '9') || first == 't' || first == 'f' ||
+        first == 'n'))
+    fail(start, std::string("invalid JSON: unexpected '") + first + "'");
+  for (;;) {
+    while (_pos < _fill) {
+      char const c = _buf[_pos];
+      if (c == ',' || c == '}' || c == ']' || is_space(c)) return;
+      ++_pos;
+    }
+    if (!refill()) return;
+  }
+}
+
+void event_splitter::apply_header_value(std::string const& key, std::string const& text) {
+  simdjson::padded_string json(text);
+  simdjson::ondemand::parser parser;
+  auto const offset = _base + _pos - text.size();
+  auto bad = [&](std::string const& why) { fail(offset, key + ": " + why); };
+  simdjson::ondemand::document doc;
+  if (parser.iterate(json).get(doc)) bad("invalid JSON");
+  if (key == "distributedInfo") {
+    simdjson::ondemand::object obj;
+    if (doc.get_object().get(obj)) return;  // not an object: nothing to learn
+    simdjson::ondemand::value rank;
+    auto const err = obj.find_field_unordered("rank").get(rank);
+    if (err == simdjson::NO_SUCH_FIELD) return;
+    if (err) bad("invalid JSON");
+    std::int64_t r = 0;
+    if (rank.get_int64().get(r) || r < 0 || r > INT32_MAX)
+      bad("rank is not a non-negative 32-bit integer");
+    _header.rank = static_cast<std::int32_t>(r);
+  } else if (key == "baseTimeNanoseconds") {
+    std::string_view token;
+    simdjson::ondemand::json_type type;
+    if (doc.type().get(type) || type != simdjson::ondemand::json_type::number ||
+        doc.raw_json_token().get(token))
+      bad("not a number");
+    std::int64_t base = 0;
+    if (decimal_to_scaled_int(token, 0, base) != number_status::ok)
+      bad("not an integer number of nanoseconds that fits in 64 bits");
+    _header.base_time_ns = base;
+  } else if (key == "schemaVersion") {
+    simdjson::ondemand::json_type type;
+    if (!doc.type().get(type) && type == simdjson::ondemand::json_type::string) {
+      _header.schema_version_is_string = true;
+      if (!_seen_events) _header.schema_version_seen_before_events = true;
+    }
+  }
+}
+
+void event_splitter::read_top_level_keys() {
+  // Called after '{' (expecting a key or '}') or right after traceEvents' value.
+  bool after_value = _seen_events && _phase == phase::keys;
+  for (;;) {
+    if (after_value) {
+      auto const c = peek_nonspace();
+      if (c == '}') {
+        ++_pos;
+        finish();
+        return;
+      }
+      expect(',', "',' or '}' in the top-level object");
+    }
+    auto c = peek_nonspace();
+    if (c == '}' && !after_value) {
+      ++_pos;
+      finish();
+      return;
+    }
+    if (c == -1) fail(_base + _pos, "truncated JSON: end of input in the top-level object");
+    if (c != '"') fail(_base + _pos, "invalid JSON: expected a key in the top-level object");
+    auto const key = read_key();
+    expect(':', "':' after a key");
+    c = peek_nonspace();
+    if (c == -1) fail(_base + _pos, "truncated JSON: end of input after key \"" + key + "\"");
+    if (key == "traceEvents") {
+      if (_seen_events) fail(_base + _pos, "traceEvents appears twice");
+      if (c != '[') fail(_base + _pos, "traceEvents is not an array");
+      ++_pos;
+      _seen_events = true;
+      _phase = phase::events;
+      return;
+    }
+    bool const wanted =
+        key == "distributedInfo" || key == "baseTimeNanoseconds" || key == "schemaVersion";
+    std::string text;
+    skip_value(wanted ? &text : nullptr);
+    if (wanted) apply_header_value(key, text);
+    after_value = true;
+  }
+}
+
+void event_splitter::finish() {
+  if (!_header.bare_array && !_seen_events)
+    fail(_base + _pos, "not a trace: the top-level object has no traceEvents");
+  if (peek_nonspace() != -1) fail(_base + _pos, "invalid JSON: data after the end of the trace");
+  _phase = phase::done;
+}
+
+bool event_splitter::next(event_chunk& out) {
+  if (_phase == phase::start) {
+    if (!refill()) fail(0, "empty file");
+    // UTF-8 byte order mark.
+    if (_fill >= 3 && std::memcmp(_buf.data(), "\xEF\xBB\xBF", 3) == 0) _pos = 3;
+    auto const c = peek_nonspace();
+    if (c == '[') {
+      _header.bare_array = true;
+      _seen_events = true;
+      ++_pos;
+      _phase = phase::events;
+    } else if (c == '{') {
+      ++_pos;
+      _phase = phase::keys;
+      read_top_level_keys();
+    } else if (c == -1) {
+      fail(_base + _pos, "not a trace: no JSON value");
+    } else {
+      fail(_base + _pos, "not a trace: the file is not a JSON object or array");
+    }
+  }
+  while (_phase == phase::keys) read_top_level_keys();
+  if (_phase == phase::done) return false;
+
+  // phase::events: right after '[' or after a ',' that follows a complete chunk.
+  out.events = 0;
+  out.first_event = _event_index;
+  std::uint64_t last_end = 0;
+  bool const array_start = _event_index == 0;
+  auto emit = [&] {
+    auto const begin = _mark;
+    auto const len = static_cast<std::size_t>(last_end - _base) - begin;
+    out.text.resize(len + 2 + simdjson::SIMDJSON_PADDING);
+    out.text[0] = '[';
+    std::memcpy(out.text.data() + 1, _buf.data() + begin, len);
+    out.text[len + 1] = ']';
+    std::memset(out.text.data() + len + 2, 0, simdjson::SIMDJSON_PADDING);
+    out.length = len + 2;
+    _mark = npos;
+  };
+  for (;;) {
+    auto c = peek_nonspace();
+    if (c == -1) fail(_base + _pos, "truncated JSON: end of input inside traceEvents");
+    if (c == ']' && array_start && out.events == 0) {  // empty array
+      ++_pos;
+      break;
+    }
+    if (c == ']') fail(_base + _pos, "invalid JSON: ',' before ']' in traceEvents");
+    if (c != '{')
+      fail(_base + _pos, "not a trace: event " + std::to_string(_event_index) +
+                             " of traceEvents is not a JSON object");
+    if (out.events == 0) {
+      _mark = _pos;
+      out.byte_offset = _base + _pos;
+    }
+    scan_value();
+    last_end = _base + _pos;
+    ++out.events;
+    ++_event_index;
+    c = peek_nonspace();
+    if (c == ',') {
+      ++_pos;
+      if (last_end - out.byte_offset >= _chunk_bytes) {
+        emit();
+        return true;
+      }
+      continue;
+    }
+    if (c == ']') {
+      ++_pos;
+      emit();
+      _phase = _header.bare_array ? phase::done : phase::keys;
+      if (_header.bare_array) finish();
+      return true;
+    }
+    if (c == -1) fail(_base + _pos, "truncated JSON: end of input inside traceEvents");
+    fail(_base + _pos,
+         "invalid JSON: expected ',' or ']' after event " + std::to_string(_event_index - 1));
+  }
+  // Empty traceEvents.
+  _phase = _header.bare_array ? phase::done : phase::keys;
+  if (_header.bare_array) finish();
+  while (_phase == phase::keys) read_top_level_keys();
+  return false;
+}
+
+}  // namespace tracesweep::chrome

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// Splits a Chrome-trace JSON stream at top-level event boundaries. It walks the top-level
+// object (or bare array) itself, quote-, escape- and depth-aware, hands out the traceEvents
+// array in chunks of whole events (each re-wrapped as a small JSON array that simdjson can
+// parse on its own, far below simdjson's 4 GB document limit), and keeps the few other
+// top-level values the reader needs, wherever they stand relative to traceEvents.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ingest/chrome/byte_source.hpp"
+
+namespace tracesweep::chrome {
+
+/// The top-level values the reader uses (all optional in the file).
+struct trace_header {
+  bool bare_array = false;           ///< the file is `[ …events… ]`, not `{"traceEvents": …}`
+  std::optional<std::int32_t> rank;  ///< distributedInfo.rank
+  std::optional<std::int64_t> base_time_ns;  ///< baseTimeNanoseconds
+  bool schema_version_is_string = false;     ///< Paddle writes "schemaVersion": "1.0.1"
+  bool schema_version_seen_before_events = false;
+};
+
+/// Whole events, as the text `[e0,e1,…]` followed by simdjson's padding.
+struct event_chunk {
+  std::uint64_t first_event = 0;  ///< index of e0 in traceEvents
+  std::uint64_t byte_offset = 0;  ///< offset of e0 in the (decompressed) JSON text
+  std::size_t events = 0;
+  std::vector<char> text;  ///< size() = length + padding
+  std::size_t length = 0;  ///< bytes of JSON in `text`
+};
+
+class event_splitter {
+ public:
+  /// `chunk_bytes`: a chunk is cut after the first event that brings it to this size.
+  event_splitter(byte_source& source, std::string path, std::size_t chunk_bytes);
+
+  /// Fills `out` with the next chunk; false once traceEvents is exhausted, by which time the
+  /// rest of the file has been read and checked and header() is complete. Throws input_error.
+  bool next(event_chunk& out);
+
+  [[nodiscard]] trace_header const& header() const noexcept { return _header; }
+  /// Decompressed bytes read so far.
+  [[nodiscard]] std::uint64_t bytes_read() const noexcept { return _base + _fill; }
+
+ private:
+  enum class phase { start, keys, events, done };
+
+  // Window over the stream: bytes [0, _fill) of _buf hold stream offsets [_base, _base+_fill).
+  bool refill();
+  int peek_nonspace();  ///< next non-space byte (not consumed), or -1 at the end of input
+  void expect(char c, char const* what);
+  std::string read_key();
+  /// Consumes one JSON value starting at _pos; appends its text to `capture` when given.
+  void skip_value(std::string* capture);
+  /// Scans one value from _pos to its end without discarding bytes from `_mark` on.
+  void scan_value();
+  void read_top_level_keys();  ///< until traceEvents' '[' or the closing '}'
+  void apply_header_value(std::string const& key, std::string const& text);
+  void finish();
+  [[noreturn]] void fail(std::uint64_t offset, std::string const& why) const;
+  [[nodiscard]] std::string at_byte(std::uint64_t offset) const;
+
+  byte_source& _source;
+  std::string _path;
+  std::size_t _chunk_bytes;
+  std::vector<char> _buf;
+  std::size_t _pos = 0;
+  std::size_t _fill = 0;
+  std::uint64_t _base = 0;
+  std::size_t _mark = static_cast<std::size_t>(-1);  ///< bytes from here on are kept
+  bool _eof = false;
+  phase _phase = phase::start;
+  bool _seen_events = false;
+  std::uint64_t _event_index = 0;
+  std::vector<char> _stack;  ///< open brackets while scanning a value
+  trace_header _header;
+};
+
+}  // namespace tracesweep::chrome
