@@ -132,21 +132,17 @@ void bind(sqlite3_stmt* s, int i, std::string_view v) {
 }
 
 /// nsys's shortName: the function name without return type, scope, template or parameters.
-std::string base_name(std::string_view name) {
-  int depth = 0;
-  std::size_t cut = name.size();
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    char const c = name[i];
-    if ((c == '<' || c == '(') && depth == 0 && i > 0) {
-      cut = i;
-      break;
-    }
-  }
-  std::string_view head = name.substr(0, cut);
-  if (auto sp = head.rfind(' '); sp != std::string_view::npos) head = head.substr(sp + 1);
-  if (auto sc = head.rfind("::"); sc != std::string_view::npos) head = head.substr(sc + 2);
-  (void)depth;
-  return head.empty() ? std::string(name) : std::string(head);
+std::string base_name(std::string_view full) {
+  std::string name(full);
+  for (std::string_view const anon : {"(anonymous namespace)::", "<unnamed>::"})
+    for (auto p = name.find(anon); p != std::string::npos; p = name.find(anon))
+      name.erase(p, anon.size());
+  std::string_view head = name;
+  if (auto const cut = head.find_first_of("<("); cut != std::string_view::npos && cut > 0)
+    head = head.substr(0, cut);
+  if (auto const sp = head.rfind(' '); sp != std::string_view::npos) head = head.substr(sp + 1);
+  if (auto const sc = head.rfind("::"); sc != std::string_view::npos) head = head.substr(sc + 2);
+  return head.empty() ? std::string(full) : std::string(head);
 }
 
 std::uint64_t mix(std::uint64_t x) {

@@ -80,7 +80,9 @@ TEST(nsys_bad_input, sqlite_but_not_an_nsys_export) {
   auto const file = dir.path() / "other.sqlite";
   {
     oracle_db db(file, true);
-    db.exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, 'a')");
+    db.exec(
+        "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, "
+        "'a')");
   }
   expect_rejected_everywhere(file, "not an Nsight Systems export");
 }
@@ -92,8 +94,9 @@ TEST(nsys_bad_input, export_without_gpu_activity) {
   fs::copy_file(real_export(traces), copy);
   {
     oracle_db db(copy, true);
-    db.exec("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL; DELETE FROM CUPTI_ACTIVITY_KIND_MEMCPY; "
-            "DELETE FROM CUPTI_ACTIVITY_KIND_MEMSET;");
+    db.exec(
+        "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL; DELETE FROM CUPTI_ACTIVITY_KIND_MEMCPY; "
+        "DELETE FROM CUPTI_ACTIVITY_KIND_MEMSET;");
   }
   expect_rejected_everywhere(copy, "no GPU activity");
 }
