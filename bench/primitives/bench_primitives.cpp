@@ -107,8 +107,9 @@ void row(char const* prim, dataset const& d, unsigned threads, double ours_s, do
                 d.keys.size(), threads, n / ours_s / 1e6, n / ours_cpu_s / 1e6, n / base_s / 1e6,
                 base_s / ours_s, base_name);
   else
-    std::printf("%-22s %-9s %11zu %3u %10.1f %10s %7s  (%s)\n", prim, d.name.c_str(), d.keys.size(),
-                threads, n / ours_s / 1e6, "-", "-", base_name);
+    std::printf("%-22s %-9s %11zu %3u %10.1f %10.1f %10s %7s  (%s)\n", prim, d.name.c_str(),
+                d.keys.size(), threads, n / ours_s / 1e6, n / ours_cpu_s / 1e6, "-", "-",
+                base_name);
   std::fflush(stdout);
 }
 
