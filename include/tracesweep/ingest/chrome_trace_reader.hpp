@@ -1,6 +1,52 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reads a Chrome-trace JSON file (Kineto / PyTorch profiler, PaddlePaddle profiler), plain or
 // gzip, streaming, into the event table.
+//
+// Reading: zlib inflates gzip (concatenated members too) as a stream; a quote/escape/depth-aware
+// scanner cuts traceEvents into chunks of whole events (~4 MiB), which simdjson On-Demand parses
+// (in parallel with --threads, merged in file order: identical results for any thread count).
+// `{"traceEvents":[…], …}` and a bare `[…]` both work; distributedInfo, baseTimeNanoseconds and
+// schemaVersion are honoured before or after traceEvents. Files larger than 4 GB work.
+//
+// Column contract, one row per complete ("X") event, in file order:
+//  - start_ns = round_half_even(ts × 1000) + baseTimeNanoseconds (0 when absent);
+//    end_ns = start_ns + round_half_even(dur × 1000). Computed from the decimal text, exactly.
+//  - name = `name`; Paddle's trailing "[1.234 ms]" / " [12.345 us]" suffix is removed for Paddle
+//    events (category only Paddle writes, thread id "N(Python)"/"N(C++)", or a string
+//    schemaVersion before traceEvents).
+//  - category = `cat` exactly as written (interned); "" when absent.
+//  - kind from `cat`: kernel/Kernel → kernel; gpu_memcpy/Memcpy → memcpy; gpu_memset/Memset →
+//    memset; cuda_runtime/cuda_driver/Runtime/CudaRuntime → api_call; cuda_sync →
+//    synchronization; cpu_op/Operator/OperatorInner/PythonOp/Communication → cpu_op (Paddle's
+//    Communication is a host-side range); user_annotation/gpu_user_annotation/UserDefined/
+//    PythonUserDefined → user_range; ProfileStep → profiler_step; Dataloader → data_loader;
+//    Forward → forward; Backward → backward; Optimization → optimizer; anything else
+//    (python_function, Trace, mtia_*, …) → other.
+//    Host categories cpu_op, Operator, user_annotation, python_function are refined by name:
+//    "ProfilerStep#<digits>" → profiler_step, "enumerate(DataLoader)#…" → data_loader,
+//    "Optimizer.step#…" → optimizer. gpu_user_annotation never is (it would double the steps).
+//  - subkind: memcpy → copy_kind from the name ("Memcpy HtoD …" → host_to_device, DtoH, DtoD,
+//    HtoH, PtoP, …; else unknown); 0 otherwise.
+//  - device-side rows (kernel, memcpy, memset, cuda_sync, gpu_user_annotation):
+//    device = args.device, else the integer pid, else -1; stream = args.stream (integer or
+//    "0x…"/decimal string), else the integer tid, else the first integer in a string tid
+//    ("stream 7" → 7), else -1.
+//  - host rows: device = -1; stream = the thread id: integer tid, or the leading integer of a
+//    string tid ("1234(Python)" → 1234, "25738" → 25738); a tid with no leading digits
+//    ("PyTorch Profiler") → -2 - (string-pool id of the tid text), a stable negative number.
+//  - rank = distributedInfo.rank, else options.fallback_rank (-1 → 0).
+//  - correlation = args.correlation or args["correlation id"] (Paddle), else -1.
+//  - bytes = args.bytes, else 0.
+//  - format: "paddle-json" when schemaVersion is a string or any event carries Paddle's marks,
+//    else "kineto-json".
+// Other phases (B/E, i, s/f flows, C, M) are not rows and are ignored quietly: correlation comes
+// from args, which is authoritative; flows add nothing.
+//
+// Defects. Fatal (input_error "path: byte N / event N / traceEvents: why", table untouched):
+// unreadable, invalid or truncated gzip; truncated or invalid JSON; not a JSON object or array;
+// no traceEvents; an event that is not an object; no usable events. Skipped and counted in
+// input_info.skipped (the CLI prints them): complete events with missing_ts, missing_dur,
+// negative_dur, invalid_ts (not a number / out of int64 range), invalid_dur.
 #pragma once
 
 #include <string>
