@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+// The command line: exit codes (0 ok, 1 usage, 2 bad input or unavailable backend), one-line
+// errors naming the file, --keep-going, -o FILE, and generate → summary end to end against
+// compute_summary on the generator's own table.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <tracesweep/backend.hpp>
+#include <tracesweep/generator/synthetic_trace.hpp>
+#include <tracesweep/summary.hpp>
+#include <tracesweep/version.hpp>
+
+#include "support/run_cli.hpp"
+
+namespace ts = tracesweep;
+namespace fs = std::filesystem;
+using ts::test::quote;
+using ts::test::run_cli;
+
+namespace {
+
+std::size_t lines(std::string const& s) {
+  std::size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+/// A temporary folder with one small generated nsys export, shared by the tests.
+class cli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir = fs::temp_directory_path() / ("ts_cli_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    sample = dir / "train.sqlite";
+    auto const r = run_cli(
+        "generate --format nsys-sqlite --ranks 2 --seed 7 --steps 3 "
+        "--kernels-per-step 120 -o " +
+        quote(sample));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    garbage = dir / "garbage.json";
+    std::ofstream(garbage) << "this is not a trace\n";
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir); }
+  static fs::path dir, sample, garbage;
+};
+fs::path cli::dir, cli::sample, cli::garbage;
+
+TEST_F(cli, help_and_version_exit_0) {
+  auto const v = run_cli("--version");
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_EQ(v.out, std::string("tracesweep ") + ts::version_string + "\n");
+  for (auto const* args : {"--help", "summary --help", "generate --help"}) {
+    auto const r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 0) << args;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << args;
+  }
+  EXPECT_NE(run_cli("summary --help").out.find("--comm-pattern"), std::string::npos);
+}
+
+TEST_F(cli, usage_errors_exit_1) {
+  for (std::string const& args :
+       {std::string(""), std::string("no-such-command"), std::string("summary"),
+        "summary --format xml " + quote(sample), "--threads many summary " + quote(sample),
+        "--backend tpu summary " + quote(sample), "summary --no-such-flag " + quote(sample),
+        "summary --min-gap -5 " + quote(sample), std::string("generate --format parquet -o x"),
+        std::string("generate --ranks 0 -o x")}) {
+    auto const r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 1) << "args: " << args << "\n" << r.err;
+  }
+  // Usage mistakes found after parsing: one line, exit 1.
+  for (std::string const& args :
+       {"summary --table kernal " + quote(sample), "summary --comm-pattern '(' " + quote(sample),
+        std::string("generate --format nsys-sqlite")}) {
+    auto const r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 1) << "args: " << args << "\n" << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+}
+
+TEST_F(cli, missing_and_unknown_files_exit_2_with_one_line_naming_the_file) {
+  auto const missing = (dir / "absent.sqlite").string();
+  for (auto const& path : {missing, garbage.string()}) {
+    auto const r = run_cli("summary " + quote(path));
+    EXPECT_EQ(r.exit_code, 2) << path;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+  EXPECT_NE(run_cli("summary " + quote(garbage)).err.find("unknown format"), std::string::npos);
+}
+
+TEST_F(cli, backend_cuda_without_a_gpu_is_one_line_exit_2) {
+  if (ts::cuda_unavailable_reason().empty()) GTEST_SKIP() << "a CUDA device is usable here";
+  auto const r = run_cli("--backend cuda summary " + quote(sample));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("cuda"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  // auto falls back to the CPU and says so with -v.
+  auto const a = run_cli("-v --backend auto summary " + quote(sample));
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_NE(a.err.find("backend: cpu"), std::string::npos) << a.err;
+}
+
+TEST_F(cli, keep_going_reports_the_bad_file_and_summarises_the_rest) {
+  auto const stop = run_cli("summary --format json " + quote(garbage) + " " + quote(sample));
+  EXPECT_EQ(stop.exit_code, 2);
+  EXPECT_TRUE(stop.out.empty());
+  EXPECT_NE(stop.err.find(garbage.string()), std::string::npos);
+
+  auto const go =
+      run_cli("--keep-going summary --format json " + quote(garbage) + " " + quote(sample));
+  EXPECT_EQ(go.exit_code, 2) << "a file failed, so the exit code still says so";
+  EXPECT_EQ(lines(go.err), 1u) << go.err;
+  EXPECT_NE(go.err.find(garbage.string()), std::string::npos);
+  simdjson::dom::parser p;
+  simdjson::dom::element doc;
+  ASSERT_EQ(p.parse(go.out).get(doc), simdjson::SUCCESS) << go.out;
+  ASSERT_EQ(simdjson::dom::array(doc["inputs"]).size(), 1u);
+  EXPECT_EQ(std::string_view(doc["inputs"].at(0)["path"]), sample.string());
+  EXPECT_EQ(simdjson::dom::array(doc["devices"]).size(), 2u);
+
+  auto const all_bad = run_cli("--keep-going summary " + quote(garbage));
+  EXPECT_EQ(all_bad.exit_code, 2);
+  EXPECT_TRUE(all_bad.out.empty());
+}
+
+TEST_F(cli, output_file_holds_what_stdout_would) {
+  auto const out = dir / "summary.csv";
+  auto const to_stdout = run_cli("summary --format csv --table kernels " + quote(sample));
+  ASSERT_EQ(to_stdout.exit_code, 0) << to_stdout.err;
+  auto const to_file =
+      run_cli("-o " + quote(out) + " summary --format csv --table kernels " + quote(sample));
+  ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
+  EXPECT_TRUE(to_file.out.empty());
+  EXPECT_EQ(ts::test::slurp(out), to_stdout.out);
+  EXPECT_EQ(to_stdout.out.rfind("name,calls,total_ns,", 0), 0u);
+  auto const unwritable =
+      run_cli("-o " + quote(dir / "no/such/dir/x") + " summary " + quote(sample));
+  EXPECT_EQ(unwritable.exit_code, 1);
+  EXPECT_EQ(lines(unwritable.err), 1u);
+}
+
+TEST_F(cli, generated_export_summarises_like_the_generators_own_table) {
+  // The same trace, straight into the table: the reader and writer must not change a number
+  // (times may be rebased, so durations and counts are compared, not absolute timestamps).
+  ts::synthetic_options o;
+  o.seed = 7;
+  o.ranks = 2;
+  o.steps = 3;
+  o.kernels_per_step = 120;
+  ts::event_table t;
+  ts::generate_synthetic_trace(o, t);
+  auto be = ts::make_cpu_backend(1);
+  auto const want = ts::compute_summary(t, *be, {});
+
+  auto const r = run_cli("summary --format json " + quote(sample));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser p;
+  simdjson::dom::element doc;
+  ASSERT_EQ(p.parse(r.out).get(doc), simdjson::SUCCESS);
+  simdjson::dom::array devices = doc["devices"];
+  ASSERT_EQ(devices.size(), want.devices.size());
+  std::size_t i = 0;
+  for (auto d : devices) {
+    auto const& w = want.devices[i++];
+    EXPECT_EQ(std::int64_t(d["rank"]), w.rank);
+    EXPECT_EQ(std::int64_t(d["window_ns"]), w.window_ns);
+    EXPECT_EQ(std::int64_t(d["busy_ns"]), w.busy_ns);
+    EXPECT_EQ(std::int64_t(d["idle_ns"]), w.idle_ns);
+    EXPECT_EQ(double(d["utilization"]), w.utilization);
+    EXPECT_EQ(std::int64_t(d["kernel_ns"]), w.kernel_ns);
+    EXPECT_EQ(std::int64_t(d["memcpy_ns"]), w.memcpy_ns);
+    EXPECT_EQ(std::int64_t(d["memset_ns"]), w.memset_ns);
+    EXPECT_EQ(std::int64_t(d["communication_ns"]), w.communication_ns);
+    EXPECT_EQ(std::int64_t(d["computation_ns"]), w.computation_ns);
+    EXPECT_EQ(std::int64_t(d["overlap_ns"]), w.overlap_ns);
+    EXPECT_EQ(std::int64_t(d["kernel_count"]), w.kernel_count);
+  }
+  simdjson::dom::array kernels = doc["kernels"];
+  ASSERT_EQ(kernels.size(), want.kernels.size());
+  i = 0;
+  for (auto k : kernels) {
+    auto const& w = want.kernels[i++];
+    EXPECT_EQ(std::string_view(k["name"]), w.name);
+    EXPECT_EQ(std::int64_t(k["calls"]), w.calls);
+    EXPECT_EQ(std::int64_t(k["total_ns"]), w.total_ns);
+    EXPECT_EQ(double(k["median_ns"]), w.median_ns);
+    EXPECT_EQ(std::int64_t(k["min_ns"]), w.min_ns);
+    EXPECT_EQ(std::int64_t(k["max_ns"]), w.max_ns);
+  }
+  simdjson::dom::array gaps = doc["gaps"];
+  ASSERT_EQ(gaps.size(), want.gaps.size());
+  i = 0;
+  for (auto g : gaps) EXPECT_EQ(std::int64_t(g["duration_ns"]), want.gaps[i++].duration_ns);
+}
+
+TEST_F(cli, summary_options_reach_the_computation) {
+  ts::synthetic_options o;
+  o.seed = 7;
+  o.ranks = 2;
+  o.steps = 3;
+  o.kernels_per_step = 120;
+  ts::event_table t;
+  ts::generate_synthetic_trace(o, t);
+  auto be = ts::make_cpu_backend(1);
+  ts::summary_options so;
+  so.min_gap_ns = 0;
+  so.top = 3;
+  so.comm_pattern = "^void";
+  auto const want = ts::compute_summary(t, *be, so);
+
+  auto const r =
+      run_cli("summary --format json --min-gap 0 --top 3 --comm-pattern '^void' " + quote(sample));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser p;
+  simdjson::dom::element doc;
+  ASSERT_EQ(p.parse(r.out).get(doc), simdjson::SUCCESS);
+  std::size_t i = 0;
+  for (auto d : simdjson::dom::array(doc["devices"])) {
+    EXPECT_GT(want.devices[i].communication_ns, 0);
+    EXPECT_EQ(std::int64_t(d["communication_ns"]), want.devices[i].communication_ns);
+    EXPECT_EQ(std::int64_t(d["overlap_ns"]), want.devices[i++].overlap_ns);
+  }
+  simdjson::dom::array gaps = doc["gaps"];
+  ASSERT_EQ(gaps.size(), want.gaps.size());
+  EXPECT_GT(gaps.size(), 2u);
+  i = 0;
+  for (auto g : gaps) EXPECT_EQ(std::int64_t(g["duration_ns"]), want.gaps[i++].duration_ns);
+}
+
+}  // namespace
