@@ -98,4 +98,22 @@ TEST_F(input_files, read_inputs_stops_at_the_first_bad_file_unless_keep_going) {
   EXPECT_EQ(k.size(), 0u);
 }
 
+TEST_F(input_files, keep_going_keeps_the_good_files_and_their_rows) {
+  auto const good =
+      file("2_good.json", R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"gemm","pid":0,)"
+                          R"("tid":7,"ts":1.000,"dur":2.500,"args":{"device":0,"stream":7}}]})");
+  auto const bad = file("1_bad.json", "garbage");
+  ts::event_table t;
+  auto const failures = ts::read_inputs({bad, good}, t, {}, true);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].path(), bad);
+  ASSERT_EQ(t.inputs().size(), 1u);
+  EXPECT_EQ(t.inputs()[0].path, good);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t.input[0], 0);
+  EXPECT_EQ(t.end_ns[0] - t.start_ns[0], 2500);
+  ts::event_table strict;
+  EXPECT_THROW(ts::read_inputs({good, bad}, strict, {}, false), ts::input_error);
+}
+
 }  // namespace
