@@ -33,7 +33,9 @@ export_schema::export_schema(connection& db) {
     statement info(db.get(), db.path(), t, "PRAGMA table_info(" + quote_identifier(t) + ")");
     while (info.step()) {
       auto const* text = sqlite3_column_text(info.get(), 1);
-      if (text) columns.emplace_back(reinterpret_cast<char const*>(text));
+      if (!text) continue;
+      columns.emplace_back(reinterpret_cast<char const*>(text));
+      if (sqlite3_column_int(info.get(), 3) != 0) _not_null[t].push_back(columns.back());
     }
   }
 }
@@ -45,6 +47,12 @@ bool export_schema::has_table(std::string const& table) const {
 bool export_schema::has_column(std::string const& table, std::string const& column) const {
   auto it = _columns.find(table);
   if (it == _columns.end()) return false;
+  return std::find(it->second.begin(), it->second.end(), column) != it->second.end();
+}
+
+bool export_schema::is_not_null(std::string const& table, std::string const& column) const {
+  auto it = _not_null.find(table);
+  if (it == _not_null.end()) return false;
   return std::find(it->second.begin(), it->second.end(), column) != it->second.end();
 }
 

@@ -20,11 +20,14 @@ class export_schema {
 
   [[nodiscard]] bool has_table(std::string const& table) const;
   [[nodiscard]] bool has_column(std::string const& table, std::string const& column) const;
+  /// True when the column is declared NOT NULL (SQLite then never returns NULL for it).
+  [[nodiscard]] bool is_not_null(std::string const& table, std::string const& column) const;
   /// True when at least one table only an nsys export has is present.
   [[nodiscard]] bool looks_like_nsys() const;
 
  private:
-  std::map<std::string, std::vector<std::string>> _columns;  // table → columns
+  std::map<std::string, std::vector<std::string>> _columns;   // table → columns
+  std::map<std::string, std::vector<std::string>> _not_null;  // table → NOT NULL columns
 };
 
 /// The first and last rowid of `table`, or nothing when it is empty. Walks the rowid b-tree's

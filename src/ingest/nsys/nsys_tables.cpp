@@ -55,12 +55,18 @@ source_info info_of(source_table s) {
   return {"", event_kind::other, name_source::string_id};
 }
 
-bool is_null(sqlite3_stmt* s, int col) {
-  return sqlite3_column_type(s, col) == SQLITE_NULL;
-}
-
-std::int64_t int_or(sqlite3_stmt* s, int col, std::int64_t fallback) {
-  return is_null(s, col) ? fallback : sqlite3_column_int64(s, col);
+/// The value a field takes when the table lacks it or the row holds NULL.
+constexpr std::int64_t default_of(int f) {
+  switch (f) {
+    case f_device:
+    case f_stream:
+    case f_correlation:
+    case f_name:
+    case f_name_fallback:
+      return -1;
+    default:
+      return 0;
+  }
 }
 
 constexpr std::int32_t pid_of(std::int64_t global) {
@@ -132,10 +138,21 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
       pick(f_domain, {"domainId"});
       break;
   }
-  std::string sql = "SELECT ";
-  for (int f = 0; f < field_count; ++f) sql += (f ? ", " : "") + expr[f];
-  sql += " FROM " + quote_identifier(table) + " WHERE rowid BETWEEN ?1 AND ?2 ORDER BY rowid";
-  return table_plan{source, table, info.kind, info.names, std::move(sql)};
+  table_plan plan{source, table, info.kind, info.names, "SELECT ", {}, true, true};
+  int next = 0;
+  for (int f = 0; f < field_count; ++f) {
+    plan.column[f] = -1;
+    if (expr[f] == "NULL") continue;
+    std::string e = expr[f];
+    if (f != f_start && f != f_end && f != f_text)
+      e = "coalesce(" + e + ", " + std::to_string(default_of(f)) + ")";
+    plan.sql += (next ? ", " : "") + e;
+    plan.column[f] = next++;
+  }
+  plan.start_nullable = !schema.is_not_null(table, "start");
+  plan.end_nullable = !schema.is_not_null(table, "end");
+  plan.sql += " FROM " + quote_identifier(table) + " WHERE rowid BETWEEN ?1 AND ?2 ORDER BY rowid";
+  return plan;
 }
 
 void load_rows(connection& db, table_plan const& plan, std::int64_t lo, std::int64_t hi,
@@ -144,20 +161,24 @@ void load_rows(connection& db, table_plan const& plan, std::int64_t lo, std::int
   rows.bind(1, lo);
   rows.bind(2, hi);
   sqlite3_stmt* const s = rows.get();
+  auto const& col = plan.column;
+  auto get = [&](int f) { return col[f] < 0 ? default_of(f) : sqlite3_column_int64(s, col[f]); };
+  auto is_null = [&](int f) { return sqlite3_column_type(s, col[f]) == SQLITE_NULL; };
   bool const host = plan.source == source_table::runtime || plan.source == source_table::nvtx ||
                     plan.source == source_table::osrt;
   bool const nvtx = plan.source == source_table::nvtx;
   std::int64_t null_times = 0, unterminated = 0;
   while (rows.step()) {
     std::uint8_t subkind = 0;
-    std::int64_t start = sqlite3_column_int64(s, f_start);
-    std::int64_t end = sqlite3_column_int64(s, f_end);
+    std::int64_t start = sqlite3_column_int64(s, col[f_start]);
+    std::int64_t end = sqlite3_column_int64(s, col[f_end]);
     if (nvtx) {
-      auto const type = sqlite3_column_int64(s, f_subkind);
+      auto const type = get(f_subkind);
       if (type == 75) {  // NvtxDomainCreate: text = domain name
-        auto const* t = reinterpret_cast<char const*>(sqlite3_column_text(s, f_text));
-        out.domains.push_back({pid_of(int_or(s, f_global_tid, 0)), int_or(s, f_domain, 0),
-                               t ? std::string(t) : std::string()});
+        auto const* t = reinterpret_cast<char const*>(
+            (col[f_text] < 0 ? nullptr : sqlite3_column_text(s, col[f_text])));
+        out.domains.push_back(nvtx_domain{pid_of(get(f_global_tid)), get(f_domain),
+                                          t ? std::string(t) : std::string()});
         continue;
       }
       if (type == 59 || type == 70) {
@@ -166,48 +187,48 @@ void load_rows(connection& db, table_plan const& plan, std::int64_t lo, std::int
         subkind = static_cast<std::uint8_t>(range_style::start_end);
       } else if (type == 34) {
         subkind = static_cast<std::uint8_t>(range_style::mark);
-        if (is_null(s, f_end)) end = start;
+        if (is_null(f_end)) end = start;
       } else {
         continue;  // categories, thread names, domain destroy: metadata, not events
       }
-      if (is_null(s, f_start)) {
+      if (is_null(f_start)) {
         ++null_times;
         continue;
       }
-      if (subkind != static_cast<std::uint8_t>(range_style::mark) && is_null(s, f_end)) {
+      if (subkind != static_cast<std::uint8_t>(range_style::mark) && is_null(f_end)) {
         ++unterminated;
         continue;
       }
-    } else if (is_null(s, f_start) || is_null(s, f_end)) {
+    } else if ((plan.start_nullable && is_null(f_start)) || (plan.end_nullable && is_null(f_end))) {
       ++null_times;
       continue;
     } else if (plan.source == source_table::memcpy ||
                plan.source == source_table::synchronization) {
-      subkind = static_cast<std::uint8_t>(int_or(s, f_subkind, 0));
+      subkind = static_cast<std::uint8_t>(get(f_subkind));
     }
     out.start.push_back(start);
     out.end.push_back(end);
     out.subkind.push_back(subkind);
     if (host) {
-      auto const gtid = int_or(s, f_global_tid, 0);
+      auto const gtid = get(f_global_tid);
       out.rank.push_back(pid_of(gtid));
       out.device.push_back(-1);
       out.stream.push_back(tid_of(gtid));
     } else {
-      out.rank.push_back(pid_of(int_or(s, f_global_pid, 0)));
-      out.device.push_back(static_cast<std::int32_t>(int_or(s, f_device, -1)));
-      out.stream.push_back(int_or(s, f_stream, -1));
+      out.rank.push_back(pid_of(get(f_global_pid)));
+      out.device.push_back(static_cast<std::int32_t>(get(f_device)));
+      out.stream.push_back(get(f_stream));
     }
-    out.correlation.push_back(int_or(s, f_correlation, -1));
-    out.bytes.push_back(int_or(s, f_bytes, 0));
-    out.name_raw.push_back(int_or(s, f_name, -1));
-    if (plan.source == source_table::kernel)
-      out.name_fallback.push_back(int_or(s, f_name_fallback, -1));
+    out.correlation.push_back(get(f_correlation));
+    out.bytes.push_back(get(f_bytes));
+    out.name_raw.push_back(get(f_name));
+    if (plan.source == source_table::kernel) out.name_fallback.push_back(get(f_name_fallback));
     if (nvtx) {
-      auto const* t = reinterpret_cast<char const*>(sqlite3_column_text(s, f_text));
+      auto const* t = reinterpret_cast<char const*>(
+          (col[f_text] < 0 ? nullptr : sqlite3_column_text(s, col[f_text])));
       out.has_text.push_back(t != nullptr);
       out.text.emplace_back(t ? t : "");
-      out.domain.push_back(int_or(s, f_domain, 0));
+      out.domain.push_back(get(f_domain));
     }
   }
   if (null_times) out.skipped["null_timestamp"] += null_times;

@@ -4,6 +4,7 @@
 // ranges can be read on several connections at once and appended in order.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -35,6 +36,11 @@ struct table_plan {
   event_kind kind;
   name_source names;
   std::string sql;  ///< SELECT … WHERE rowid BETWEEN ?1 AND ?2 ORDER BY rowid
+  /// Result column of each logical field (-1 = not selected; the field's default applies).
+  /// Nullable fields other than start/end/text come back through coalesce(…, default).
+  std::array<int, 13> column{};
+  bool start_nullable = true;
+  bool end_nullable = true;
 };
 
 /// An NVTX domain-create row (eventType 75).
