@@ -58,15 +58,20 @@ void add_generate_command(CLI::App& app, context& ctx) {
       event_table table;
       generate_synthetic_trace(args->options, table);
       if (ctx.verbose) std::cerr << "tracesweep: generated " << table.size() << " events\n";
-      if (args->format == "nsys-sqlite") {
-        write_nsys_sqlite(table, path);
-        std::cout << path << '\n';
-      } else {
-        std::string prefix = path;
-        std::error_code ec;
-        if (std::filesystem::is_directory(prefix, ec) && prefix.back() != '/') prefix += '/';
-        for (auto const& p : write_kineto_json(table, prefix, args->format == "kineto-json-gz"))
-          std::cout << p << '\n';
+      try {
+        if (args->format == "nsys-sqlite") {
+          write_nsys_sqlite(table, path);
+          std::cout << path << '\n';
+        } else {
+          std::string prefix = path;
+          std::error_code ec;
+          if (std::filesystem::is_directory(prefix, ec) && prefix.back() != '/') prefix += '/';
+          for (auto const& p : write_kineto_json(table, prefix, args->format == "kineto-json-gz"))
+            std::cout << p << '\n';
+        }
+      } catch (std::exception const& e) {
+        // The writers report I/O failures as they come (SQLite, zlib, the file system).
+        throw usage_error("-o " + path + ": cannot write " + args->format + ": " + e.what());
       }
       return 0;
     };

@@ -76,7 +76,8 @@ TEST_F(cli, usage_errors_exit_1) {
   // Usage mistakes found after parsing: one line, exit 1.
   for (std::string const& args :
        {"summary --table kernal " + quote(sample), "summary --comm-pattern '(' " + quote(sample),
-        std::string("generate --format nsys-sqlite")}) {
+        std::string("generate --format nsys-sqlite"),
+        "generate -o " + quote(dir / "no/such/dir/x.sqlite")}) {
     auto const r = run_cli(args);
     EXPECT_EQ(r.exit_code, 1) << "args: " << args << "\n" << r.err;
     EXPECT_EQ(lines(r.err), 1u) << r.err;
