@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: Apache-2.0
+// The backend interface on top of the device algorithms, for any Context (the CUDA one, or
+// the host twin the CPU-compiled tests use). Splits work that does not fit the memory budget
+// into chunks, runs each on the device and stitches the results on the host (planning.hpp).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include <tracesweep/backend.hpp>
+
+#include "cuda/detail/planning.hpp"
+#include "cuda/detail/primitives.cuh"
+
+namespace tracesweep::cuda_detail {
+
+/// Upper bounds of the device bytes each primitive allocates per input row (buffers of the
+/// algorithms in primitives.cuh plus a margin for the radix sort's temporary storage).
+struct bytes_per_row {
+  static constexpr std::size_t sort = 24 + 16;
+  static constexpr std::size_t union_ = 20 + 4 + 16 + 16 + 8 + 4 + 20 + 8 + 1 + 20 + 8 + 32;
+  static constexpr std::size_t gaps = 20 + 4 + 28 + 24 + 8 + 4 + 20 + 8 + 20 + 32;
+  /// inputs 12, order 4, sorted key/value 12, reduce-by-key output 4 + 48, margin 16; then
+  /// per group (at most one per row) 16 bytes for each of the 4 + 2q order-statistic ranks.
+  static constexpr std::size_t stats(std::size_t quantiles) {
+    return 96 + 16 * (4 + 2 * quantiles);
+  }
+  static constexpr std::size_t intersection = 20 + 20 + 16 + 8 + 12 + 32;
+};
+
+/// Chunks never exceed what a 32-bit row index can address.
+inline constexpr std::size_t max_chunk_rows = std::size_t{1} << 31;
+
+template <class Context>
+class device_backend final : public backend {
+ public:
+  /// `memory_limit` bytes of device memory per call (0 = no limit).
+  device_backend(Context ctx, std::size_t memory_limit, std::string name)
+      : _ctx(std::move(ctx)), _limit(memory_limit), _name(std::move(name)) {}
+
+  [[nodiscard]] std::string_view name() const noexcept override { return _name; }
+  [[nodiscard]] Context& context() noexcept { return _ctx; }
+  /// Device passes run so far (one per chunk); tests use it to check that chunking happened.
+  [[nodiscard]] std::size_t chunks_run() const noexcept { return _chunks; }
+
+  void sort_pairs(std::span<std::uint64_t> keys, std::span<std::uint32_t> values,
+                  int end_bit) override {
+    if (keys.size() != values.size())
+      throw std::invalid_argument("sort_pairs: keys and values differ in size");
+    std::size_t const n = keys.size();
+    if (n == 0) return;
+    end_bit = std::clamp(end_bit, 1, 64);
+    auto const runs = split_rows(n, chunk_rows(bytes_per_row::sort, n));
+    for (auto const& r : runs) {
+      ++_chunks;
+      auto k = _ctx.template alloc<std::uint64_t>(r.size());
+      auto v = _ctx.template alloc<std::uint32_t>(r.size());
+      _ctx.upload(k.data(), keys.data() + r.begin, r.size());
+      _ctx.upload(v.data(), values.data() + r.begin, r.size());
+      _ctx.sort_pairs(k, v, end_bit);
+      _ctx.download(keys.data() + r.begin, k.data(), r.size());
+      _ctx.download(values.data() + r.begin, v.data(), r.size());
+    }
+    merge_sorted_runs(keys, values, runs);
+  }
+
+  [[nodiscard]] interval_union union_by_group(interval_view in) override {
+    if (in.end.size() != in.size() || in.group.size() != in.size())
+      throw std::invalid_argument("union_by_group: start, end and group differ in size");
+    std::size_t const n = in.size();
+    auto const runs = split_rows(n, chunk_rows(bytes_per_row::union_, n));
+    std::vector<interval_union> parts;
+    for (auto const& r : runs) {
+      ++_chunks;
+      parts.push_back(union_on_device(_ctx, slice(in, r)));
+    }
+    if (parts.empty()) return {};
+    return stitch_unions(parts);
+  }
+
+  [[nodiscard]] std::vector<gap> gap_scan(interval_union const& u, group_windows windows,
+                                          std::int64_t min_gap,
+                                          std::size_t top_per_group) override {
+    if (windows.end.size() != windows.start.size())
+      throw std::invalid_argument("gap_scan: window start and end differ in size");
+    if (u.group.size() != u.size() || u.end.size() != u.size())
+      throw std::invalid_argument("gap_scan: union columns differ in size");
+    for (std::size_t i = 0; i < u.size(); ++i)
+      if (u.group[i] >= windows.start.size() || (i > 0 && u.group[i] < u.group[i - 1]))
+        throw std::invalid_argument(
+            "gap_scan: union not sorted by group, or a group has no window (group " +
+            std::to_string(u.group[i]) + ")");
+    std::vector<gap> all = trailing_gaps(u, windows, min_gap);
+    auto const view = u.view();
+    for (auto const& r : split_rows(u.size(), chunk_rows(bytes_per_row::gaps, u.size()))) {
+      ++_chunks;
+      // Each chunk also takes the member before it, for the previous end.
+      std::size_t const from = r.begin > 0 ? r.begin - 1 : 0;
+      auto part = gaps_on_device(_ctx, slice(view, row_range{from, r.end}), r.begin - from, windows,
+                                 min_gap, top_per_group);
+      all.insert(all.end(), part.begin(), part.end());
+    }
+    return select_top_gaps(std::move(all), top_per_group);
+  }
+
+  [[nodiscard]] std::vector<exact_stats> segmented_stats(
+      std::span<std::uint32_t const> keys, std::span<std::int64_t const> values,
+      std::span<double const> quantiles) override {
+    if (values.size() != keys.size())
+      throw std::invalid_argument("segmented_stats: keys and values differ in size");
+    for (double const q : quantiles)
+      if (!(q >= 0.0 && q <= 1.0))
+        throw std::invalid_argument("segmented_stats: quantile outside [0, 1]");
+    std::size_t const n = keys.size();
+    std::size_t const cap = chunk_rows(bytes_per_row::stats(quantiles.size()), n);
+    if (n <= cap) {
+      ++_chunks;
+      return stats_on_device(_ctx, keys, values, quantiles);
+    }
+    // Whole keys per chunk: scatter the rows by chunk (a stable counting sort on the host).
+    auto const plan = plan_key_chunks(keys, cap);
+    std::vector<std::size_t> offset(plan.size() + 1, 0);
+    for (std::size_t c = 0; c < plan.size(); ++c) offset[c + 1] = offset[c] + plan[c].rows;
+    std::vector<std::uint32_t> k(n);
+    std::vector<std::int64_t> v(n);
+    {
+      std::vector<std::size_t> next(offset.begin(), offset.end() - 1);
+      for (std::size_t i = 0; i < n; ++i) {
+        auto const it = std::upper_bound(
+            plan.begin(), plan.end(), keys[i],
+            [](std::uint32_t key, key_chunk const& c) { return key < c.first_key; });
+        std::size_t const c = static_cast<std::size_t>(it - plan.begin()) - 1;
+        k[next[c]] = keys[i];
+        v[next[c]] = values[i];
+        ++next[c];
+      }
+    }
+    std::vector<exact_stats> out;
+    for (std::size_t c = 0; c < plan.size(); ++c) {
+      std::span<std::uint32_t const> const ck(k.data() + offset[c], plan[c].rows);
+      std::span<std::int64_t const> const cv(v.data() + offset[c], plan[c].rows);
+      if (plan[c].rows <= cap) {
+        ++_chunks;
+        auto part = stats_on_device(_ctx, ck, cv, quantiles);
+        out.insert(out.end(), std::make_move_iterator(part.begin()),
+                   std::make_move_iterator(part.end()));
+      } else {
+        out.push_back(oversized_group_stats(plan[c].first_key, cv, quantiles));
+      }
+    }
+    return out;
+  }
+
+  [[nodiscard]] std::vector<std::int64_t> intersection_by_group(interval_union const& a,
+                                                                interval_union const& b,
+                                                                std::size_t group_count) override {
+    std::vector<std::int64_t> out(group_count, 0);
+    for (auto const* u : {&a, &b}) {
+      if (u->group.size() != u->size() || u->end.size() != u->size())
+        throw std::invalid_argument("intersection_by_group: union columns differ in size");
+      for (group_id const g : u->group)
+        if (g >= group_count)
+          throw std::invalid_argument("intersection_by_group: group " + std::to_string(g) +
+                                      " >= group_count");
+    }
+    if (a.size() == 0 || b.size() == 0) return out;
+    std::size_t const cap = chunk_rows(bytes_per_row::intersection, a.size() + b.size());
+    // Half the budget for a slice of a, half for the matching part of b.
+    std::size_t const half = std::max<std::size_t>(cap / 2, 1);
+    auto const av = a.view();
+    auto const bv = b.view();
+    for (auto const& r : split_rows(a.size(), a.size() + b.size() <= cap ? a.size() : half)) {
+      auto const need = overlapping_rows(b, a.group[r.begin], a.start[r.begin], a.group[r.end - 1],
+                                         a.end[r.end - 1]);
+      std::size_t const b_cap = a.size() + b.size() <= cap ? b.size() : half;
+      for (auto const& br : split_rows(need.size(), b_cap)) {
+        ++_chunks;
+        intersection_on_device(_ctx, slice(av, r),
+                               slice(bv, row_range{need.begin + br.begin, need.begin + br.end}),
+                               out);
+      }
+    }
+    return out;
+  }
+
+ private:
+  [[nodiscard]] std::size_t chunk_rows(std::size_t per_row, std::size_t rows) const noexcept {
+    return std::min(rows_per_chunk(_limit, per_row, rows), max_chunk_rows);
+  }
+
+  static interval_view slice(interval_view v, row_range r) {
+    return {v.start.subspan(r.begin, r.size()), v.end.subspan(r.begin, r.size()),
+            v.group.subspan(r.begin, r.size())};
+  }
+
+  /// A key with more rows than fit the budget: its values are sorted on the device in chunks
+  /// (sort_pairs, merged on the host) and the exact parts are read from the sorted values.
+  exact_stats oversized_group_stats(std::uint32_t key, std::span<std::int64_t const> values,
+                                    std::span<double const> quantiles) {
+    std::int64_t const lo = *std::min_element(values.begin(), values.end());
+    std::vector<std::uint64_t> sorted(values.size());
+    std::vector<std::uint32_t> index(values.size(), 0);
+    std::uint64_t hi_norm = 0;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      sorted[i] = normalise(values[i], lo);
+      hi_norm = std::max(hi_norm, sorted[i]);
+    }
+    sort_pairs(sorted, index, bits_for(hi_norm));
+    moments m;
+    for (auto const x : values) m = moments_plus_fn{}(m, to_moments_fn{}(x));
+    if (m.overflow) throw_sum_sq_overflow(key);
+    auto value_at = [&](std::uint64_t rank) {
+      return static_cast<std::int64_t>(sorted[rank] + static_cast<std::uint64_t>(lo));
+    };
+    exact_stats s;
+    std::uint64_t const c = values.size();
+    s.key = key;
+    s.count = c;
+    s.sum = static_cast<int128>((static_cast<uint128>(m.sum.hi) << 64) | m.sum.lo);
+    s.sum_sq = (static_cast<uint128>(m.sum_sq.hi) << 64) | m.sum_sq.lo;
+    s.min = value_at(0);
+    s.max = value_at(c - 1);
+    s.median_lo = value_at((c - 1) / 2);
+    s.median_hi = value_at(c / 2);
+    for (double q : quantiles) {
+      auto const r = ranks_for_quantile(q, c);
+      s.quantile_lo.push_back(value_at(r.lo));
+      s.quantile_hi.push_back(value_at(r.hi));
+    }
+    return s;
+  }
+
+  Context _ctx;
+  std::size_t _limit;
+  std::string _name;
+  std::size_t _chunks = 0;
+};
+
+}  // namespace tracesweep::cuda_detail

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// The host twin of the CUDA context: the same seams implemented with Thrust's CPP system, so
+// g++ compiles and CI runs the device algorithms without a GPU. It counts the bytes its
+// buffers hold, so tests can check that chunking keeps to a memory limit.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include <thrust/sort.h>
+#include <thrust/system/cpp/execution_policy.h>
+#include <thrust/transform.h>
+
+namespace tracesweep::cuda_detail {
+
+class host_context {
+ public:
+  /// Orders keys by their bits [0, end_bit) only, as a radix sort over that range does.
+  struct masked_less {
+    std::uint64_t mask;
+    bool operator()(std::uint64_t a, std::uint64_t b) const { return (a & mask) < (b & mask); }
+  };
+
+  struct usage {
+    std::size_t current = 0;
+    std::size_t peak = 0;
+  };
+
+  /// An owning buffer whose bytes count towards the context's usage.
+  template <class T>
+  class buffer {
+   public:
+    buffer() = default;
+    buffer(std::size_t n, std::shared_ptr<usage> u) : _data(n), _usage(std::move(u)) {
+      _usage->current += n * sizeof(T);
+      _usage->peak = std::max(_usage->peak, _usage->current);
+    }
+    buffer(buffer&&) noexcept = default;
+    buffer& operator=(buffer&& o) noexcept {
+      release();
+      _data = std::move(o._data);
+      _usage = std::move(o._usage);
+      return *this;
+    }
+    buffer(buffer const&) = delete;
+    buffer& operator=(buffer const&) = delete;
+    ~buffer() { release(); }
+    [[nodiscard]] T* data() noexcept { return _data.data(); }
+    [[nodiscard]] T const* data() const noexcept { return _data.data(); }
+    [[nodiscard]] std::size_t size() const noexcept { return _data.size(); }
+    void swap(buffer& o) noexcept {
+      _data.swap(o._data);
+      _usage.swap(o._usage);
+    }
+
+   private:
+    void release() noexcept {
+      if (_usage) _usage->current -= _data.size() * sizeof(T);
+      _data = {};
+      _usage.reset();
+    }
+    std::vector<T> _data;
+    std::shared_ptr<usage> _usage;
+  };
+
+  template <class T>
+  [[nodiscard]] buffer<T> alloc(std::size_t n) {
+    return buffer<T>(n, _usage);
+  }
+  [[nodiscard]] auto policy() const { return thrust::cpp::par; }
+
+  /// Twin of cub::DeviceRadixSort::SortPairs with a DoubleBuffer: the stable order of the keys
+  /// restricted to bits [0, end_bit), which is the stable order of the keys themselves.
+  void sort_pairs(buffer<std::uint64_t>& keys, buffer<std::uint32_t>& values, int end_bit) {
+    // The double buffers CUB needs, so the memory accounting matches the device.
+    auto alt_keys = alloc<std::uint64_t>(keys.size());
+    auto alt_values = alloc<std::uint32_t>(values.size());
+    std::uint64_t const mask =
+        end_bit >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << end_bit) - 1;
+    thrust::stable_sort_by_key(policy(), keys.data(), keys.data() + keys.size(), values.data(),
+                               masked_less{mask});
+  }
+
+  /// Twin of the segment-flag kernel.
+  template <class Fn>
+  void mark_segment_starts(Fn fn, std::uint8_t* flag, std::size_t n) {
+    thrust::transform(policy(), thrust::counting_iterator<std::size_t>(0),
+                      thrust::counting_iterator<std::size_t>(n), flag, fn);
+  }
+
+  template <class T>
+  void upload(T* dst, T const* src, std::size_t n) {
+    if (n) std::memcpy(dst, src, n * sizeof(T));
+  }
+  template <class T>
+  void download(T* dst, T const* src, std::size_t n) {
+    if (n) std::memcpy(dst, src, n * sizeof(T));
+  }
+
+  [[nodiscard]] usage const& memory() const noexcept { return *_usage; }
+
+ private:
+  std::shared_ptr<usage> _usage = std::make_shared<usage>();
+};
+
+}  // namespace tracesweep::cuda_detail
