@@ -9,6 +9,12 @@
 
 #include <tracesweep/backend.hpp>
 #include <tracesweep/cuda_backend.hpp>
+#include <tracesweep/error.hpp>
+#include <tracesweep/input_reader.hpp>
+#include <tracesweep/summary.hpp>
+
+#include "support/trace_paths.hpp"
+#include "tests/device/summary_compare.hpp"
 
 namespace tracesweep {
 namespace {
@@ -21,7 +27,9 @@ namespace {
 TEST(CudaBackend, UnavailableReasonIsOneLine) {
   auto const why = cuda_unavailable_reason();
   EXPECT_EQ(why.find('\n'), std::string::npos);
-  if (!why.empty()) EXPECT_THROW((void)make_cuda_backend(), backend_unavailable);
+  if (!why.empty()) {
+    EXPECT_THROW((void)make_cuda_backend(), backend_unavailable);
+  }
 }
 
 TEST(CudaBackend, PrimitivesMatchCpu) {
@@ -82,6 +90,30 @@ TEST(CudaBackend, PrimitivesMatchCpu) {
       EXPECT_EQ(cpu->intersection_by_group(u_cpu, u3, 8), gpu->intersection_by_group(u_cpu, u3, 8));
     }
   }
+}
+
+TEST(CudaBackend, EverySummaryOnEveryTraceMatchesCpu) {
+  REQUIRE_GPU();
+  TRACESWEEP_REQUIRE_TRACES_DIR(dir);
+  std::size_t compared = 0;
+  for (auto const& path : test::trace_files(dir)) {
+    event_table table;
+    try {
+      read_input(path.string(), table, read_options{});
+    } catch (input_error const&) {
+      continue;
+    }
+    summary_options const options;
+    auto cpu = make_cpu_backend(0);
+    auto const reference = compute_summary(table, *cpu, options);
+    for (std::size_t limit : {std::size_t{0}, std::size_t{64} << 20, std::size_t{64} << 10}) {
+      auto gpu = make_cuda_backend({0, limit});
+      test::expect_same(reference, compute_summary(table, *gpu, options),
+                        path.string() + " limit " + std::to_string(limit));
+    }
+    ++compared;
+  }
+  EXPECT_GT(compared, 10u);
 }
 
 }  // namespace

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+// Field-by-field summary comparison (integers equal, doubles bit-identical) and the list of
+// trace files, shared by the CPU-compiled parity suite and the CUDA backend test.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <tracesweep/summary.hpp>
+
+namespace tracesweep::test {
+
+inline bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+#define EXPECT_SAME_DOUBLE(a, b) \
+  EXPECT_TRUE(same_bits((a), (b))) << #a << ": " << (a) << " vs " << (b)
+
+inline void expect_same(summary const& cpu, summary const& dev, std::string const& what) {
+  SCOPED_TRACE(what);
+  ASSERT_EQ(cpu.devices.size(), dev.devices.size());
+  for (std::size_t i = 0; i < cpu.devices.size(); ++i) {
+    auto const& a = cpu.devices[i];
+    auto const& b = dev.devices[i];
+    SCOPED_TRACE("device row " + std::to_string(i));
+    EXPECT_EQ(a.input, b.input);
+    EXPECT_EQ(a.rank, b.rank);
+    EXPECT_EQ(a.device, b.device);
+    EXPECT_EQ(a.window_start_ns, b.window_start_ns);
+    EXPECT_EQ(a.window_end_ns, b.window_end_ns);
+    EXPECT_EQ(a.window_ns, b.window_ns);
+    EXPECT_EQ(a.busy_ns, b.busy_ns);
+    EXPECT_EQ(a.idle_ns, b.idle_ns);
+    EXPECT_SAME_DOUBLE(a.utilization, b.utilization);
+    EXPECT_EQ(a.kernel_ns, b.kernel_ns);
+    EXPECT_EQ(a.memcpy_ns, b.memcpy_ns);
+    EXPECT_EQ(a.memset_ns, b.memset_ns);
+    EXPECT_EQ(a.communication_ns, b.communication_ns);
+    EXPECT_EQ(a.computation_ns, b.computation_ns);
+    EXPECT_EQ(a.overlap_ns, b.overlap_ns);
+    EXPECT_EQ(a.kernel_count, b.kernel_count);
+  }
+  ASSERT_EQ(cpu.kernels.size(), dev.kernels.size());
+  for (std::size_t i = 0; i < cpu.kernels.size(); ++i) {
+    auto const& a = cpu.kernels[i];
+    auto const& b = dev.kernels[i];
+    SCOPED_TRACE("kernel row " + std::to_string(i));
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.calls, b.calls);
+    EXPECT_EQ(a.total_ns, b.total_ns);
+    EXPECT_SAME_DOUBLE(a.avg_ns, b.avg_ns);
+    EXPECT_SAME_DOUBLE(a.median_ns, b.median_ns);
+    EXPECT_EQ(a.min_ns, b.min_ns);
+    EXPECT_EQ(a.max_ns, b.max_ns);
+    EXPECT_SAME_DOUBLE(a.stddev_ns, b.stddev_ns);
+    EXPECT_SAME_DOUBLE(a.share, b.share);
+  }
+  ASSERT_EQ(cpu.gaps.size(), dev.gaps.size());
+  for (std::size_t i = 0; i < cpu.gaps.size(); ++i) {
+    auto const& a = cpu.gaps[i];
+    auto const& b = dev.gaps[i];
+    SCOPED_TRACE("gap row " + std::to_string(i));
+    EXPECT_EQ(a.input, b.input);
+    EXPECT_EQ(a.rank, b.rank);
+    EXPECT_EQ(a.device, b.device);
+    EXPECT_EQ(a.start_ns, b.start_ns);
+    EXPECT_EQ(a.end_ns, b.end_ns);
+    EXPECT_EQ(a.duration_ns, b.duration_ns);
+  }
+  EXPECT_EQ(cpu.inputs.size(), dev.inputs.size());
+}
+
+inline std::vector<std::filesystem::path> trace_files(std::filesystem::path const& dir) {
+  std::vector<std::filesystem::path> out;
+  for (auto const& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    auto const name = e.path().filename().string();
+    if (name.ends_with(".md") || name.ends_with(".txt")) continue;
+    out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace tracesweep::test
