@@ -18,6 +18,32 @@ constexpr bool is_json_space(char c) noexcept {
 
 number_status decimal_to_scaled_int(std::string_view token, int scale, std::int64_t& out) noexcept {
   while (!token.empty() && is_json_space(token.back())) token.remove_suffix(1);
+  // Fast path for what profilers write: 1-15 integer digits (no leading zero unless "0"),
+  // optionally '.' and 1-3 fraction digits, scale 3. Exact without rounding.
+  if (scale == 3 && !token.empty() && token.size() <= 19 && is_digit(token[0]) &&
+      (token[0] != '0' || token.size() == 1 || token[1] == '.')) {
+    std::int64_t whole = 0;
+    std::size_t k = 0;
+    while (k < token.size() && is_digit(token[k])) whole = whole * 10 + (token[k++] - '0');
+    if (k <= 15) {
+      if (k == token.size()) {
+        out = whole * 1000;
+        return number_status::ok;
+      }
+      if (token[k] == '.' && token.size() - k - 1 >= 1 && token.size() - k - 1 <= 3) {
+        std::int64_t frac = 0;
+        std::size_t digits = 0;
+        for (std::size_t j = k + 1; j < token.size(); ++j, ++digits) {
+          if (!is_digit(token[j])) goto general;
+          frac = frac * 10 + (token[j] - '0');
+        }
+        for (; digits < 3; ++digits) frac *= 10;
+        out = whole * 1000 + frac;
+        return number_status::ok;
+      }
+    }
+  }
+general:
   std::size_t i = 0;
   auto const n = token.size();
   bool negative = false;

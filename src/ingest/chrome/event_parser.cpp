@@ -131,6 +131,8 @@ simdjson::error_code read_event(od::object& obj, event_fields& f) {
           if (auto e = v.type().get(type)) return e;
           if (type == od::json_type::string)
             if (auto e = v.get_string().get(f.ph)) return e;
+          // Only complete events become rows: leave the rest of any other event unread.
+          if (f.ph != "X") return simdjson::SUCCESS;
         } else if (key == "pid") {
           f.pid_int = read_integer(v, f.pid);
         }

@@ -41,26 +41,73 @@ char const* find_string_special(char const* p, char const* end) noexcept {
   return end;
 }
 
-/// First '"', '{', '}', '[' or ']' in [p, end), or end (outside strings).
-char const* find_structural(char const* p, char const* end) noexcept {
+/// Bit i of each mask describes byte i of a 64-byte block.
+struct block_masks {
+  std::uint64_t quote = 0, backslash = 0, open = 0, close = 0;
+};
+
+block_masks classify_block(char const* p) noexcept {
+  block_masks m;
 #if defined(__SSE2__)
   auto const quote = _mm_set1_epi8('"');
-  auto const square_open = _mm_set1_epi8('[');
-  auto const square_close = _mm_set1_epi8(']');
-  auto const curly_open = _mm_set1_epi8('{');
-  auto const curly_close = _mm_set1_epi8('}');
-  for (; p + 16 <= end; p += 16) {
-    auto const v = _mm_loadu_si128(reinterpret_cast<__m128i const*>(p));
-    auto const hit = _mm_or_si128(
-        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, square_open)),
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, square_close), _mm_cmpeq_epi8(v, curly_open)),
-                     _mm_cmpeq_epi8(v, curly_close)));
-    if (auto const mask = _mm_movemask_epi8(hit); mask != 0) return p + __builtin_ctz(mask);
+  auto const backslash = _mm_set1_epi8('\\');
+  auto const curly_open = _mm_set1_epi8('{'), square_open = _mm_set1_epi8('[');
+  auto const curly_close = _mm_set1_epi8('}'), square_close = _mm_set1_epi8(']');
+  for (int k = 0; k < 4; ++k) {
+    auto const v = _mm_loadu_si128(reinterpret_cast<__m128i const*>(p + 16 * k));
+    auto bits = [&](__m128i hit) {
+      return static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(hit)))
+             << (16 * k);
+    };
+    m.quote |= bits(_mm_cmpeq_epi8(v, quote));
+    m.backslash |= bits(_mm_cmpeq_epi8(v, backslash));
+    m.open |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, curly_open), _mm_cmpeq_epi8(v, square_open)));
+    m.close |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, curly_close), _mm_cmpeq_epi8(v, square_close)));
+  }
+#else
+  for (int i = 0; i < 64; ++i) {
+    auto const bit = std::uint64_t{1} << i;
+    char const c = p[i];
+    if (c == '"') m.quote |= bit;
+    if (c == '\\') m.backslash |= bit;
+    if (c == '{' || c == '[') m.open |= bit;
+    if (c == '}' || c == ']') m.close |= bit;
   }
 #endif
-  for (; p < end; ++p)
-    if (*p == '"' || *p == '{' || *p == '}' || *p == '[' || *p == ']') return p;
-  return end;
+  return m;
+}
+
+/// Bits of the bytes that follow an unescaped backslash. `carry`: the block's first byte is
+/// escaped by a backslash ending the previous block (updated for the next block).
+std::uint64_t escaped_bits(std::uint64_t backslash, bool& carry) noexcept {
+  std::uint64_t escaped = 0;
+  if (carry) {
+    escaped = 1;
+    backslash &= ~std::uint64_t{1};
+    carry = false;
+  }
+  while (backslash != 0) {  // rare in traces: a plain loop over the backslashes
+    int const i = __builtin_ctzll(backslash);
+    if (i == 63) {
+      carry = true;
+      break;
+    }
+    escaped |= std::uint64_t{1} << (i + 1);
+    backslash &= ~(std::uint64_t{1} << (i + 1));  // an escaped backslash escapes nothing
+    backslash &= backslash - 1;
+  }
+  return escaped;
+}
+
+/// Bit i set when an odd number of quote bits are at positions <= i (inside a string).
+constexpr std::uint64_t prefix_xor(std::uint64_t x) noexcept {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  return x;
 }
 
 }  // namespace
@@ -140,60 +187,78 @@ void event_splitter::scan_value() {
                             std::to_string(start));
   };
   char const first = _buf[_pos];
-  if (first == '"' || first == '{' || first == '[') {
-    bool in_string = first == '"';
+  if (first == '{' || first == '[') {
+    // 64 bytes at a time: quotes not escaped toggle the in-string state (prefix xor), and
+    // only brackets outside strings count.
     _stack.clear();
-    if (!in_string) _stack.push_back(first);
+    std::uint64_t in_string_carry = 0;  // all ones when the previous block ended in a string
+    bool escape_carry = false;
+    std::size_t p = _pos;
+    char tail[64];
+    for (;;) {
+      if (_fill - p < 64 && !_eof) {
+        _pos = p;
+        refill();
+        p = _pos;
+        continue;
+      }
+      auto const avail = _fill - p;
+      if (avail == 0) truncated();
+      char const* block = _buf.data() + p;
+      if (avail < 64) {
+        std::memcpy(tail, block, avail);
+        std::memset(tail + avail, ' ', 64 - avail);
+        block = tail;
+      }
+      auto const m = classify_block(block);
+      auto const escaped = m.backslash | escape_carry ? escaped_bits(m.backslash, escape_carry) : 0;
+      auto const in_string = prefix_xor(m.quote & ~escaped) ^ in_string_carry;
+      in_string_carry = static_cast<std::uint64_t>(static_cast<std::int64_t>(in_string) >> 63);
+      auto brackets = (m.open | m.close) & ~in_string;
+      while (brackets != 0) {
+        int const i = __builtin_ctzll(brackets);
+        brackets &= brackets - 1;
+        char const c = block[i];
+        if (c == '{' || c == '[') {
+          _stack.push_back(c);
+          continue;
+        }
+        char const open = c == '}' ? '{' : '[';
+        if (_stack.back() != open)
+          fail(_base + p + static_cast<std::size_t>(i),
+               std::string("invalid JSON: '") + c + "' closes '" + _stack.back() + "'");
+        _stack.pop_back();
+        if (_stack.empty()) {
+          _pos = p + static_cast<std::size_t>(i) + 1;
+          return;
+        }
+      }
+      if (avail < 64) truncated();
+      p += 64;
+    }
+  }
+  if (first == '"') {
     ++_pos;
     for (;;) {
       char const* const buf = _buf.data();
       char const* const end = buf + _fill;
-      char const* p = buf + _pos;
-      if (in_string) {
-        auto const q = find_string_special(p, end);
-        if (q == end) {
-          _pos = _fill;
-          if (!refill()) truncated();
-          continue;
-        }
-        if (*q == '\\') {
-          if (q + 1 == end) {  // the escaped byte is not here yet
-            _pos = static_cast<std::size_t>(q - buf);
-            if (!refill()) truncated();
-            continue;
-          }
-          _pos = static_cast<std::size_t>(q - buf) + 2;
-          continue;
-        }
-        _pos = static_cast<std::size_t>(q - buf) + 1;
-        in_string = false;
-        if (_stack.empty()) return;  // the value was a string
-        continue;
-      }
-      auto const q = find_structural(p, end);
+      auto const q = find_string_special(buf + _pos, end);
       if (q == end) {
         _pos = _fill;
         if (!refill()) truncated();
         continue;
       }
-      _pos = static_cast<std::size_t>(q - buf) + 1;
-      switch (*q) {
-        case '"':
-          in_string = true;
-          break;
-        case '{':
-        case '[':
-          _stack.push_back(*q);
-          break;
-        default: {  // '}' or ']'
-          char const open = *q == '}' ? '{' : '[';
-          if (_stack.back() != open)
-            fail(_base + _pos - 1,
-                 std::string("invalid JSON: '") + *q + "' closes '" + _stack.back() + "'");
-          _stack.pop_back();
-          if (_stack.empty()) return;
+      if (*q == '\\') {
+        if (q + 1 == end) {  // the escaped byte is not here yet
+          _pos = static_cast<std::size_t>(q - buf);
+          if (!refill()) truncated();
+          continue;
         }
+        _pos = static_cast<std::size_t>(q - buf) + 2;
+        continue;
       }
+      _pos = static_cast<std::size_t>(q - buf) + 1;
+      return;
     }
   }
   // A scalar: number, true, false, null.
