@@ -4,11 +4,14 @@
 // staging for host↔device copies, cub::DeviceRadixSort behind the sort seam, and the one
 // hand-written kernel (segment flags). The algorithms themselves are in detail/primitives.cuh.
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <thrust/system/cuda/execution_policy.h>
 #include <cub/device/device_radix_sort.cuh>
@@ -18,6 +21,7 @@
 
 #include "cuda/detail/cuda_error.hpp"
 #include "cuda/detail/device_backend.hpp"
+#include "cuda/detail/resident_bench.hpp"
 
 namespace tracesweep {
 namespace cuda_detail {
@@ -229,3 +233,56 @@ std::unique_ptr<backend> make_cuda_backend(cuda_options const& options) {
 }
 
 }  // namespace tracesweep
+
+namespace tracesweep::cuda_detail {
+
+resident_times time_resident(interval_view in, std::span<std::uint32_t const> names,
+                             std::span<std::int64_t const> durations, int reps) {
+  if (std::string const why = cuda_unavailable_reason(); !why.empty())
+    throw backend_unavailable(why);
+  cuda_context ctx(0);
+  std::size_t const n = in.size();
+  auto median_ms = [&](auto&& fn) {
+    std::vector<double> t;
+    for (int r = 0; r < std::max(reps, 1); ++r) {
+      auto const t0 = std::chrono::steady_clock::now();
+      fn();
+      TRACESWEEP_CUDA_TRY(cudaDeviceSynchronize());
+      t.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  };
+  resident_times out;
+  auto start = ctx.alloc<std::int64_t>(n);
+  auto end = ctx.alloc<std::int64_t>(n);
+  auto group = ctx.alloc<std::uint32_t>(n);
+  auto name = ctx.alloc<std::uint32_t>(n);
+  auto dur = ctx.alloc<std::int64_t>(n);
+  out.h2d_ms = median_ms([&] {
+    ctx.upload(start.data(), in.start.data(), n);
+    ctx.upload(end.data(), in.end.data(), n);
+    ctx.upload(group.data(), in.group.data(), n);
+    ctx.upload(name.data(), names.data(), n);
+    ctx.upload(dur.data(), durations.data(), n);
+  });
+  std::int64_t const lo = n ? *std::min_element(in.start.begin(), in.start.end()) : 0;
+  std::int64_t const max_start = n ? *std::max_element(in.start.begin(), in.start.end()) : 0;
+  auto keys = ctx.alloc<std::uint64_t>(n);
+  auto rows = ctx.alloc<std::uint32_t>(n);
+  out.sort_ms = median_ms([&] {
+    thrust::transform(ctx.policy(), start.data(), start.data() + n, keys.data(),
+                      normalise_i64_fn{lo});
+    thrust::sequence(ctx.policy(), rows.data(), rows.data() + n);
+    ctx.sort_pairs(keys, rows, bits_for(normalise(max_start, lo)));
+  });
+  out.union_ms = median_ms([&] {
+    (void)union_resident(ctx, {start.data(), end.data(), group.data(), n});
+  });
+  double const q[] = {0.5};
+  out.stats_ms = median_ms([&] { (void)stats_resident(ctx, name.data(), dur.data(), n, q); });
+  return out;
+}
+
+}  // namespace tracesweep::cuda_detail

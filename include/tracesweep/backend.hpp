@@ -54,6 +54,26 @@ enum class backend_choice { automatic, cpu, cuda };
 [[nodiscard]] std::unique_ptr<backend> make_backend(backend_choice choice, unsigned threads,
                                                     std::string* why = nullptr);
 
+/// Rows of work from which `automatic` picks the GPU when one is usable. An estimate, not a
+/// measurement: a CUB sort of 2^16 keys is launch-bound (30–130 µs) and creating the CUDA
+/// context, pool and pinned staging costs tens of milliseconds, while the all-core CPU backend
+/// handles 10^6 rows in a few milliseconds (docs/design-and-performance.md §1.9, §5.2).
+/// To be measured on an H200 with bench/device-check.sh.
+inline constexpr std::size_t cuda_auto_min_rows = 1'000'000;
+
+/// Everything make_backend may need to know.
+struct backend_request {
+  backend_choice choice = backend_choice::automatic;
+  unsigned threads = 0;
+  /// Rows the analysis will touch (the event table's size); `automatic` stays on the CPU below
+  /// cuda_auto_min_rows. The default means "large".
+  std::size_t work_rows = static_cast<std::size_t>(-1);
+  /// Device memory a CUDA primitive may use, in bytes (0 = most of what is free); forces chunking.
+  std::size_t device_memory_limit = 0;
+};
+[[nodiscard]] std::unique_ptr<backend> make_backend(backend_request const& request,
+                                                    std::string* why = nullptr);
+
 /// Whether a CUDA device is usable: empty when it is, else one line saying why not.
 [[nodiscard]] std::string cuda_unavailable_reason();
 

@@ -13,19 +13,30 @@ std::string cuda_unavailable_reason() { return "this tracesweep was built withou
 #endif
 
 std::unique_ptr<backend> make_backend(backend_choice choice, unsigned threads, std::string* why) {
-  if (choice == backend_choice::cpu) return make_cpu_backend(threads);
+  return make_backend(backend_request{choice, threads}, why);
+}
+
+std::unique_ptr<backend> make_backend(backend_request const& r, std::string* why) {
+  if (r.choice == backend_choice::cpu) return make_cpu_backend(r.threads);
   std::string const reason = cuda_unavailable_reason();
-  if (choice == backend_choice::cuda) {
+  if (r.choice == backend_choice::cuda) {
     if (!reason.empty()) throw backend_unavailable("--backend cuda: " + reason);
   }
 #ifdef TRACESWEEP_HAVE_CUDA
-  if (reason.empty()) {
+  if (reason.empty() &&
+      (r.choice == backend_choice::cuda || r.work_rows >= cuda_auto_min_rows)) {
     if (why) *why = "backend: cuda";
-    return make_cuda_backend();
+    return make_cuda_backend({0, r.device_memory_limit});
+  }
+  if (reason.empty()) {
+    if (why)
+      *why = "backend: cpu (" + std::to_string(r.work_rows) + " rows, below the " +
+             std::to_string(cuda_auto_min_rows) + " from which auto uses the GPU)";
+    return make_cpu_backend(r.threads);
   }
 #endif
   if (why) *why = "backend: cpu (" + reason + ")";
-  return make_cpu_backend(threads);
+  return make_cpu_backend(r.threads);
 }
 
 }  // namespace tracesweep
