@@ -182,6 +182,27 @@ TEST_F(ChromeReader, ManyChunksSameRowsForAnyThreadCountPlainAndGzip) {
   }
 }
 
+TEST_F(ChromeReader, BackslashRunsAndQuotedBracketsAtEveryBlockOffset) {
+  // Names ending in n literal backslashes (2n in JSON) then an escaped quote and brackets, for
+  // n = 0..130: escape runs and quotes land at every offset of the scanner's 64-byte blocks.
+  std::string text = R"({"traceEvents": [)";
+  std::vector<std::string> names;
+  for (int n = 0; n <= 130; ++n) {
+    std::string json_name = "k" + std::string(static_cast<std::size_t>(n % 7), 'x');
+    std::string name = json_name;
+    json_name += std::string(2 * static_cast<std::size_t>(n), '\\') + R"(\"]}[{)";
+    name += std::string(static_cast<std::size_t>(n), '\\') + "\"]}[{";
+    names.push_back(name);
+    if (n) text += ",";
+    text += R"({"ph": "X", "cat": "kernel", "name": ")" + json_name +
+            R"(", "pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"s": "\\", "a": [[]]}})";
+  }
+  text += "]}";
+  auto const t = read(file("escapes.json", text));
+  ASSERT_EQ(t.size(), names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(name_of(t, i), names[i]) << i;
+}
+
 TEST_F(ChromeReader, KindMappingByCategoryAndName) {
   auto const path = file("kinds.json", R"J({"traceEvents": [
     {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#12", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
