@@ -33,8 +33,10 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRACESWEEP_CU
 log "build (at most 120 s)"
 timeout 120 ninja -C "$build" -j "$(nproc)" cuda_backend_test device_twin_test device_parity_test \
   bench_device tracesweep > "$out/build.log" 2>&1 || { log "build FAILED or timed out (see build.log)"; exit 1; }
-log "ldd bench_device"
-ldd "$build/bench/device/bench_device" 2>&1 | tee "$out/ldd.log"
+log "ldd tracesweep, bench_device, cuda_backend_test"
+for b in src/cli/tracesweep bench/device/bench_device tests/device/cuda_backend_test; do
+  echo "-- $b"; ldd "$build/$b"
+done 2>&1 | tee "$out/ldd.log"
 [[ "$dry" == "--dry-run" ]] && { log "dry run: stopping before the GPU steps"; exit 0; }
 
 export TRACESWEEP_TRACES="$root/.device/traces" TRACESWEEP_REQUIRE_TRACES=1
