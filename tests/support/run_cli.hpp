@@ -43,6 +43,12 @@ inline cli_result run_cli(std::string const& args) {
   return r;
 }
 
-inline std::string quote(std::filesystem::path const& p) { return "'" + p.string() + "'"; }
+inline std::string quote(std::filesystem::path const& p) {
+  // Appended piecewise: GCC 12 warns (-Wrestrict, a false positive) on "'" + s + "'".
+  std::string s(1, '\'');
+  s += p.string();
+  s += '\'';
+  return s;
+}
 
 }  // namespace tracesweep::test
