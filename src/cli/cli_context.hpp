@@ -23,13 +23,14 @@ struct context {
   std::string output_path;
   bool verbose = false;
   bool keep_going = false;
+  std::size_t device_memory_limit = 0;  ///< bytes; 0 = the CUDA backend's default
   /// Set by the chosen subcommand's callback; returns the process exit code.
   std::function<int()> run;
 
   /// The output stream: -o FILE, else stdout.
   std::ostream& out();
-  /// The backend the options ask for (logs the choice with -v).
-  std::unique_ptr<backend> make_backend();
+  /// The backend the options ask for, for an analysis of `table` (logs the choice with -v).
+  std::unique_ptr<backend> make_backend(event_table const& table);
   /// Reads `paths` into `table`; with --keep-going reports each failed file on stderr and
   /// returns how many failed (0 when all were read).
   int read(std::vector<std::string> const& paths, event_table& table,

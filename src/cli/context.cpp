@@ -18,12 +18,15 @@ std::ostream& context::out() {
   return _file;
 }
 
-std::unique_ptr<backend> context::make_backend() {
-  backend_choice choice = backend_choice::automatic;
-  if (backend_name == "cpu") choice = backend_choice::cpu;
-  if (backend_name == "cuda") choice = backend_choice::cuda;
+std::unique_ptr<backend> context::make_backend(event_table const& table) {
+  backend_request request;
+  if (backend_name == "cpu") request.choice = backend_choice::cpu;
+  if (backend_name == "cuda") request.choice = backend_choice::cuda;
+  request.threads = threads;
+  request.work_rows = table.size();
+  request.device_memory_limit = device_memory_limit;
   std::string why;
-  auto be = tracesweep::make_backend(choice, threads, &why);
+  auto be = tracesweep::make_backend(request, &why);
   if (verbose) std::cerr << "tracesweep: " << (why.empty() ? "backend: " + std::string(be->name()) : why) << '\n';
   return be;
 }

@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("-o,--output", ctx.output_path, "Write the result to FILE instead of stdout");
   app.add_flag("-v,--verbose", ctx.verbose, "Say which backend runs and what was skipped");
+  app.add_option("--device-memory-limit", ctx.device_memory_limit,
+                 "Bytes of GPU memory one primitive may use; larger work is chunked (cuda)");
   app.add_flag("--keep-going", ctx.keep_going,
                "Report a file that cannot be read and go on with the others");
   app.fallthrough();

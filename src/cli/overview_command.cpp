@@ -53,7 +53,7 @@ void add_overview_command(CLI::App& app, context& ctx) {
       int const failed = ctx.read(args->inputs, table);
       if (table.inputs().empty())
         throw input_error(args->inputs.front(), "", "no input could be read");
-      auto be = ctx.make_backend();
+      auto be = ctx.make_backend(table);
       job_tables t;
       auto want = [&](char const* name) { return !compat && (tb == "all" || tb == name); };
       if (compat) t.has_tb = true, t.tb = compute_tb_overview(table, *be);

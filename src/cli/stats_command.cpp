@@ -46,7 +46,7 @@ void add_stats_command(CLI::App& app, context& ctx) {
       int const failed = ctx.read(args->inputs, table, options);
       if (table.inputs().empty())
         throw input_error(args->inputs.front(), "", "no input could be read");
-      auto be = ctx.make_backend();
+      auto be = ctx.make_backend(table);
       auto const tables =
           compute_stats_report(table, *be, *parse_stats_report(args->report), args->merge);
       write_stats_tables(tables, *parse_output_format(args->format), ctx.out());

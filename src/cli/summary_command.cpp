@@ -38,7 +38,7 @@ void add_summary_command(CLI::App& app, context& ctx) {
       event_table table;
       int const failed = ctx.read(args->inputs, table);
       if (table.inputs().empty()) throw input_error(args->inputs.front(), "", "no input could be read");
-      auto be = ctx.make_backend();
+      auto be = ctx.make_backend(table);
       auto s = compute_summary(table, *be, args->options);
       write_summary(s, *parse_output_format(args->format), args->table, ctx.out());
       return failed ? static_cast<int>(exit_code::bad_input) : 0;
