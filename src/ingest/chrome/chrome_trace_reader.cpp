@@ -40,7 +40,8 @@ class table_sink {
   table_sink(event_table& table, byte_source const& source, event_splitter const& splitter)
       : _table(table), _source(source), _splitter(splitter), _first_row(table.size()) {}
 
-  void merge(chunk_rows const& rows) {
+  /// `text_end`: offset in the JSON text just past the chunk's last event.
+  void merge(chunk_rows const& rows, std::uint64_t text_end) {
     _paddle |= rows.paddle;
     for (int r = 0; r < skip_reason_count; ++r)
       if (rows.skipped[r] > 0) _table.skip(to_string(static_cast<skip_reason>(r)), rows.skipped[r]);
@@ -48,7 +49,7 @@ class table_sink {
     _global.resize(rows.strings.size());
     for (std::size_t i = 0; i < rows.strings.size(); ++i)
       _global[i] = _table.strings().intern(rows.strings.at(static_cast<string_id>(i)));
-    grow_for(rows.size());
+    grow_for(rows.size(), text_end);
     auto const chunk_first_row = _table.size();
     for (std::size_t i = 0; i < rows.size(); ++i) {
       event e;
@@ -98,21 +99,26 @@ class table_sink {
  private:
   /// Reserves the columns for the whole file from what was seen so far, so they are not
   /// copied when they grow (the copy would double peak memory).
-  void grow_for(std::size_t more) {
+  void grow_for(std::size_t more, std::uint64_t text_end) {
     auto const needed = _table.size() + more;
-    if (needed <= _table.start_ns.capacity()) return;
+    auto const capacity = _table.start_ns.capacity();
+    if (needed <= capacity) return;
+    // Rows per byte of JSON so far, times the expected JSON size (for gzip: the file size times
+    // the expansion seen so far).
     auto const rows_so_far = static_cast<double>(needed - _first_row);
-    auto const text_so_far =
-        static_cast<double>(std::max<std::uint64_t>(_splitter.bytes_read(), 1));
+    auto const text_so_far = static_cast<double>(std::max<std::uint64_t>(text_end, 1));
     double text_total = static_cast<double>(_source.file_size());
     if (_source.compressed()) {
       auto const consumed =
           static_cast<double>(std::max<std::uint64_t>(_source.file_bytes_consumed(), 1));
-      text_total *= text_so_far / consumed;
+      text_total *= static_cast<double>(_splitter.bytes_read()) / consumed;
     }
-    auto const estimate = rows_so_far / text_so_far * std::max(text_total, text_so_far) * 1.05;
-    auto const target = std::max<double>(static_cast<double>(needed),
-                                         static_cast<double>(_first_row) + estimate + 1024.0);
+    auto const estimate = static_cast<double>(_first_row) +
+                          rows_so_far / text_so_far * std::max(text_total, text_so_far) * 1.02 +
+                          1024.0;
+    // Never grow by less than 25 %: a low estimate must not turn into many small copies.
+    auto const target =
+        std::max({estimate, static_cast<double>(needed), 1.25 * static_cast<double>(capacity)});
     _table.reserve(static_cast<std::size_t>(target));
   }
 
@@ -129,7 +135,7 @@ void read_sequential(event_splitter& splitter, table_sink& sink, std::string con
   work_item item;
   while (splitter.next(item.chunk)) {
     parser.parse(item.chunk, splitter.header().schema_version_seen_before_events, path, item.rows);
-    sink.merge(item.rows);
+    sink.merge(item.rows, item.chunk.byte_offset + item.chunk.length);
   }
 }
 
@@ -176,12 +182,12 @@ void read_parallel(event_splitter& splitter, table_sink& sink, std::string const
                   }
                   return item;
                 }) &
-            tbb::make_filter<work_item*, void>(tbb::filter_mode::serial_in_order,
-                                               [&](work_item* item) {
-                                                 std::unique_ptr<work_item> owned(item);
-                                                 sink.merge(item->rows);
-                                                 give_back(owned.release());
-                                               }));
+            tbb::make_filter<work_item*, void>(
+                tbb::filter_mode::serial_in_order, [&](work_item* item) {
+                  std::unique_ptr<work_item> owned(item);
+                  sink.merge(item->rows, item->chunk.byte_offset + item->chunk.length);
+                  give_back(owned.release());
+                }));
   });
 }
 
