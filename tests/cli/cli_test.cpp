@@ -149,24 +149,9 @@ TEST_F(cli, output_file_holds_what_stdout_would) {
   EXPECT_EQ(lines(unwritable.err), 1u);
 }
 
-TEST_F(cli, generated_export_summarises_like_the_generators_own_table) {
-  // The same trace, straight into the table: the reader and writer must not change a number
-  // (times may be rebased, so durations and counts are compared, not absolute timestamps).
-  ts::synthetic_options o;
-  o.seed = 7;
-  o.ranks = 2;
-  o.steps = 3;
-  o.kernels_per_step = 120;
-  ts::event_table t;
-  ts::generate_synthetic_trace(o, t);
-  auto be = ts::make_cpu_backend(1);
-  auto const want = ts::compute_summary(t, *be, {});
-
-  auto const r = run_cli("summary --format json " + quote(sample));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  simdjson::dom::parser p;
-  simdjson::dom::element doc;
-  ASSERT_EQ(p.parse(r.out).get(doc), simdjson::SUCCESS);
+/// Compares a summary JSON document with compute_summary's result field by field. Times may be
+/// rebased by a writer, so durations and counts are compared, not absolute timestamps.
+void expect_matches(simdjson::dom::element doc, ts::summary const& want) {
   simdjson::dom::array devices = doc["devices"];
   ASSERT_EQ(devices.size(), want.devices.size());
   std::size_t i = 0;
@@ -201,6 +186,45 @@ TEST_F(cli, generated_export_summarises_like_the_generators_own_table) {
   ASSERT_EQ(gaps.size(), want.gaps.size());
   i = 0;
   for (auto g : gaps) EXPECT_EQ(std::int64_t(g["duration_ns"]), want.gaps[i++].duration_ns);
+}
+
+ts::summary generators_own_summary() {
+  ts::synthetic_options o;
+  o.seed = 7;
+  o.ranks = 2;
+  o.steps = 3;
+  o.kernels_per_step = 120;
+  ts::event_table t;
+  ts::generate_synthetic_trace(o, t);
+  auto be = ts::make_cpu_backend(1);
+  return ts::compute_summary(t, *be, {});
+}
+
+TEST_F(cli, generated_export_summarises_like_the_generators_own_table) {
+  // The same trace, straight into the table: the writer and reader must not change a number.
+  auto const r = run_cli("summary --format json " + quote(sample));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser p;
+  simdjson::dom::element doc;
+  ASSERT_EQ(p.parse(r.out).get(doc), simdjson::SUCCESS);
+  expect_matches(doc, generators_own_summary());
+}
+
+TEST_F(cli, generated_kineto_traces_summarise_like_the_generators_own_table) {
+  auto const out = dir / "kineto";
+  fs::create_directories(out);
+  auto const g = run_cli(
+      "generate --format kineto-json-gz --ranks 2 --seed 7 --steps 3 "
+      "--kernels-per-step 120 -o " +
+      quote(out));
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  EXPECT_EQ(lines(g.out), 2u) << "one file per rank: " << g.out;
+  auto const r = run_cli("summary --format json " + quote(out));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser p;
+  simdjson::dom::element doc;
+  ASSERT_EQ(p.parse(r.out).get(doc), simdjson::SUCCESS);
+  expect_matches(doc, generators_own_summary());
 }
 
 TEST_F(cli, summary_options_reach_the_computation) {
