@@ -12,7 +12,10 @@
 #include "test_json.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -148,6 +151,39 @@ std::vector<row> oracle_rows(json const& doc, event_table const& table, std::int
   return rows;
 }
 
+/// Launch metrics (kernel rows only), as the table's side table would hold them.
+struct metric {
+  std::uint64_t row;
+  double blocks_per_sm, occupancy_pct;
+};
+
+bool same(double a, double b) {
+  return (std::isnan(a) && std::isnan(b)) || a == b;
+}
+
+std::vector<metric> oracle_metrics(json const& doc, std::vector<row> const& rows) {
+  json const* events = doc.t == json::type::object ? doc.find("traceEvents") : &doc;
+  double const nan = std::numeric_limits<double>::quiet_NaN();
+  auto real = [&](json const* args, char const* key) {
+    json const* v = args ? args->find(key) : nullptr;
+    return v && v->t == json::type::number ? std::strtod(v->text.c_str(), nullptr) : nan;
+  };
+  std::vector<metric> out;
+  std::uint64_t i = 0;
+  for (auto const& e : events->items) {
+    auto ph = e.find("ph");
+    if (!ph || ph->text != "X") continue;
+    auto const r = i++;
+    if (rows[r].kind != event_kind::kernel) continue;
+    json const* args = e.find("args");
+    double const bps = real(args, "blocks per SM");
+    double occ = real(args, "est. achieved occupancy %");
+    if (std::isnan(occ)) occ = real(args, "theoretical achieved occupancy %");
+    if (!std::isnan(bps) || !std::isnan(occ)) out.push_back({r, bps, occ});
+  }
+  return out;
+}
+
 std::vector<row> table_rows(event_table const& t) {
   std::vector<row> rows(t.size());
   for (std::size_t i = 0; i < t.size(); ++i)
@@ -220,6 +256,22 @@ TEST(ChromeKinetoTraces, EveryTraceMatchesTheOracle) {
       for (auto const& r : expected) add(want, r);
       for (auto const& r : actual) add(got, r);
       EXPECT_EQ(got, want);
+      // Launch metrics ("blocks per SM", "est. achieved occupancy %") of kernel rows.
+      auto const want_metrics = oracle_metrics(doc, expected);
+      auto const& m = table.launch_metrics;
+      ASSERT_EQ(m.size(), want_metrics.size());
+      ASSERT_EQ(m.blocks_per_sm.size(), m.size());
+      ASSERT_EQ(m.est_occupancy_pct.size(), m.size());
+      for (std::size_t j = 0, bad = 0; j < m.size() && bad < 5; ++j) {
+        auto const& w = want_metrics[j];
+        if (m.row[j] != w.row || !same(m.blocks_per_sm[j], w.blocks_per_sm) ||
+            !same(m.est_occupancy_pct[j], w.occupancy_pct)) {
+          ++bad;
+          ADD_FAILURE() << "launch metric " << j << ": reader row " << m.row[j] << " "
+                        << m.blocks_per_sm[j] << " / " << m.est_occupancy_pct[j] << ", oracle row "
+                        << w.row << " " << w.blocks_per_sm << " / " << w.occupancy_pct;
+        }
+      }
     }
   }
 }

@@ -14,7 +14,9 @@
 
 #include <unistd.h>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <string>
 
 namespace tracesweep::test {
@@ -188,10 +190,12 @@ TEST_F(ChromeReader, BackslashRunsAndQuotedBracketsAtEveryBlockOffset) {
   std::string text = R"({"traceEvents": [)";
   std::vector<std::string> names;
   for (int n = 0; n <= 130; ++n) {
-    std::string json_name = "k" + std::string(static_cast<std::size_t>(n % 7), 'x');
+    // append() rather than operator+: GCC 12 -O3 reports a false -Wrestrict on the latter.
+    std::string json_name = "k";
+    json_name.append(static_cast<std::size_t>(n % 7), 'x');
     std::string name = json_name;
-    json_name += std::string(2 * static_cast<std::size_t>(n), '\\') + R"(\"]}[{)";
-    name += std::string(static_cast<std::size_t>(n), '\\') + "\"]}[{";
+    json_name.append(2 * static_cast<std::size_t>(n), '\\').append(R"(\"]}[{)");
+    name.append(static_cast<std::size_t>(n), '\\').append("\"]}[{");
     names.push_back(name);
     if (n) text += ",";
     text += R"({"ph": "X", "cat": "kernel", "name": ")" + json_name +
@@ -341,6 +345,95 @@ TEST_F(ChromeReader, PaddleExportWithEveryQuirk) {
     EXPECT_EQ(t.rank[i], 0);
   }
   EXPECT_EQ(t.subkind[7], static_cast<std::uint8_t>(copy_kind::host_to_device));
+  // The kernel (row 6) has "blocks per SM": 0.05 and no "est." occupancy: Paddle's
+  // "theoretical achieved occupancy %" 12.5 stands in for it.
+  ASSERT_EQ(t.launch_metrics.size(), 1u);
+  EXPECT_EQ(t.launch_metrics.row[0], 6u);
+  EXPECT_EQ(t.launch_metrics.blocks_per_sm[0], 0.05);
+  EXPECT_EQ(t.launch_metrics.est_occupancy_pct[0], 12.5);
+}
+
+/// Event i of launch_metrics_trace: kernels with i % 5 == 0 both metrics and a theoretical
+/// occupancy that must lose to the "est." one, 1 only "blocks per SM", 2 only the "est."
+/// occupancy, 3 neither; 4 is a cuda_runtime row carrying both args (not a kernel: ignored).
+/// Every 7th kernel writes "blocks per SM" as a string (not a number: absent).
+std::string launch_metrics_trace(int n) {
+  std::string s = R"({"traceEvents": [)";
+  for (int i = 0; i < n; ++i) {
+    if (i) s += ",\n";
+    auto const id = std::to_string(i);
+    auto const bps = std::to_string(i % 1000) + ".25";  // exact in binary
+    auto const occ = std::to_string(i % 100) + ".5";    // exact in binary
+    std::string bps_arg = R"("blocks per SM": )" + (i % 7 == 0 ? "\"" + bps + "\"" : bps);
+    std::string args;
+    switch (i % 5) {
+      case 0:
+        args = bps_arg +
+               R"(, "theoretical achieved occupancy %": 99, "est. achieved occupancy %": )" + occ;
+        break;
+      case 1:
+        args = bps_arg;
+        break;
+      case 2:
+        args = R"("est. achieved occupancy %": )" + occ;
+        break;
+      case 3:
+        args = R"("grid": [1, 1, 1])";
+        break;
+      default:
+        args = bps_arg + R"(, "est. achieved occupancy %": )" + occ;
+    }
+    auto const cat = i % 5 == 4 ? "cuda_runtime" : "kernel";
+    s += std::string(R"({"ph": "X", "cat": ")") + cat + R"(", "name": "k)" + std::to_string(i % 3) +
+         R"(", "pid": 0, "tid": 7, "ts": )" + std::to_string(1000 + i) +
+         R"(, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": )" + id + ", " + args +
+         R"(, "padding": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}})";
+  }
+  s += "]}";
+  return s;
+}
+
+TEST_F(ChromeReader, LaunchMetricsOfKernelRowsForAnyThreadCount) {
+  int const n = 60000;  // ~14 MB: several chunks
+  auto const text = launch_metrics_trace(n);
+  ASSERT_GT(text.size(), std::size_t{9} << 20);
+  auto const plain = file("metrics.json", text);
+  auto const gz = file("metrics.json.gz", text, true);
+  double const nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::uint64_t> rows;
+  std::vector<double> bps, occ;
+  for (int i = 0; i < n; ++i) {  // every event is a complete event: row i is event i
+    double const b = i % 7 == 0 ? nan : (i % 1000) + 0.25;
+    double const o = (i % 100) + 0.5;
+    switch (i % 5) {
+      case 0:
+        rows.push_back(i), bps.push_back(b), occ.push_back(o);
+        break;
+      case 1:
+        if (i % 7 != 0) rows.push_back(i), bps.push_back(b), occ.push_back(nan);
+        break;
+      case 2:
+        rows.push_back(i), bps.push_back(nan), occ.push_back(o);
+        break;
+      default:
+        break;
+    }
+  }
+  auto same = [](std::vector<double> const& a, std::vector<double> const& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i])))) return false;
+    return true;
+  };
+  for (auto const& [path, threads] : std::vector<std::pair<std::string, unsigned>>{
+           {plain, 1}, {plain, 2}, {plain, 3}, {gz, 1}, {gz, 2}}) {
+    SCOPED_TRACE(path + " threads " + std::to_string(threads));
+    auto const t = read(path, threads);
+    ASSERT_EQ(t.size(), static_cast<std::size_t>(n));
+    EXPECT_EQ(t.launch_metrics.row, rows);
+    EXPECT_TRUE(same(t.launch_metrics.blocks_per_sm, bps));
+    EXPECT_TRUE(same(t.launch_metrics.est_occupancy_pct, occ));
+  }
 }
 
 TEST(ChromeClassifier, PaddleSuffixAndThreadIds) {

@@ -37,6 +37,10 @@
 //  - rank = distributedInfo.rank, else options.fallback_rank (-1 → 0).
 //  - correlation = args.correlation or args["correlation id"] (Paddle), else -1.
 //  - bytes = args.bytes, else 0.
+//  - launch metrics (event_table::launch_metrics), kernel rows only: args "blocks per SM" and
+//    "est. achieved occupancy %" (Paddle: "theoretical achieved occupancy %" when the "est." one
+//    is absent), JSON numbers read as double, NaN for the one that is absent; no entry when
+//    both are. Carried through the in-order merge, so identical for any thread count.
 //  - format: "paddle-json" when schemaVersion is a string or any event carries Paddle's marks,
 //    else "kineto-json".
 // Other phases (B/E, i, s/f flows, C, M) are not rows and are ignored quietly: correlation comes

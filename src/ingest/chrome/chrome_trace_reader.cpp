@@ -51,6 +51,7 @@ class table_sink {
       _global[i] = _table.strings().intern(rows.strings.at(static_cast<string_id>(i)));
     grow_for(rows.size(), text_end);
     auto const chunk_first_row = _table.size();
+    std::size_t next_metric = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       event e;
       e.start_ns = rows.start_ns[i];
@@ -64,7 +65,13 @@ class table_sink {
       e.category = _global[rows.category[i]];
       e.correlation = rows.correlation[i];
       e.bytes = rows.bytes[i];
-      _table.append(e);
+      bool const kept = _table.append(e);
+      if (next_metric < rows.metric_row.size() && rows.metric_row[next_metric] == i) {
+        if (kept)
+          _table.add_launch_metrics(rows.blocks_per_sm[next_metric],
+                                    rows.occupancy_pct[next_metric]);
+        ++next_metric;
+      }
     }
     // A thread named by text only: a stable negative number from the string pool.
     for (auto const& [row, text] : rows.text_thread)

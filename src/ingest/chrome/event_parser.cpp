@@ -6,6 +6,7 @@
 #include "ingest/chrome/decimal_time.hpp"
 #include "ingest/chrome/event_classifier.hpp"
 
+#include <cmath>
 #include <limits>
 
 namespace tracesweep::chrome {
@@ -32,6 +33,7 @@ void chunk_rows::clear() {
   start_ns.clear(), end_ns.clear(), kind.clear(), subkind.clear(), device.clear();
   stream.clear(), name.clear(), category.clear(), correlation.clear(), bytes.clear();
   text_thread.clear();
+  metric_row.clear(), blocks_per_sm.clear(), occupancy_pct.clear();
   strings = string_pool();
   skipped.fill(0);
   paddle = false;
@@ -55,7 +57,20 @@ struct event_fields {
   bool tid_is_text = false;
   std::int64_t device = -1, stream = -1, correlation = -1, bytes = 0;
   bool has_device = false, has_stream = false, has_correlation = false;
+  // Launch metrics (kernels): Kineto's "est. achieved occupancy %", Paddle's "theoretical
+  // achieved occupancy %" (used only when the "est." one is absent). NaN = absent.
+  double blocks_per_sm = std::numeric_limits<double>::quiet_NaN();
+  double est_occupancy = std::numeric_limits<double>::quiet_NaN();
+  double theoretical_occupancy = std::numeric_limits<double>::quiet_NaN();
 };
+
+/// A real-valued arg: a JSON number (integer or not). Anything else leaves `out` unchanged.
+void read_real(od::value& v, double& out) {
+  od::json_type type;
+  if (v.type().get(type) || type != od::json_type::number) return;
+  double d = 0;
+  if (!v.get_double().get(d)) out = d;
+}
 
 /// An integer arg: a JSON integer, or a string holding a decimal or 0x-hex integer.
 bool read_integer(od::value& v, std::int64_t& out) {
@@ -194,7 +209,17 @@ simdjson::error_code read_event(od::object& obj, event_fields& f) {
                   f.has_correlation = read_integer(a, f.correlation);
                 break;
               case 'b':
-                if (k == "bytes" && !read_integer(a, f.bytes)) f.bytes = 0;
+                if (k == "bytes") {
+                  if (!read_integer(a, f.bytes)) f.bytes = 0;
+                } else if (k == "blocks per SM") {
+                  read_real(a, f.blocks_per_sm);
+                }
+                break;
+              case 'e':
+                if (k == "est. achieved occupancy %") read_real(a, f.est_occupancy);
+                break;
+              case 't':
+                if (k == "theoretical achieved occupancy %") read_real(a, f.theoretical_occupancy);
                 break;
               default:
                 break;
@@ -336,6 +361,16 @@ void event_parser::parse(event_chunk const& chunk, bool paddle_schema, std::stri
       } else {
         out.text_thread.emplace_back(static_cast<std::uint32_t>(out.size()),
                                      out.strings.intern(f.tid_text));
+      }
+    }
+
+    if (kind == event_kind::kernel) {
+      double const occupancy =
+          std::isnan(f.est_occupancy) ? f.theoretical_occupancy : f.est_occupancy;
+      if (!std::isnan(f.blocks_per_sm) || !std::isnan(occupancy)) {
+        out.metric_row.push_back(static_cast<std::uint32_t>(out.size()));
+        out.blocks_per_sm.push_back(f.blocks_per_sm);
+        out.occupancy_pct.push_back(occupancy);
       }
     }
 

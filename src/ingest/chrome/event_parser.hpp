@@ -45,6 +45,11 @@ struct chunk_rows {
   std::vector<std::int64_t> bytes;
   /// Host rows whose tid is not a number: (row, chunk-local id of the tid text).
   std::vector<std::pair<std::uint32_t, string_id>> text_thread;
+  /// Kernel rows whose args carry "blocks per SM" and/or an achieved-occupancy %, row ascending;
+  /// NaN for the one that is absent.
+  std::vector<std::uint32_t> metric_row;
+  std::vector<double> blocks_per_sm;
+  std::vector<double> occupancy_pct;
   string_pool strings;
   std::array<std::int64_t, skip_reason_count> skipped{};
   bool paddle = false;  ///< an event showed Paddle's marks (category or thread id)
