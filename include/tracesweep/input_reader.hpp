@@ -18,12 +18,23 @@ enum class input_format { unknown, nsys_sqlite, chrome_json };
 /// traces carry one, used for every choice).
 enum class kernel_naming { demangled, base, mangled };
 
+/// A set of event kinds, as bits (kind_bit) of read_options::kinds.
+[[nodiscard]] constexpr std::uint32_t kind_bit(event_kind k) noexcept {
+  return std::uint32_t{1} << static_cast<unsigned>(k);
+}
+inline constexpr std::uint32_t all_event_kinds = (std::uint32_t{1} << event_kind_count) - 1;
+
 struct read_options {
   unsigned threads = 0;  ///< 0 = all hardware threads
   /// Rank for a file that does not name its own (Chrome traces without distributedInfo): the
   /// file's 0-based index among the inputs sorted by path. -1 = 0.
   std::int32_t fallback_rank = -1;
   kernel_naming kernel_names = kernel_naming::demangled;
+  /// The event kinds the caller needs (kind_bit set). A reader may leave rows of other kinds
+  /// out without reading them (the nsys reader skips whole tables); it may also keep them. The
+  /// checks on the file stay the same: an nsys export without GPU activity is an error even
+  /// when only host kinds are asked for.
+  std::uint32_t kinds = all_event_kinds;
 };
 
 /// Looks at the first bytes of `path` (gzip is looked through). Throws input_error when the

@@ -11,6 +11,25 @@
 namespace tracesweep::cli {
 
 namespace {
+
+/// The event kinds a report is computed from: the reader may leave every other kind unread.
+std::uint32_t kinds_of(stats_report r) {
+  switch (r) {
+    case stats_report::cuda_gpu_kern_sum:
+      return kind_bit(event_kind::kernel);
+    case stats_report::cuda_gpu_mem_time_sum:
+    case stats_report::cuda_gpu_mem_size_sum:
+      return kind_bit(event_kind::memcpy) | kind_bit(event_kind::memset);
+    case stats_report::cuda_api_sum:
+      return kind_bit(event_kind::api_call);
+    case stats_report::nvtx_sum:
+      return kind_bit(event_kind::user_range);
+    case stats_report::osrt_sum:
+      return kind_bit(event_kind::os_call);
+  }
+  return all_event_kinds;
+}
+
 struct stats_args {
   std::vector<std::string> inputs;
   std::string report;
@@ -39,7 +58,9 @@ void add_stats_command(CLI::App& app, context& ctx) {
   cmd->add_flag("--merge", args->merge, "One table over all inputs instead of one per input");
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
+      auto const report = *parse_stats_report(args->report);
       read_options options;
+      options.kinds = kinds_of(report);
       if (args->names == "base") options.kernel_names = kernel_naming::base;
       if (args->names == "mangled") options.kernel_names = kernel_naming::mangled;
       event_table table;
@@ -47,8 +68,7 @@ void add_stats_command(CLI::App& app, context& ctx) {
       if (table.inputs().empty())
         throw input_error(args->inputs.front(), "", "no input could be read");
       auto be = ctx.make_backend(table);
-      auto const tables =
-          compute_stats_report(table, *be, *parse_stats_report(args->report), args->merge);
+      auto const tables = compute_stats_report(table, *be, report, args->merge);
       write_stats_tables(tables, *parse_output_format(args->format), ctx.out());
       return failed ? static_cast<int>(exit_code::bad_input) : 0;
     };

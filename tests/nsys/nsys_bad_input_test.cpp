@@ -33,7 +33,9 @@ void expect_rejected(std::string const& command, fs::path const& file, std::stri
   EXPECT_NE(r.err.find(file.string()), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(problem), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
-  if (checksum) EXPECT_EQ(file_checksum(file), before);
+  if (checksum) {
+    EXPECT_EQ(file_checksum(file), before);
+  }
 }
 
 void expect_rejected_everywhere(fs::path const& file, std::string const& problem,
@@ -99,6 +101,9 @@ TEST(nsys_bad_input, export_without_gpu_activity) {
         "DELETE FROM CUPTI_ACTIVITY_KIND_MEMSET;");
   }
   expect_rejected_everywhere(copy, "no GPU activity");
+  // Reports that load no device table still check for GPU activity.
+  expect_rejected("stats --report cuda_api_sum", copy, "no GPU activity");
+  expect_rejected("stats --report osrt_sum", copy, "no GPU activity");
 }
 
 TEST(nsys_bad_input, export_held_by_a_writer) {

@@ -18,6 +18,7 @@
 #include "ingest/nsys/nsys_strings.hpp"
 #include "ingest/nsys/nsys_tables.hpp"
 #include "ingest/nsys/sqlite_db.hpp"
+#include "ingest/nsys/sqlite_pages.hpp"
 
 namespace tracesweep {
 
@@ -40,13 +41,38 @@ struct read_task {
   std::int64_t lo, hi;
 };
 
-std::vector<row_batch> read_tasks(std::string const& path, std::vector<table_plan> const& plans,
-                                  std::vector<read_task> const& tasks, connection& main_db,
+/// What every worker shares: the plans, the page map and each plan's leaf pages.
+struct read_source {
+  std::string const& path;
+  std::vector<table_plan> const& plans;
+  sqlite_pages const& pages;
+  std::vector<std::vector<leaf_page>> const& leaves;  ///< per plan; empty = through SQL
+};
+
+/// Reads one task: its leaves decoded directly when the plan allows, else (or when a value
+/// needs SQLite's conversion) through SQL on `db`, opened on first use.
+void read_task_rows(read_source const& src, read_task const& t, std::optional<connection>& db,
+                    row_batch& out, std::vector<int_value>& scratch) {
+  auto const& plan = src.plans[t.plan];
+  auto const& leaves = src.leaves[t.plan];
+  if (!leaves.empty() && load_rows_direct(src.pages, leaves, plan, t.lo, t.hi, out, scratch))
+    return;
+  out = row_batch{};
+  if (!db) {
+    db.emplace(src.path, true);
+    db->exec(mmap_pragma, "open");
+  }
+  load_rows(*db, plan, t.lo, t.hi, out);
+}
+
+std::vector<row_batch> read_tasks(read_source const& src, std::vector<read_task> const& tasks,
                                   unsigned threads) {
   std::vector<row_batch> batches(tasks.size());
   if (threads <= 1 || tasks.size() <= 1) {
+    std::optional<connection> db;
+    std::vector<int_value> scratch;
     for (std::size_t i = 0; i < tasks.size(); ++i)
-      load_rows(main_db, plans[tasks[i].plan], tasks[i].lo, tasks[i].hi, batches[i]);
+      read_task_rows(src, tasks[i], db, batches[i], scratch);
     return batches;
   }
   std::atomic<std::size_t> next{0};
@@ -54,10 +80,10 @@ std::vector<row_batch> read_tasks(std::string const& path, std::vector<table_pla
   std::mutex failure_mutex;
   auto worker = [&] {
     try {
-      connection db(path, true);
-      db.exec(mmap_pragma, "open");
+      std::optional<connection> db;  // one connection per thread, opened when needed
+      std::vector<int_value> scratch;
       for (std::size_t i; (i = next.fetch_add(1)) < tasks.size();)
-        load_rows(db, plans[tasks[i].plan], tasks[i].lo, tasks[i].hi, batches[i]);
+        read_task_rows(src, tasks[i], db, batches[i], scratch);
     } catch (...) {
       std::lock_guard lock(failure_mutex);
       if (!failure) failure = std::current_exception();
@@ -70,6 +96,15 @@ std::vector<row_batch> read_tasks(std::string const& path, std::vector<table_pla
   for (auto& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
   return batches;
+}
+
+/// True when `table` has a row with both times present: the GPU-activity check for a device
+/// table the caller did not ask to load (one indexed probe, stops at the first such row).
+bool has_timed_row(connection& db, table_plan const& plan) {
+  std::string const sql = "SELECT 1 FROM " + quote_identifier(plan.table) +
+                          " WHERE start IS NOT NULL AND \"end\" IS NOT NULL LIMIT 1";
+  statement probe(db.get(), db.path(), plan.table, sql);
+  return probe.step();
 }
 
 /// Turns raw batches into events of the current input, resolving names in the main thread.
@@ -169,23 +204,36 @@ void read_file(std::string const& path, event_table& table, read_options const& 
   nsys_labels const labels(db, schema);
 
   std::vector<table_plan> plans;
-  for (auto s :
+  bool unread_gpu_activity = false;  // a device table left out by options.kinds has rows
+  for (auto src :
        {source_table::kernel, source_table::memcpy, source_table::memset, source_table::runtime,
-        source_table::synchronization, source_table::osrt, source_table::nvtx})
-    if (auto p = plan_table(schema, path, s, options.kernel_names)) plans.push_back(std::move(*p));
+        source_table::synchronization, source_table::osrt, source_table::nvtx}) {
+    auto p = plan_table(schema, path, src, options.kernel_names);
+    if (!p) continue;
+    if (!(options.kinds & kind_bit(p->kind))) {
+      if (is_device_activity(p->kind) && !unread_gpu_activity)
+        unread_gpu_activity = has_timed_row(db, *p);
+      continue;
+    }
+    plans.push_back(std::move(*p));
+  }
 
   unsigned const threads =
       options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  sqlite_pages const pages(path);
+  std::vector<std::vector<leaf_page>> leaves(plans.size());
   std::vector<read_task> tasks;
   for (std::size_t p = 0; p < plans.size(); ++p) {
     auto bounds = rowid_bounds(db, plans[p].table);
     if (!bounds) continue;
+    if (pages.usable() && plans[p].direct_root)
+      leaves[p] = pages.leaves(plans[p].direct_root, plans[p].table);
     auto const [lo, hi] = *bounds;
     // Ranges are a fixed size, so the split (and the result) never depends on `threads`.
     for (std::int64_t a = lo; a <= hi; a += rows_per_task)
       tasks.push_back({p, a, std::min(hi, a + rows_per_task - 1)});
   }
-  auto const batches = read_tasks(path, plans, tasks, db, threads);
+  auto const batches = read_tasks(read_source{path, plans, pages, leaves}, tasks, threads);
 
   std::size_t total = 0;
   for (auto const& b : batches) total += b.start.size();
@@ -208,7 +256,7 @@ void read_file(std::string const& path, event_table& table, read_options const& 
           gpu_rows += static_cast<std::int64_t>(b->start.size());
       }
     }
-    if (gpu_rows == 0)
+    if (gpu_rows == 0 && !unread_gpu_activity)
       throw input_error(path, "CUPTI_ACTIVITY_KIND_KERNEL",
                         "no GPU activity: the export has no kernel, memcpy or memset rows");
     table.finish_input();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ingest/nsys/nsys_tables.hpp"
 
+#include <algorithm>
 #include <array>
 #include <initializer_list>
 
@@ -83,12 +84,11 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
   auto const info = info_of(source);
   std::string const table = info.table;
   if (!schema.has_table(table)) return std::nullopt;
-  std::array<std::string, field_count> expr;
-  expr.fill("NULL");
+  std::array<std::string, field_count> expr;  // the column name per field; empty = none
   auto pick = [&](field f, std::initializer_list<char const*> candidates) {
     for (auto const* c : candidates)
       if (schema.has_column(table, c)) {
-        expr[f] = quote_identifier(c);
+        expr[f] = c;
         return true;
       }
     return false;
@@ -114,7 +114,12 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
       if (naming == kernel_naming::demangled || !found)
         found = pick(f_name, {"demangledName", "shortName", "name"});
       if (!found) throw input_error(path, table, "no kernel name column (demangledName)");
-      pick(f_name_fallback, {"demangledName", "shortName"});
+      // A NULL name falls back to demangledName, then shortName: only worth a column when the
+      // chosen one can be NULL.
+      if (!schema.is_not_null(table, expr[f_name])) {
+        pick(f_name_fallback, {"demangledName", "shortName"});
+        if (expr[f_name_fallback] == expr[f_name]) expr[f_name_fallback].clear();
+      }
       break;
     }
     case source_table::memcpy:
@@ -138,13 +143,15 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
       pick(f_domain, {"domainId"});
       break;
   }
-  table_plan plan{source, table, info.kind, info.names, "SELECT ", {}, true, true};
+  table_plan plan{source, table, info.kind, info.names, "SELECT ", {}, true, true, 0, {}, {}};
   int next = 0;
   for (int f = 0; f < field_count; ++f) {
     plan.column[f] = -1;
-    if (expr[f] == "NULL") continue;
-    std::string e = expr[f];
-    if (f != f_start && f != f_end && f != f_text)
+    if (expr[f].empty()) continue;
+    std::string e = quote_identifier(expr[f]);
+    // NULL start/end/text are seen by the loader; other fields take their default in SQL
+    // (a NOT NULL column needs no coalesce, which costs a VM step per row).
+    if (f != f_start && f != f_end && f != f_text && !schema.is_not_null(table, expr[f]))
       e = "coalesce(" + e + ", " + std::to_string(default_of(f)) + ")";
     plan.sql += (next ? ", " : "") + e;
     plan.column[f] = next++;
@@ -152,31 +159,81 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
   plan.start_nullable = !schema.is_not_null(table, "start");
   plan.end_nullable = !schema.is_not_null(table, "end");
   plan.sql += " FROM " + quote_identifier(table) + " WHERE rowid BETWEEN ?1 AND ?2 ORDER BY rowid";
+  // Direct decoding for tables of integer fields (NVTX text goes through SQL).
+  plan.record_slot.fill(-1);
+  if (source != source_table::nvtx) plan.direct_root = schema.direct_root(table);
+  if (plan.direct_root) {
+    for (int f = 0; f < field_count; ++f)
+      if (!expr[f].empty()) plan.record_columns.push_back(schema.column_position(table, expr[f]));
+    std::sort(plan.record_columns.begin(), plan.record_columns.end());
+    plan.record_columns.erase(std::unique(plan.record_columns.begin(), plan.record_columns.end()),
+                              plan.record_columns.end());
+    for (int f = 0; f < field_count; ++f)
+      if (!expr[f].empty())
+        plan.record_slot[f] = static_cast<int>(
+            std::lower_bound(plan.record_columns.begin(), plan.record_columns.end(),
+                             schema.column_position(table, expr[f])) -
+            plan.record_columns.begin());
+  }
   return plan;
 }
 
-void load_rows(connection& db, table_plan const& plan, std::int64_t lo, std::int64_t hi,
-               row_batch& out) {
-  statement rows(db.get(), db.path(), plan.table, plan.sql);
-  rows.bind(1, lo);
-  rows.bind(2, hi);
-  sqlite3_stmt* const s = rows.get();
-  auto const& col = plan.column;
-  auto get = [&](int f) { return col[f] < 0 ? default_of(f) : sqlite3_column_int64(s, col[f]); };
-  auto is_null = [&](int f) { return sqlite3_column_type(s, col[f]) == SQLITE_NULL; };
+namespace {
+
+/// One SQL result row as the loader sees it.
+struct sql_row {
+  statement& rows;
+  sqlite3_stmt* s;
+  std::array<int, 13> const& col;
+  bool next() const { return rows.step(); }  // throws on an SQLite error
+  std::int64_t get(int f) const {
+    return col[f] < 0 ? default_of(f) : sqlite3_column_int64(s, col[f]);
+  }
+  bool is_null(int f) const { return sqlite3_column_type(s, col[f]) == SQLITE_NULL; }
+  char const* text(int f) const {
+    return col[f] < 0 ? nullptr : reinterpret_cast<char const*>(sqlite3_column_text(s, col[f]));
+  }
+};
+
+/// One decoded record (values from sqlite_pages::read) as the loader sees it.
+struct direct_row {
+  std::vector<int_value> const& values;
+  std::array<int, 13> const& slot;
+  std::size_t width;
+  std::size_t at = 0;
+  bool started = false;
+  bool next() {
+    if (started) at += width;
+    started = true;
+    return at < values.size();
+  }
+  std::int64_t get(int f) const {
+    if (slot[f] < 0) return default_of(f);
+    auto const& v = values[at + static_cast<std::size_t>(slot[f])];
+    return v.null ? default_of(f) : v.value;
+  }
+  bool is_null(int f) const { return values[at + static_cast<std::size_t>(slot[f])].null; }
+  char const* text(int) const { return nullptr; }
+};
+
+template <class Row>
+void load(Row& row, table_plan const& plan, row_batch& out) {
+  auto get = [&](int f) { return row.get(f); };
+  auto is_null = [&](int f) { return row.is_null(f); };
   bool const host = plan.source == source_table::runtime || plan.source == source_table::nvtx ||
                     plan.source == source_table::osrt;
   bool const nvtx = plan.source == source_table::nvtx;
+  bool const kernel = plan.source == source_table::kernel;
+  bool const fallback = plan.column[f_name_fallback] >= 0;
   std::int64_t null_times = 0, unterminated = 0;
-  while (rows.step()) {
+  while (row.next()) {
     std::uint8_t subkind = 0;
-    std::int64_t start = sqlite3_column_int64(s, col[f_start]);
-    std::int64_t end = sqlite3_column_int64(s, col[f_end]);
+    std::int64_t start = get(f_start);
+    std::int64_t end = get(f_end);
     if (nvtx) {
       auto const type = get(f_subkind);
       if (type == 75) {  // NvtxDomainCreate: text = domain name
-        auto const* t = reinterpret_cast<char const*>(
-            (col[f_text] < 0 ? nullptr : sqlite3_column_text(s, col[f_text])));
+        auto const* t = row.text(f_text);
         out.domains.push_back(nvtx_domain{pid_of(get(f_global_tid)), get(f_domain),
                                           t ? std::string(t) : std::string()});
         continue;
@@ -222,10 +279,9 @@ void load_rows(connection& db, table_plan const& plan, std::int64_t lo, std::int
     out.correlation.push_back(get(f_correlation));
     out.bytes.push_back(get(f_bytes));
     out.name_raw.push_back(get(f_name));
-    if (plan.source == source_table::kernel) out.name_fallback.push_back(get(f_name_fallback));
+    if (kernel && fallback) out.name_fallback.push_back(get(f_name_fallback));
     if (nvtx) {
-      auto const* t = reinterpret_cast<char const*>(
-          (col[f_text] < 0 ? nullptr : sqlite3_column_text(s, col[f_text])));
+      auto const* t = row.text(f_text);
       out.has_text.push_back(t != nullptr);
       out.text.emplace_back(t ? t : "");
       out.domain.push_back(get(f_domain));
@@ -233,6 +289,27 @@ void load_rows(connection& db, table_plan const& plan, std::int64_t lo, std::int
   }
   if (null_times) out.skipped["null_timestamp"] += null_times;
   if (unterminated) out.skipped["unterminated_nvtx_range"] += unterminated;
+}
+
+}  // namespace
+
+void load_rows(connection& db, table_plan const& plan, std::int64_t lo, std::int64_t hi,
+               row_batch& out) {
+  statement rows(db.get(), db.path(), plan.table, plan.sql);
+  rows.bind(1, lo);
+  rows.bind(2, hi);
+  sql_row row{rows, rows.get(), plan.column};
+  load(row, plan, out);
+}
+
+bool load_rows_direct(sqlite_pages const& pages, std::span<leaf_page const> leaves,
+                      table_plan const& plan, std::int64_t lo, std::int64_t hi, row_batch& out,
+                      std::vector<int_value>& scratch) {
+  scratch.clear();
+  if (!pages.read(leaves, lo, hi, plan.record_columns, plan.table, scratch)) return false;
+  direct_row row{scratch, plan.record_slot, plan.record_columns.size()};
+  load(row, plan, out);
+  return true;
 }
 
 }  // namespace tracesweep::nsys
