@@ -219,7 +219,37 @@ struct names {
   string_id cat_kernel, cat_memcpy, cat_memset, cat_runtime, cat_annotation, cat_cpu_op;
   string_id cat_sync;
   std::vector<string_id> steps;
+  // Only with a host mix (interned last, so the ids above never change).
+  string_id poll_api = 0, d2d = 0;
+  std::vector<string_id> host_ops;
 };
+
+// Launch-free aten ops, as frequent in a real PyTorch trace (none is a parent the Kineto writer
+// adds around runtime calls).
+constexpr char const* host_op_names[] = {"aten::as_strided",
+                                         "aten::add_",
+                                         "aten::select",
+                                         "aten::mul",
+                                         "aten::empty_strided",
+                                         "aten::detach",
+                                         "detach",
+                                         "aten::_local_scalar_dense",
+                                         "aten::view",
+                                         "torch::autograd::AccumulateGrad",
+                                         "aten::new_empty_strided",
+                                         "aten::empty",
+                                         "aten::to",
+                                         "aten::slice"};
+
+bool has_host_mix(synthetic_options const& o) {
+  return o.polls_per_1000_launches > 0 || o.host_ops_per_1000_launches > 0 ||
+         o.copies_per_1000_launches > 0;
+}
+
+/// Extra rows of one kind among the first `i` launches of a step: spread evenly.
+std::int64_t spread(std::int64_t i, std::int32_t per_1000) {
+  return i * per_1000 / 1000;
+}
 
 names intern_names(string_pool& pool, std::int32_t steps, rng& r) {
   names n;
@@ -278,6 +308,12 @@ names intern_names(string_pool& pool, std::int32_t steps, rng& r) {
   return n;
 }
 
+void intern_host_mix(string_pool& pool, names& n) {
+  n.poll_api = pool.intern("cudaEventQuery");
+  n.d2d = pool.intern("Memcpy DtoD (Device -> Device)");
+  for (auto const* name : host_op_names) n.host_ops.push_back(pool.intern(name));
+}
+
 /// The timeline of one (rank, device): a host thread and its streams.
 class device_timeline {
  public:
@@ -296,6 +332,7 @@ class device_timeline {
 
   void step(std::int32_t index) {
     std::int64_t const step_start = _t;
+    _launches = 0;
     // Data loader: the host blocks; the GPU runs dry.
     std::int64_t stall = _r.between(150'000, 600'000);
     if (_r.next() % 5 == 0) stall += _r.between(2'000'000, 12'000'000);
@@ -338,6 +375,7 @@ class device_timeline {
       auto const j = static_cast<std::size_t>(_r.next() % _n.optimizer.size());
       device_op(event_kind::kernel, _n.launch, _n.optimizer[j], _n.cat_kernel, 0,
                 _r.jitter(_n.optimizer_ns[j], 800, 1300), 0, 0);
+      after_launch();
     }
     host(event_kind::optimizer, _n.optimizer_step, _n.cat_cpu_op, phase, _t);
     std::int64_t const zero = _t;
@@ -409,6 +447,34 @@ class device_timeline {
     std::int64_t duration = _r.jitter(_n.compute_ns[j], 700, 1400);
     if (_r.next() % 64 == 0) duration = 0;  // an empty launch now and then
     device_op(event_kind::kernel, _n.launch, _n.compute[j], _n.cat_kernel, slot, duration, 0, 0);
+    after_launch();
+  }
+
+  /// The host mix's share of rows after one more launch of this step.
+  void after_launch() {
+    if (!has_host_mix(_o)) return;
+    auto const i = _launches++;
+    for (auto n =
+             spread(i + 1, _o.copies_per_1000_launches) - spread(i, _o.copies_per_1000_launches);
+         n > 0; --n)
+      device_op(event_kind::memcpy, _n.memcpy_api, _n.d2d, _n.cat_memcpy, 0,
+                _r.between(1'500, 6'000), static_cast<std::uint8_t>(copy_kind::device_to_device),
+                _r.between(1, 4096) * 256);
+    for (auto n = spread(i + 1, _o.host_ops_per_1000_launches) -
+                  spread(i, _o.host_ops_per_1000_launches);
+         n > 0; --n) {
+      auto const op = _n.host_ops[_r.next() % _n.host_ops.size()];
+      std::int64_t const end = _t + _r.between(1'000, 12'000);
+      host(event_kind::cpu_op, op, _n.cat_cpu_op, _t, end);
+      _t = end + _r.between(200, 1'500);
+    }
+    for (auto n = spread(i + 1, _o.polls_per_1000_launches) - spread(i, _o.polls_per_1000_launches);
+         n > 0; --n) {
+      std::int64_t const end = _t + _r.between(800, 3'000);
+      emit(event_kind::api_call, _n.poll_api, _n.cat_runtime, -1, _thread, _t, end, ++_correlation,
+           0, 0);
+      _t = end + _r.between(300, 2'000);
+    }
   }
 
   void all_reduce(std::int32_t bucket) {
@@ -441,11 +507,14 @@ class device_timeline {
   std::vector<std::int64_t> _ready;
   std::int64_t _comm_stream = 0;
   std::int64_t _comm_ready = 0;
+  std::int64_t _launches = 0;  ///< compute and optimizer launches so far in this step
 };
 
 void check(synthetic_options const& o) {
   if (o.ranks < 1 || o.devices_per_rank < 1 || o.streams_per_device < 1 || o.steps < 1 ||
-      o.kernels_per_step < 1 || o.nccl_per_step < 0 || o.target_events < 0)
+      o.kernels_per_step < 1 || o.nccl_per_step < 0 || o.target_events < 0 ||
+      o.polls_per_1000_launches < 0 || o.host_ops_per_1000_launches < 0 ||
+      o.copies_per_1000_launches < 0)
     throw std::invalid_argument(
         "synthetic trace: ranks, devices, streams, steps and kernels per step must be positive");
 }
@@ -459,7 +528,20 @@ std::int64_t synthetic_events_per_step(synthetic_options const& o) {
   std::int64_t const backward = std::max<std::int64_t>(0, k - forward - optimizer);
   // Host ranges: data loader, batch_to_device, forward, backward, optimizer, zero_grad and the
   // profiler step (7); API + device row pairs: H2D, memset, kernels, all-reduces, D2H, sync.
-  return 7 + 2 * (1 + 1 + forward + backward + optimizer + o.nccl_per_step + 1 + 1);
+  // The host mix: per launch (forward, backward, optimizer), polls and host ops one row each,
+  // copies two.
+  std::int64_t const launches = forward + backward + optimizer;
+  return 7 + 2 * (1 + 1 + forward + backward + optimizer + o.nccl_per_step + 1 + 1) +
+         spread(launches, o.polls_per_1000_launches) +
+         spread(launches, o.host_ops_per_1000_launches) +
+         2 * spread(launches, o.copies_per_1000_launches);
+}
+
+synthetic_options with_kineto_host_mix(synthetic_options o) {
+  o.polls_per_1000_launches = 4'350;
+  o.host_ops_per_1000_launches = 2'900;
+  o.copies_per_1000_launches = 200;
+  return o;
 }
 
 std::int32_t synthetic_steps(synthetic_options const& o) {
@@ -476,7 +558,8 @@ void generate_synthetic_trace(synthetic_options const& options, event_table& tab
   std::int32_t const steps = synthetic_steps(options);
   rng r(options.seed);
   table.begin_input("generated:seed=" + std::to_string(options.seed), "synthetic");
-  names const n = intern_names(table.strings(), steps, r);
+  names n = intern_names(table.strings(), steps, r);
+  if (has_host_mix(options)) intern_host_mix(table.strings(), n);
   std::int64_t const total = synthetic_events_per_step(options) * steps * options.ranks *
                              static_cast<std::int64_t>(options.devices_per_rank);
   table.reserve(table.size() + static_cast<std::size_t>(total));

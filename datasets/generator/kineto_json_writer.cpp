@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <iterator>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -133,6 +134,27 @@ std::string_view aten_parent(std::string_view api) {
   if (api.find("Synchronize") != std::string_view::npos) return "aten::item";
   if (api.find("ExC") != std::string_view::npos) return "record_param_comms";
   return "aten::mm";
+}
+
+/// Ends a cpu_op's args with the input shapes and types Kineto records under record_shapes (one
+/// of a few typical signatures, chosen by the op's external id).
+void put_shapes(fmt::memory_buffer& out, std::int64_t external) {
+  static constexpr std::string_view signatures[] = {
+      R"(, "Input Dims": [[1], [], []], "Input type": ["int", "Scalar", "Scalar"]}})",
+      R"(, "Input Dims": [[4096, 1024], [1024, 1024], []], "Input type": ["float", "float", "Scalar"]}})",
+      R"(, "Input Dims": [[32, 128, 1024]], "Input type": ["c10::BFloat16"]}})",
+      R"(, "Input Dims": [[1024], [1024]], "Input type": ["float", "float"]}})"};
+  out.append(signatures[static_cast<std::uint64_t>(external) % std::size(signatures)]);
+}
+
+/// CUPTI's runtime callback id of a call, as Kineto records it in args.cbid.
+int callback_id(std::string_view api) {
+  if (api == "cudaEventQuery") return 138;
+  if (api == "cudaMemcpyAsync") return 41;
+  if (api == "cudaMemsetAsync") return 51;
+  if (api == "cudaStreamSynchronize") return 131;
+  if (api == "cudaLaunchKernelExC") return 430;
+  return 211;  // cudaLaunchKernel
 }
 
 }  // namespace
@@ -279,21 +301,36 @@ std::vector<std::string> write_kineto_json(event_table const& table, std::string
       } else {
         auto const t = table.stream[i] >= 0 ? table.stream[i] : pid;
         if (kind == event_kind::api_call) {
-          // The aten op around the call (1 µs either side), then the call, then its flow.
-          head("cpu_op", aten_parent(name), pid, t, start - 1000, dur + 2000);
-          fmt::format_to(it,
-                         ", \"args\": {{\"External id\": {}, \"Record function id\": 0, "
-                         "\"Sequence number\": {}, \"Fwd thread id\": 0, \"Ev Idx\": {}}}}}",
-                         external, external, external);
+          bool const launches = corr >= 0 && device_start_of_corr.contains(corr);
+          // A call that launches device work: the aten op around it (1 µs either side), then
+          // the call, then its flow start.
+          if (launches) {
+            head("cpu_op", aten_parent(name), pid, t, start - 1000, dur + 2000);
+            fmt::format_to(it,
+                           ", \"args\": {{\"External id\": {}, \"Record function id\": 0, "
+                           "\"Sequence number\": {}, \"Fwd thread id\": 0, \"Ev Idx\": {}",
+                           external, external, external);
+            put_shapes(b, external);
+          }
           head(cat, name, pid, t, start, dur);
-          fmt::format_to(
-              it, ", \"args\": {{\"External id\": {}, \"cbid\": 211, \"correlation\": {}}}}}",
-              external, corr);
-          if (corr >= 0 && device_start_of_corr.contains(corr)) flow('s', corr, pid, t, start);
+          fmt::format_to(it,
+                         ", \"args\": {{\"External id\": {}, \"cbid\": {}, \"correlation\": {}}}}}",
+                         external, callback_id(name), corr);
+          // A call with no device work (cudaEventQuery polling, …) is issued outside any aten
+          // op and gets a flow end on the host thread, as the real Kineto traces in
+          // ../shared/traces/kineto have (hta_negative_queue_length_a100, alexnet, nccl_allreduce).
+          if (launches)
+            flow('s', corr, pid, t, start);
+          else if (corr >= 0)
+            flow('f', corr, pid, t, start);
         } else {
           head(cat, name, pid, t, start, dur);
-          fmt::format_to(it, ", \"args\": {{\"External id\": {}, \"Ev Idx\": {}}}}}", external,
+          fmt::format_to(it, ", \"args\": {{\"External id\": {}, \"Ev Idx\": {}", external,
                          external);
+          if (cat == "cpu_op")
+            put_shapes(b, external);
+          else
+            b.append(std::string_view("}}"));
         }
       }
       out.maybe_flush();

@@ -2,7 +2,8 @@
 // The Kineto JSON writer round-trips a synthetic multi-rank table through the reader: every
 // row comes back with the same times, device, stream, names, correlation and bytes (the writer
 // adds one aten cpu_op around each runtime call, as PyTorch traces have; those are checked
-// separately), plain and gzip alike.
+// separately), plain and gzip alike; with and without the Kineto host mix (event polling with
+// flow ends only, launch-free aten ops, device copies).
 #include <tracesweep/event_table.hpp>
 #include <tracesweep/generator/kineto_json_writer.hpp>
 #include <tracesweep/generator/synthetic_trace.hpp>
@@ -12,6 +13,8 @@
 
 #include <unistd.h>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 namespace tracesweep::test {
@@ -19,18 +22,55 @@ namespace {
 
 namespace fs = std::filesystem;
 
-TEST(KinetoWriter, RoundTripsThroughTheReader) {
+std::int64_t count(std::string const& text, std::string_view what) {
+  std::int64_t n = 0;
+  for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+class KinetoWriter : public ::testing::TestWithParam<bool> {};
+
+TEST_P(KinetoWriter, RoundTripsThroughTheReader) {
+  bool const host_mix = GetParam();
   synthetic_options options;
   options.ranks = 2;
   options.steps = 3;
   options.kernels_per_step = 40;
+  if (host_mix) options = with_kineto_host_mix(options);
   event_table source;
   generate_synthetic_trace(options, source);
   ASSERT_GT(source.size(), 100u);
-  std::int64_t api_calls = 0;
-  for (auto k : source.kind) api_calls += k == event_kind::api_call;
+  EXPECT_EQ(static_cast<std::int64_t>(source.size()),
+            synthetic_events_per_step(options) * options.steps * options.ranks);
+  // Runtime calls with device work (same correlation on a device row of the rank) get an aten
+  // parent and a flow start; the others (event polling) get neither, only a flow end.
+  std::set<std::pair<std::int32_t, std::int64_t>> device_corr;
+  std::int64_t device_flows = 0;
+  for (std::size_t i = 0; i < source.size(); ++i)
+    if (source.device[i] >= 0 && source.correlation[i] >= 0) {
+      device_corr.emplace(source.rank[i], source.correlation[i]);
+      device_flows += source.kind[i] != event_kind::synchronization;
+    }
+  std::int64_t api_calls = 0, polls = 0, host_ops = 0, d2d = 0;
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    if (source.kind[i] == event_kind::api_call) {
+      if (device_corr.contains({source.rank[i], source.correlation[i]}))
+        ++api_calls;
+      else
+        ++polls;
+    }
+    host_ops += source.kind[i] == event_kind::cpu_op;
+    d2d += source.kind[i] == event_kind::memcpy &&
+           source.subkind[i] == static_cast<std::uint8_t>(copy_kind::device_to_device);
+  }
+  // The mix: per 1000 launches (40 per step: 12 forward, 24 backward, 4 optimizer) 4350 polls,
+  // 2900 host ops, 200 copies → per step 174, 116, 8; × 3 steps × 2 ranks.
+  EXPECT_EQ(polls, host_mix ? 174 * 6 : 0);
+  EXPECT_EQ(host_ops, host_mix ? 116 * 6 : 0);
+  EXPECT_EQ(d2d, host_mix ? 8 * 6 : 0);
 
-  auto const dir = fs::temp_directory_path() / ("tracesweep_kwriter_" + std::to_string(::getpid()));
+  auto const dir = fs::temp_directory_path() /
+                   ("tracesweep_kwriter_" + std::to_string(::getpid()) + (host_mix ? "_mix" : ""));
   fs::create_directories(dir);
   for (bool gzip : {false, true}) {
     SCOPED_TRACE(gzip ? "gzip" : "plain");
@@ -73,9 +113,22 @@ TEST(KinetoWriter, RoundTripsThroughTheReader) {
     EXPECT_EQ(j, source.size());
     EXPECT_EQ(added, api_calls);
     EXPECT_EQ(back.inputs()[0].format, "kineto-json");
+    if (!gzip) {
+      std::string text;
+      for (auto const& p : paths) {
+        std::ifstream in(p, std::ios::binary);
+        text += std::string(std::istreambuf_iterator<char>(in), {});
+      }
+      EXPECT_EQ(count(text, R"("ph": "s")"), api_calls);
+      EXPECT_EQ(count(text, R"("ph": "f")"), device_flows + polls);
+      EXPECT_EQ(count(text, R"("name": "cudaEventQuery")"), polls);
+    }
   }
   fs::remove_all(dir);
 }
+
+INSTANTIATE_TEST_SUITE_P(HostMix, KinetoWriter, ::testing::Bool(),
+                         [](auto const& info) { return info.param ? "KinetoHostMix" : "Plain"; });
 
 }  // namespace
 }  // namespace tracesweep::test

@@ -25,7 +25,19 @@ struct synthetic_options {
   std::int64_t target_events = 0;
   /// First timestamp (ns). The default is an epoch-like clock beyond 2^53, as Kineto writes.
   std::int64_t start_ns = 1'700'000'000'000'000'000;
+  /// Host activity of a real PyTorch job, per 1000 kernel launches (compute and optimizer),
+  /// spread evenly over each step; 0 (the default) adds none and leaves the trace unchanged.
+  /// polls: `cudaEventQuery` api_call rows with no device work (the host polling an event);
+  /// host_ops: short aten cpu_op rows that launch nothing (views, detach, item, …);
+  /// copies: `cudaMemcpyAsync` + device-to-device memcpy row pairs.
+  std::int32_t polls_per_1000_launches = 0;
+  std::int32_t host_ops_per_1000_launches = 0;
+  std::int32_t copies_per_1000_launches = 0;
 };
+
+/// `o` with the host mix of the real A100 trace hta_negative_queue_length_a100 (per kernel:
+/// ~4.3 event polls, ~2.9 launch-free aten ops, ~0.2 device copies).
+[[nodiscard]] synthetic_options with_kineto_host_mix(synthetic_options o);
 
 /// Events one step of one device adds (host rows included); exact.
 [[nodiscard]] std::int64_t synthetic_events_per_step(synthetic_options const& options);
