@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <exception>
+#include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -57,7 +60,7 @@ void read_task_rows(read_source const& src, read_task const& t, std::optional<co
   auto const& leaves = src.leaves[t.plan];
   if (!leaves.empty() && load_rows_direct(src.pages, leaves, plan, t.lo, t.hi, out, scratch))
     return;
-  out = row_batch{};
+  out.clear();
   if (!db) {
     db.emplace(src.path, true);
     db->exec(mmap_pragma, "open");
@@ -65,37 +68,98 @@ void read_task_rows(read_source const& src, read_task const& t, std::optional<co
   load_rows(*db, plan, t.lo, t.hi, out);
 }
 
-std::vector<row_batch> read_tasks(read_source const& src, std::vector<read_task> const& tasks,
-                                  unsigned threads) {
-  std::vector<row_batch> batches(tasks.size());
+/// Reads the tasks on `threads` workers and hands each batch to `consume(i, batch)` on the
+/// calling thread in task order, as soon as it and every task before it are read. At most a few
+/// batches per thread are in flight and their storage is reused, so memory stays flat and
+/// freshly faulted pages are few. `consume` may take the batch (move it out) to keep it.
+template <class Consume>
+void stream_tasks(read_source const& src, std::vector<read_task> const& tasks, unsigned threads,
+                  Consume&& consume) {
+  using batch_ptr = std::unique_ptr<row_batch>;
   if (threads <= 1 || tasks.size() <= 1) {
     std::optional<connection> db;
     std::vector<int_value> scratch;
-    for (std::size_t i = 0; i < tasks.size(); ++i)
-      read_task_rows(src, tasks[i], db, batches[i], scratch);
-    return batches;
+    batch_ptr b;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      if (!b) b = std::make_unique<row_batch>();
+      b->clear();
+      read_task_rows(src, tasks[i], db, *b, scratch);
+      consume(i, b);
+    }
+    return;
   }
-  std::atomic<std::size_t> next{0};
+  std::size_t const window = 4 * std::size_t{threads};
+  std::mutex m;
+  std::condition_variable cv;
+  std::vector<batch_ptr> done(tasks.size()), spare;
+  std::size_t next = 0, consumed = 0;
+  bool stop = false;
   std::exception_ptr failure;
-  std::mutex failure_mutex;
   auto worker = [&] {
-    try {
-      std::optional<connection> db;  // one connection per thread, opened when needed
-      std::vector<int_value> scratch;
-      for (std::size_t i; (i = next.fetch_add(1)) < tasks.size();)
-        read_task_rows(src, tasks[i], db, batches[i], scratch);
-    } catch (...) {
-      std::lock_guard lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
-      next = tasks.size();
+    std::optional<connection> db;  // one connection per thread, opened when needed
+    std::vector<int_value> scratch;
+    for (;;) {
+      std::size_t i;
+      batch_ptr b;
+      {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return stop || next >= tasks.size() || next < consumed + window; });
+        if (stop || next >= tasks.size()) return;
+        i = next++;
+        if (!spare.empty()) b = std::move(spare.back()), spare.pop_back();
+      }
+      if (!b) b = std::make_unique<row_batch>();
+      b->clear();
+      try {
+        read_task_rows(src, tasks[i], db, *b, scratch);
+      } catch (...) {
+        std::lock_guard lock(m);
+        if (!failure) failure = std::current_exception();
+        stop = true;
+        cv.notify_all();
+        return;
+      }
+      {
+        std::lock_guard lock(m);
+        done[i] = std::move(b);
+      }
+      cv.notify_all();
     }
   };
   std::vector<std::thread> pool;
   auto const n = std::min<std::size_t>(threads, tasks.size());
   for (std::size_t t = 0; t < n; ++t) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
+  auto halt = [&] {
+    {
+      std::lock_guard lock(m);
+      stop = true;
+    }
+    cv.notify_all();
+    for (auto& t : pool) t.join();
+  };
+  try {
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      batch_ptr b;
+      {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return done[i] != nullptr || failure != nullptr; });
+        if (!done[i]) break;  // a worker failed: rethrown below
+        b = std::move(done[i]);
+      }
+      consume(i, b);
+      {
+        std::lock_guard lock(m);
+        if (b) spare.push_back(std::move(b));
+        consumed = i + 1;
+      }
+      cv.notify_all();
+    }
+  } catch (...) {
+    halt();
+    throw;
+  }
+  halt();
   if (failure) std::rethrow_exception(failure);
-  return batches;
 }
 
 /// True when `table` has a row with both times present: the GPU-activity check for a device
@@ -233,29 +297,35 @@ void read_file(std::string const& path, event_table& table, read_options const& 
     for (std::int64_t a = lo; a <= hi; a += rows_per_task)
       tasks.push_back({p, a, std::min(hi, a + rows_per_task - 1)});
   }
-  auto const batches = read_tasks(read_source{path, plans, pages, leaves}, tasks, threads);
-
-  std::size_t total = 0;
-  for (auto const& b : batches) total += b.start.size();
-  table.reserve(table.size() + total);
+  // Columns reserved from the rowid spans (an upper bound when rowids are dense, as nsys writes
+  // them), capped by what the file can hold (a row takes at least 6 bytes).
+  std::size_t span = 0;
+  for (auto const& t : tasks) span += static_cast<std::size_t>(t.hi - t.lo + 1);
+  std::error_code ec;
+  auto const bytes = std::filesystem::file_size(path, ec);
+  table.reserve(table.size() + std::min(span, ec ? 0 : static_cast<std::size_t>(bytes / 6)));
   table.begin_input(path, "nsys-sqlite");
   try {
     appender app(table, ids, labels);
     std::int64_t gpu_rows = 0;
-    for (std::size_t p = 0; p < plans.size(); ++p) {
-      std::vector<row_batch const*> mine;
-      for (std::size_t t = 0; t < tasks.size(); ++t)
-        if (tasks[t].plan == p) mine.push_back(&batches[t]);
-      if (plans[p].source == source_table::nvtx) {
-        app.append_nvtx(plans[p], mine);
-        continue;
-      }
-      for (auto const* b : mine) {
-        app.append(plans[p], *b);
-        if (is_device_activity(plans[p].kind))
-          gpu_rows += static_cast<std::int64_t>(b->start.size());
-      }
-    }
+    std::vector<std::unique_ptr<row_batch>> nvtx;  // held until the plan's last range
+    stream_tasks(read_source{path, plans, pages, leaves}, tasks, threads,
+                 [&](std::size_t i, std::unique_ptr<row_batch>& b) {
+                   auto const& plan = plans[tasks[i].plan];
+                   bool const last = i + 1 == tasks.size() || tasks[i + 1].plan != tasks[i].plan;
+                   if (plan.source == source_table::nvtx) {
+                     nvtx.push_back(std::move(b));
+                     if (!last) return;
+                     std::vector<row_batch const*> mine;
+                     for (auto const& h : nvtx) mine.push_back(h.get());
+                     app.append_nvtx(plan, mine);
+                     nvtx.clear();
+                     return;
+                   }
+                   app.append(plan, *b);
+                   if (is_device_activity(plan.kind))
+                     gpu_rows += static_cast<std::int64_t>(b->start.size());
+                 });
     if (gpu_rows == 0 && !unread_gpu_activity)
       throw input_error(path, "CUPTI_ACTIVITY_KIND_KERNEL",
                         "no GPU activity: the export has no kernel, memcpy or memset rows");

@@ -293,6 +293,18 @@ void load(Row& row, table_plan const& plan, row_batch& out) {
 
 }  // namespace
 
+void row_batch::clear() {
+  for (auto* v : {&start, &end, &stream, &correlation, &bytes, &name_raw, &name_fallback, &domain})
+    v->clear();
+  rank.clear(), device.clear(), subkind.clear(), text.clear(), has_text.clear();
+  domains.clear(), skipped.clear();
+}
+
+void row_batch::reserve(std::size_t rows) {
+  for (auto* v : {&start, &end, &stream, &correlation, &bytes, &name_raw}) v->reserve(rows);
+  rank.reserve(rows), device.reserve(rows), subkind.reserve(rows);
+}
+
 void load_rows(connection& db, table_plan const& plan, std::int64_t lo, std::int64_t hi,
                row_batch& out) {
   statement rows(db.get(), db.path(), plan.table, plan.sql);
@@ -307,6 +319,7 @@ bool load_rows_direct(sqlite_pages const& pages, std::span<leaf_page const> leav
                       std::vector<int_value>& scratch) {
   scratch.clear();
   if (!pages.read(leaves, lo, hi, plan.record_columns, plan.table, scratch)) return false;
+  out.reserve(scratch.size() / plan.record_columns.size());
   direct_row row{scratch, plan.record_slot, plan.record_columns.size()};
   load(row, plan, out);
   return true;

@@ -70,6 +70,11 @@ struct row_batch {
   std::vector<std::int64_t> domain;
   std::vector<nvtx_domain> domains;
   std::map<std::string, std::int64_t> skipped;
+
+  /// Empties every column, keeping the storage for the next range.
+  void clear();
+  /// Reserves room for `rows` rows in the integer columns.
+  void reserve(std::size_t rows);
 };
 
 /// The plan for `source`, or nothing when the export lacks the table. Throws input_error when
