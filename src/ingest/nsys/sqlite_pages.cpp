@@ -207,10 +207,14 @@ bool sqlite_pages::read(std::span<leaf_page const> leaves, std::int64_t lo, std:
           for (; want < columns.size(); ++want) values.push_back({});
           break;
         }
-        std::uint64_t t;
-        int const tn = get_varint(type_at, header_end, t);
-        if (!tn) damaged(table, "bad record header");
-        type_at += tn;
+        std::uint64_t t = *type_at;
+        if (t < 0x80) {  // every integer serial type is one byte
+          ++type_at;
+        } else {
+          int const tn = get_varint(type_at, header_end, t);
+          if (!tn) damaged(table, "bad record header");
+          type_at += tn;
+        }
         auto const bytes = serial_size(t);
         if (bytes < 0 || body + bytes > rec_end) damaged(table, "bad record");
         if (col == columns[want]) {
