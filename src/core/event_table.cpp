@@ -45,8 +45,10 @@ void event_table::skip(std::string_view reason, std::int64_t n) {
 
 void event_table::finish_input() {
   auto& info = _inputs.back();
-  std::vector<std::int32_t> ranks(rank.begin() + static_cast<std::ptrdiff_t>(_current_input_first_row),
-                                  rank.end());
+  // Ranks come in long runs: keep one per run, then sort the few left.
+  std::vector<std::int32_t> ranks;
+  for (auto i = _current_input_first_row; i < rank.size(); ++i)
+    if (ranks.empty() || ranks.back() != rank[i]) ranks.push_back(rank[i]);
   std::sort(ranks.begin(), ranks.end());
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
   info.ranks = std::move(ranks);
