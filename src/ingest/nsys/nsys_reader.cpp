@@ -4,7 +4,6 @@
 #include <tracesweep/ingest/nsys_reader.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <filesystem>
@@ -44,12 +43,19 @@ struct read_task {
   std::int64_t lo, hi;
 };
 
+/// A plan's leaf pages, listed by the first worker that needs them (the walk touches every
+/// interior page of the table). Empty = read through SQL.
+struct plan_leaves {
+  std::once_flag once;
+  std::vector<leaf_page> pages;
+};
+
 /// What every worker shares: the plans, the page map and each plan's leaf pages.
 struct read_source {
   std::string const& path;
   std::vector<table_plan> const& plans;
   sqlite_pages const& pages;
-  std::vector<std::vector<leaf_page>> const& leaves;  ///< per plan; empty = through SQL
+  std::vector<plan_leaves>& leaves;  ///< per plan
 };
 
 /// Reads one task: its leaves decoded directly when the plan allows, else (or when a value
@@ -57,7 +63,10 @@ struct read_source {
 void read_task_rows(read_source const& src, read_task const& t, std::optional<connection>& db,
                     row_batch& out, std::vector<int_value>& scratch) {
   auto const& plan = src.plans[t.plan];
-  auto const& leaves = src.leaves[t.plan];
+  auto& l = src.leaves[t.plan];
+  if (src.pages.usable() && plan.direct_root)
+    std::call_once(l.once, [&] { l.pages = src.pages.leaves(plan.direct_root, plan.table); });
+  auto const& leaves = l.pages;
   if (!leaves.empty() && load_rows_direct(src.pages, leaves, plan, t.lo, t.hi, out, scratch))
     return;
   out.clear();
@@ -285,13 +294,11 @@ void read_file(std::string const& path, event_table& table, read_options const& 
   unsigned const threads =
       options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   sqlite_pages const pages(path);
-  std::vector<std::vector<leaf_page>> leaves(plans.size());
+  std::vector<plan_leaves> leaves(plans.size());
   std::vector<read_task> tasks;
   for (std::size_t p = 0; p < plans.size(); ++p) {
     auto bounds = rowid_bounds(db, plans[p].table);
     if (!bounds) continue;
-    if (pages.usable() && plans[p].direct_root)
-      leaves[p] = pages.leaves(plans[p].direct_root, plans[p].table);
     auto const [lo, hi] = *bounds;
     // Ranges are a fixed size, so the split (and the result) never depends on `threads`.
     for (std::int64_t a = lo; a <= hi; a += rows_per_task)
