@@ -20,7 +20,7 @@ if [[ ! -f $file ]]; then
   /usr/bin/time -f "generate: %e s" "$ts" generate --format nsys-sqlite --ranks 4 --devices 2 \
     --events "$events" -o "$file"
 fi
-echo "file: $file ($(du -h "$file" | cut -f1))"
+echo "file: $file ($(du -hL "$file" | cut -f1))"
 echo "kernels: $(sqlite3 "$file" 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL')," \
      "runtime: $(sqlite3 "$file" 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME')"
 median3() {  # runs "$@" three times, prints the median wall time in seconds

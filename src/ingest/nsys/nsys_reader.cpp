@@ -77,22 +77,26 @@ void read_task_rows(read_source const& src, read_task const& t, std::optional<co
   load_rows(*db, plan, t.lo, t.hi, out);
 }
 
-/// Reads the tasks on `threads` workers and hands each batch to `consume(i, batch)` on the
-/// calling thread in task order, as soon as it and every task before it are read. At most a few
-/// batches per thread are in flight and their storage is reused, so memory stays flat and
+/// Reads the tasks on `threads` threads (the calling one included) and hands each batch to
+/// `consume(i, batch)` on the calling thread in task order, as soon as it and every task before
+/// it are read; while the next batch is not ready the calling thread reads a task itself. At most
+/// a few batches per thread are in flight and their storage is reused, so memory stays flat and
 /// freshly faulted pages are few. `consume` may take the batch (move it out) to keep it.
 template <class Consume>
 void stream_tasks(read_source const& src, std::vector<read_task> const& tasks, unsigned threads,
                   Consume&& consume) {
   using batch_ptr = std::unique_ptr<row_batch>;
-  if (threads <= 1 || tasks.size() <= 1) {
-    std::optional<connection> db;
+  struct reader_state {
+    std::optional<connection> db;  // one connection per thread, opened when needed
     std::vector<int_value> scratch;
+  };
+  if (threads <= 1 || tasks.size() <= 1) {
+    reader_state r;
     batch_ptr b;
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       if (!b) b = std::make_unique<row_batch>();
       b->clear();
-      read_task_rows(src, tasks[i], db, *b, scratch);
+      read_task_rows(src, tasks[i], r.db, *b, r.scratch);
       consume(i, b);
     }
     return;
@@ -104,39 +108,41 @@ void stream_tasks(read_source const& src, std::vector<read_task> const& tasks, u
   std::size_t next = 0, consumed = 0;
   bool stop = false;
   std::exception_ptr failure;
+  auto claimable = [&] { return !stop && next < tasks.size() && next < consumed + window; };
+  // Reads the next task; called with `lock` held, returns with it held.
+  auto read_one = [&](std::unique_lock<std::mutex>& lock, reader_state& r) {
+    std::size_t const i = next++;
+    batch_ptr b;
+    if (!spare.empty()) b = std::move(spare.back()), spare.pop_back();
+    lock.unlock();
+    if (!b) b = std::make_unique<row_batch>();
+    b->clear();
+    std::exception_ptr error;
+    try {
+      read_task_rows(src, tasks[i], r.db, *b, r.scratch);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lock.lock();
+    if (error) {
+      if (!failure) failure = error;
+      stop = true;
+    } else {
+      done[i] = std::move(b);
+    }
+    cv.notify_all();
+  };
   auto worker = [&] {
-    std::optional<connection> db;  // one connection per thread, opened when needed
-    std::vector<int_value> scratch;
+    reader_state r;
+    std::unique_lock lock(m);
     for (;;) {
-      std::size_t i;
-      batch_ptr b;
-      {
-        std::unique_lock lock(m);
-        cv.wait(lock, [&] { return stop || next >= tasks.size() || next < consumed + window; });
-        if (stop || next >= tasks.size()) return;
-        i = next++;
-        if (!spare.empty()) b = std::move(spare.back()), spare.pop_back();
-      }
-      if (!b) b = std::make_unique<row_batch>();
-      b->clear();
-      try {
-        read_task_rows(src, tasks[i], db, *b, scratch);
-      } catch (...) {
-        std::lock_guard lock(m);
-        if (!failure) failure = std::current_exception();
-        stop = true;
-        cv.notify_all();
-        return;
-      }
-      {
-        std::lock_guard lock(m);
-        done[i] = std::move(b);
-      }
-      cv.notify_all();
+      cv.wait(lock, [&] { return stop || next >= tasks.size() || claimable(); });
+      if (!claimable()) return;
+      read_one(lock, r);
     }
   };
   std::vector<std::thread> pool;
-  auto const n = std::min<std::size_t>(threads, tasks.size());
+  auto const n = std::min<std::size_t>(threads - 1, tasks.size());
   for (std::size_t t = 0; t < n; ++t) pool.emplace_back(worker);
   auto halt = [&] {
     {
@@ -147,12 +153,19 @@ void stream_tasks(read_source const& src, std::vector<read_task> const& tasks, u
     for (auto& t : pool) t.join();
   };
   try {
+    reader_state mine;
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       batch_ptr b;
       {
         std::unique_lock lock(m);
-        cv.wait(lock, [&] { return done[i] != nullptr || failure != nullptr; });
-        if (!done[i]) break;  // a worker failed: rethrown below
+        while (!done[i] && !failure) {
+          if (claimable()) {
+            read_one(lock, mine);
+          } else {
+            cv.wait(lock, [&] { return done[i] || failure || claimable(); });
+          }
+        }
+        if (!done[i]) break;  // a reader failed: rethrown below
         b = std::move(done[i]);
       }
       consume(i, b);
