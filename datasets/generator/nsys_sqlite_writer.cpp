@@ -82,12 +82,17 @@ class db_writer {
  public:
   explicit db_writer(std::string const& path) : _path(path) {
     std::filesystem::remove(path);
-    if (sqlite3_open_v2(path.c_str(), &_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-        SQLITE_OK)
-      fail("open");
-    exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 4096;");
-    exec(schema_sql);
-    exec("BEGIN");
+    try {
+      if (sqlite3_open_v2(path.c_str(), &_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                          nullptr) != SQLITE_OK)
+        fail("open");
+      exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 4096;");
+      exec(schema_sql);
+      exec("BEGIN");
+    } catch (...) {
+      sqlite3_close(_db);  // a failed open still allocates a handle; no destructor runs here
+      throw;
+    }
   }
   ~db_writer() {
     for (auto* s : _statements) sqlite3_finalize(s);
