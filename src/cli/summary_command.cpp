@@ -32,7 +32,7 @@ void add_summary_command(CLI::App& app, context& ctx) {
   cmd->add_option("--min-gap", args->options.min_gap_ns, "Shortest idle gap reported, ns")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--top", args->options.top, "Gaps reported per device")->capture_default_str();
+  cmd->add_option("--top", args->options.top, "Gaps reported per device, longest first (0 = all)")->capture_default_str();
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
       event_table table;

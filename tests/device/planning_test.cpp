@@ -192,7 +192,9 @@ TEST(DevicePlanning, OverlappingRowsCoverEveryPossibleOverlap) {
       // can member i overlap an interval lying in [(g0,s0), (g1,e1)) in (group, time) order?
       bool const after_first = b.group[i] > g0 || (b.group[i] == g0 && b.end[i] > s0);
       bool const before_last = b.group[i] < g1 || (b.group[i] == g1 && b.start[i] < e1);
-      if (after_first && before_last) EXPECT_TRUE(i >= r.begin && i < r.end) << trial << " " << i;
+      if (after_first && before_last) {
+        EXPECT_TRUE(i >= r.begin && i < r.end) << trial << " " << i;
+      }
     }
   }
 }
