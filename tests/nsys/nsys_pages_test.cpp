@@ -113,10 +113,13 @@ TEST(nsys_pages, overflow_short_records_integer_widths_and_text_fallback) {
         8388607,   -8388608,  2147483647, -2147483648LL, 1LL << 40, -(1LL << 47),
         LLONG_MAX, LLONG_MIN, 42};
     for (int i = 0; i < 6000; ++i) {
-      auto const v = widths[i % 15] + (i % 7 == 0 ? 0 : i);
+      // Wrapping arithmetic (C++20 defines the conversion back): extremes stay in range.
+      auto const u = static_cast<std::uint64_t>(widths[i % 15]) +
+                     static_cast<std::uint64_t>(i % 7 == 0 ? 0 : i);
+      auto const v = static_cast<std::int64_t>(u);
       // Every 50th row carries a blob long enough to spill b onto overflow pages.
       std::string const blob = i % 50 == 0 ? "zeroblob(3000)" : i % 3 ? "NULL" : "x'0102'";
-      std::string const b = i % 11 == 0 ? "NULL" : std::to_string(-v);
+      std::string const b = i % 11 == 0 ? "NULL" : std::to_string(static_cast<std::int64_t>(0 - u));
       db.exec("INSERT INTO t VALUES (" + std::to_string(v) + ", " + blob + ", " + b + ")");
     }
     db.exec("COMMIT");
