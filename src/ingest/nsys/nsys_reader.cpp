@@ -20,7 +20,6 @@
 #include "ingest/nsys/nsys_strings.hpp"
 #include "ingest/nsys/nsys_tables.hpp"
 #include "ingest/nsys/sqlite_db.hpp"
-#include "ingest/nsys/sqlite_pages.hpp"
 
 namespace tracesweep {
 
@@ -43,38 +42,15 @@ struct read_task {
   std::int64_t lo, hi;
 };
 
-/// A plan's leaf pages, listed by the first worker that needs them (the walk touches every
-/// interior page of the table). Empty = read through SQL.
-struct plan_leaves {
-  std::once_flag once;
-  std::vector<leaf_page> pages;
-};
-
-/// What every worker shares: the plans, the page map and each plan's leaf pages.
-struct read_source {
-  std::string const& path;
-  std::vector<table_plan> const& plans;
-  sqlite_pages const& pages;
-  std::vector<plan_leaves>& leaves;  ///< per plan
-};
-
-/// Reads one task: its leaves decoded directly when the plan allows, else (or when a value
-/// needs SQLite's conversion) through SQL on `db`, opened on first use.
-void read_task_rows(read_source const& src, read_task const& t, std::optional<connection>& db,
-                    row_batch& out, std::vector<int_value>& scratch) {
-  auto const& plan = src.plans[t.plan];
-  auto& l = src.leaves[t.plan];
-  if (src.pages.usable() && plan.direct_root)
-    std::call_once(l.once, [&] { l.pages = src.pages.leaves(plan.direct_root, plan.table); });
-  auto const& leaves = l.pages;
-  if (!leaves.empty() && load_rows_direct(src.pages, leaves, plan, t.lo, t.hi, out, scratch))
-    return;
-  out.clear();
+/// Reads one task on `db`, this thread's connection, opened on first use.
+void read_task_rows(std::string const& path, std::vector<table_plan> const& plans,
+                    read_task const& t, std::optional<connection>& db, row_batch& out) {
   if (!db) {
-    db.emplace(src.path, true);
+    db.emplace(path, true);
     db->exec(mmap_pragma, "open");
   }
-  load_rows(*db, plan, t.lo, t.hi, out);
+  out.reserve(static_cast<std::size_t>(t.hi - t.lo + 1));  // a no-op for a recycled batch
+  load_rows(*db, plans[t.plan], t.lo, t.hi, out);
 }
 
 /// Reads the tasks on `threads` threads (the calling one included) and hands each batch to
@@ -83,20 +59,17 @@ void read_task_rows(read_source const& src, read_task const& t, std::optional<co
 /// a few batches per thread are in flight and their storage is reused, so memory stays flat and
 /// freshly faulted pages are few. `consume` may take the batch (move it out) to keep it.
 template <class Consume>
-void stream_tasks(read_source const& src, std::vector<read_task> const& tasks, unsigned threads,
-                  Consume&& consume) {
+void stream_tasks(std::string const& path, std::vector<table_plan> const& plans,
+                  std::vector<read_task> const& tasks, unsigned threads, Consume&& consume) {
   using batch_ptr = std::unique_ptr<row_batch>;
-  struct reader_state {
-    std::optional<connection> db;  // one connection per thread, opened when needed
-    std::vector<int_value> scratch;
-  };
+  using reader_state = std::optional<connection>;  // one connection per thread
   if (threads <= 1 || tasks.size() <= 1) {
     reader_state r;
     batch_ptr b;
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       if (!b) b = std::make_unique<row_batch>();
       b->clear();
-      read_task_rows(src, tasks[i], r.db, *b, r.scratch);
+      read_task_rows(path, plans, tasks[i], r, *b);
       consume(i, b);
     }
     return;
@@ -119,7 +92,7 @@ void stream_tasks(read_source const& src, std::vector<read_task> const& tasks, u
     b->clear();
     std::exception_ptr error;
     try {
-      read_task_rows(src, tasks[i], r.db, *b, r.scratch);
+      read_task_rows(path, plans, tasks[i], r, *b);
     } catch (...) {
       error = std::current_exception();
     }
@@ -306,8 +279,6 @@ void read_file(std::string const& path, event_table& table, read_options const& 
 
   unsigned const threads =
       options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  sqlite_pages const pages(path);
-  std::vector<plan_leaves> leaves(plans.size());
   std::vector<read_task> tasks;
   for (std::size_t p = 0; p < plans.size(); ++p) {
     auto bounds = rowid_bounds(db, plans[p].table);
@@ -329,23 +300,21 @@ void read_file(std::string const& path, event_table& table, read_options const& 
     appender app(table, ids, labels);
     std::int64_t gpu_rows = 0;
     std::vector<std::unique_ptr<row_batch>> nvtx;  // held until the plan's last range
-    stream_tasks(read_source{path, plans, pages, leaves}, tasks, threads,
-                 [&](std::size_t i, std::unique_ptr<row_batch>& b) {
-                   auto const& plan = plans[tasks[i].plan];
-                   bool const last = i + 1 == tasks.size() || tasks[i + 1].plan != tasks[i].plan;
-                   if (plan.source == source_table::nvtx) {
-                     nvtx.push_back(std::move(b));
-                     if (!last) return;
-                     std::vector<row_batch const*> mine;
-                     for (auto const& h : nvtx) mine.push_back(h.get());
-                     app.append_nvtx(plan, mine);
-                     nvtx.clear();
-                     return;
-                   }
-                   app.append(plan, *b);
-                   if (is_device_activity(plan.kind))
-                     gpu_rows += static_cast<std::int64_t>(b->start.size());
-                 });
+    stream_tasks(path, plans, tasks, threads, [&](std::size_t i, std::unique_ptr<row_batch>& b) {
+      auto const& plan = plans[tasks[i].plan];
+      bool const last = i + 1 == tasks.size() || tasks[i + 1].plan != tasks[i].plan;
+      if (plan.source == source_table::nvtx) {
+        nvtx.push_back(std::move(b));
+        if (!last) return;
+        std::vector<row_batch const*> mine;
+        for (auto const& h : nvtx) mine.push_back(h.get());
+        app.append_nvtx(plan, mine);
+        nvtx.clear();
+        return;
+      }
+      app.append(plan, *b);
+      if (is_device_activity(plan.kind)) gpu_rows += static_cast<std::int64_t>(b->start.size());
+    });
     if (gpu_rows == 0 && !unread_gpu_activity)
       throw input_error(path, "CUPTI_ACTIVITY_KIND_KERNEL",
                         "no GPU activity: the export has no kernel, memcpy or memset rows");

@@ -18,38 +18,25 @@ bool used_by_reader(std::string_view t) {
 }  // namespace
 
 export_schema::export_schema(connection& db) {
-  std::vector<std::pair<std::string, std::int64_t>> tables;
+  std::vector<std::string> tables;
   {
     statement list(db.get(), db.path(), "schema",
-                   "SELECT name, rootpage FROM sqlite_master WHERE type = 'table' ORDER BY rowid");
+                   "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid");
     while (list.step()) {
       auto const* text = sqlite3_column_text(list.get(), 0);
-      if (text)
-        tables.emplace_back(reinterpret_cast<char const*>(text),
-                            sqlite3_column_int64(list.get(), 1));
+      if (text) tables.emplace_back(reinterpret_cast<char const*>(text));
     }
   }
-  for (auto const& [t, root] : tables) {
+  for (auto const& t : tables) {
     auto& columns = _columns[t];
     if (!used_by_reader(t)) continue;
-    // table_xinfo also lists hidden and generated columns (hidden != 0), which would shift
-    // record positions; any of those, a primary key (a rowid alias is stored as NULL) or a
-    // default (rows older than an ALTER TABLE lack the column) sends the table through SQL.
-    bool direct = root > 0 && root <= 0xFFFF'FFFF;
-    statement info(db.get(), db.path(), t, "PRAGMA table_xinfo(" + quote_identifier(t) + ")");
+    statement info(db.get(), db.path(), t, "PRAGMA table_info(" + quote_identifier(t) + ")");
     while (info.step()) {
       auto const* text = sqlite3_column_text(info.get(), 1);
-      if (sqlite3_column_type(info.get(), 4) != SQLITE_NULL || sqlite3_column_int(info.get(), 5) ||
-          sqlite3_column_int(info.get(), 6))
-        direct = false;
-      if (!text) {
-        direct = false;
-        continue;
-      }
+      if (!text) continue;
       columns.emplace_back(reinterpret_cast<char const*>(text));
       if (sqlite3_column_int(info.get(), 3) != 0) _not_null[t].push_back(columns.back());
     }
-    _direct_root[t] = direct ? static_cast<std::uint32_t>(root) : 0;
   }
 }
 
@@ -67,18 +54,6 @@ bool export_schema::is_not_null(std::string const& table, std::string const& col
   auto it = _not_null.find(table);
   if (it == _not_null.end()) return false;
   return std::find(it->second.begin(), it->second.end(), column) != it->second.end();
-}
-
-int export_schema::column_position(std::string const& table, std::string const& column) const {
-  auto it = _columns.find(table);
-  if (it == _columns.end()) return -1;
-  auto c = std::find(it->second.begin(), it->second.end(), column);
-  return c == it->second.end() ? -1 : static_cast<int>(c - it->second.begin());
-}
-
-std::uint32_t export_schema::direct_root(std::string const& table) const {
-  auto it = _direct_root.find(table);
-  return it == _direct_root.end() ? 0 : it->second;
 }
 
 bool export_schema::looks_like_nsys() const {

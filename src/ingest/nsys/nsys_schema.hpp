@@ -22,18 +22,12 @@ class export_schema {
   [[nodiscard]] bool has_column(std::string const& table, std::string const& column) const;
   /// True when the column is declared NOT NULL (SQLite then never returns NULL for it).
   [[nodiscard]] bool is_not_null(std::string const& table, std::string const& column) const;
-  /// Position of `column` in the table's records (declaration order), -1 when absent.
-  [[nodiscard]] int column_position(std::string const& table, std::string const& column) const;
-  /// The table's b-tree root page when its records can be decoded directly (a rowid table with
-  /// no hidden or generated column, no primary key column and no column default), else 0.
-  [[nodiscard]] std::uint32_t direct_root(std::string const& table) const;
   /// True when at least one table only an nsys export has is present.
   [[nodiscard]] bool looks_like_nsys() const;
 
  private:
   std::map<std::string, std::vector<std::string>> _columns;   // table → columns
   std::map<std::string, std::vector<std::string>> _not_null;  // table → NOT NULL columns
-  std::map<std::string, std::uint32_t> _direct_root;          // table → root page, 0 = use SQL
 };
 
 /// The first and last rowid of `table`, or nothing when it is empty. Walks the rowid b-tree's

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ingest/nsys/nsys_tables.hpp"
 
-#include <algorithm>
 #include <array>
 #include <initializer_list>
 
@@ -143,7 +142,7 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
       pick(f_domain, {"domainId"});
       break;
   }
-  table_plan plan{source, table, info.kind, info.names, "SELECT ", {}, true, true, 0, {}, {}};
+  table_plan plan{source, table, info.kind, info.names, "SELECT ", {}, true, true};
   int next = 0;
   for (int f = 0; f < field_count; ++f) {
     plan.column[f] = -1;
@@ -159,81 +158,34 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
   plan.start_nullable = !schema.is_not_null(table, "start");
   plan.end_nullable = !schema.is_not_null(table, "end");
   plan.sql += " FROM " + quote_identifier(table) + " WHERE rowid BETWEEN ?1 AND ?2 ORDER BY rowid";
-  // Direct decoding for tables of integer fields (NVTX text goes through SQL).
-  plan.record_slot.fill(-1);
-  if (source != source_table::nvtx) plan.direct_root = schema.direct_root(table);
-  if (plan.direct_root) {
-    for (int f = 0; f < field_count; ++f)
-      if (!expr[f].empty()) plan.record_columns.push_back(schema.column_position(table, expr[f]));
-    std::sort(plan.record_columns.begin(), plan.record_columns.end());
-    plan.record_columns.erase(std::unique(plan.record_columns.begin(), plan.record_columns.end()),
-                              plan.record_columns.end());
-    for (int f = 0; f < field_count; ++f)
-      if (!expr[f].empty())
-        plan.record_slot[f] = static_cast<int>(
-            std::lower_bound(plan.record_columns.begin(), plan.record_columns.end(),
-                             schema.column_position(table, expr[f])) -
-            plan.record_columns.begin());
-  }
   return plan;
 }
 
 namespace {
 
-/// One SQL result row as the loader sees it.
-struct sql_row {
-  statement& rows;
-  sqlite3_stmt* s;
-  std::array<int, 13> const& col;
-  bool next() const { return rows.step(); }  // throws on an SQLite error
-  std::int64_t get(int f) const {
-    return col[f] < 0 ? default_of(f) : sqlite3_column_int64(s, col[f]);
-  }
-  bool is_null(int f) const { return sqlite3_column_type(s, col[f]) == SQLITE_NULL; }
-  char const* text(int f) const {
+/// Reads every row of the bound statement `rows` (the plan's SELECT) into `out`.
+void load(statement& rows, table_plan const& plan, row_batch& out) {
+  sqlite3_stmt* const s = rows.get();
+  auto const& col = plan.column;
+  auto get = [&](int f) { return col[f] < 0 ? default_of(f) : sqlite3_column_int64(s, col[f]); };
+  auto is_null = [&](int f) { return sqlite3_column_type(s, col[f]) == SQLITE_NULL; };
+  auto text = [&](int f) {
     return col[f] < 0 ? nullptr : reinterpret_cast<char const*>(sqlite3_column_text(s, col[f]));
-  }
-};
-
-/// One decoded record (values from sqlite_pages::read) as the loader sees it.
-struct direct_row {
-  std::vector<int_value> const& values;
-  std::array<int, 13> const& slot;
-  std::size_t width;
-  std::size_t at = 0;
-  bool started = false;
-  bool next() {
-    if (started) at += width;
-    started = true;
-    return at < values.size();
-  }
-  std::int64_t get(int f) const {
-    if (slot[f] < 0) return default_of(f);
-    auto const& v = values[at + static_cast<std::size_t>(slot[f])];
-    return v.null ? default_of(f) : v.value;
-  }
-  bool is_null(int f) const { return values[at + static_cast<std::size_t>(slot[f])].null; }
-  char const* text(int) const { return nullptr; }
-};
-
-template <class Row>
-void load(Row& row, table_plan const& plan, row_batch& out) {
-  auto get = [&](int f) { return row.get(f); };
-  auto is_null = [&](int f) { return row.is_null(f); };
+  };
   bool const host = plan.source == source_table::runtime || plan.source == source_table::nvtx ||
                     plan.source == source_table::osrt;
   bool const nvtx = plan.source == source_table::nvtx;
   bool const kernel = plan.source == source_table::kernel;
   bool const fallback = plan.column[f_name_fallback] >= 0;
   std::int64_t null_times = 0, unterminated = 0;
-  while (row.next()) {
+  while (rows.step()) {  // throws on an SQLite error
     std::uint8_t subkind = 0;
     std::int64_t start = get(f_start);
     std::int64_t end = get(f_end);
     if (nvtx) {
       auto const type = get(f_subkind);
       if (type == 75) {  // NvtxDomainCreate: text = domain name
-        auto const* t = row.text(f_text);
+        auto const* t = text(f_text);
         out.domains.push_back(nvtx_domain{pid_of(get(f_global_tid)), get(f_domain),
                                           t ? std::string(t) : std::string()});
         continue;
@@ -281,7 +233,7 @@ void load(Row& row, table_plan const& plan, row_batch& out) {
     out.name_raw.push_back(get(f_name));
     if (kernel && fallback) out.name_fallback.push_back(get(f_name_fallback));
     if (nvtx) {
-      auto const* t = row.text(f_text);
+      auto const* t = text(f_text);
       out.has_text.push_back(t != nullptr);
       out.text.emplace_back(t ? t : "");
       out.domain.push_back(get(f_domain));
@@ -310,19 +262,7 @@ void load_rows(connection& db, table_plan const& plan, std::int64_t lo, std::int
   statement rows(db.get(), db.path(), plan.table, plan.sql);
   rows.bind(1, lo);
   rows.bind(2, hi);
-  sql_row row{rows, rows.get(), plan.column};
-  load(row, plan, out);
-}
-
-bool load_rows_direct(sqlite_pages const& pages, std::span<leaf_page const> leaves,
-                      table_plan const& plan, std::int64_t lo, std::int64_t hi, row_batch& out,
-                      std::vector<int_value>& scratch) {
-  scratch.clear();
-  if (!pages.read(leaves, lo, hi, plan.record_columns, plan.table, scratch)) return false;
-  out.reserve(scratch.size() / plan.record_columns.size());
-  direct_row row{scratch, plan.record_slot, plan.record_columns.size()};
-  load(row, plan, out);
-  return true;
+  load(rows, plan, out);
 }
 
 }  // namespace tracesweep::nsys

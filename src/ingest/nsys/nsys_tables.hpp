@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -17,7 +16,6 @@
 
 #include "ingest/nsys/nsys_schema.hpp"
 #include "ingest/nsys/sqlite_db.hpp"
-#include "ingest/nsys/sqlite_pages.hpp"
 
 namespace tracesweep::nsys {
 
@@ -44,12 +42,6 @@ struct table_plan {
   std::array<int, 13> column{};
   bool start_nullable = true;
   bool end_nullable = true;
-  /// Direct decoding through sqlite_pages: the table's b-tree root (0 = read through SQL only),
-  /// the record positions to decode (ascending, unique) and each field's index among them
-  /// (-1 = not read: the field's default applies).
-  std::uint32_t direct_root = 0;
-  std::vector<int> record_columns;
-  std::array<int, 13> record_slot{};
 };
 
 /// An NVTX domain-create row (eventType 75).
@@ -83,16 +75,9 @@ struct row_batch {
                                                    std::string const& path, source_table source,
                                                    kernel_naming naming);
 
-/// Reads rows with rowid in [lo, hi] into `out` through SQL.
+/// Reads rows with rowid in [lo, hi] into `out`: one prepared SELECT, sqlite3_step and
+/// sqlite3_column_int64 per value.
 void load_rows(connection& db, table_plan const& plan, std::int64_t lo, std::int64_t hi,
                row_batch& out);
-
-/// Reads rows with rowid in [lo, hi] of the plan's table into `out` by decoding its b-tree
-/// leaves (`leaves`, from sqlite_pages::leaves) directly; the same rows and values as
-/// load_rows. False (and `out` left empty) when a value needs SQLite's conversion: read the
-/// range with load_rows then. `scratch` is reused between calls.
-[[nodiscard]] bool load_rows_direct(sqlite_pages const& pages, std::span<leaf_page const> leaves,
-                                    table_plan const& plan, std::int64_t lo, std::int64_t hi,
-                                    row_batch& out, std::vector<int_value>& scratch);
 
 }  // namespace tracesweep::nsys

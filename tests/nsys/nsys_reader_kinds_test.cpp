@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+// The reader's kind selection (read_options::kinds) against a full read on every real export,
+// the GPU-activity check for device tables a selection does not load, and thread-count
+// independence on a multi-range generated export.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <tracesweep/generator/nsys_sqlite_writer.hpp>
+#include <tracesweep/generator/synthetic_trace.hpp>
+#include <tracesweep/input_reader.hpp>
+
+#include "nsys/nsys_test_support.hpp"
+#include "support/trace_paths.hpp"
+
+namespace tracesweep::test {
+namespace {
+
+event_table read(std::filesystem::path const& f, unsigned threads, std::uint32_t kinds) {
+  event_table t;
+  read_options o;
+  o.threads = threads;
+  o.kinds = kinds;
+  read_input(f.string(), t, o);
+  return t;
+}
+
+void expect_same_rows(event_table const& a, event_table const& b) {
+  EXPECT_EQ(a.start_ns, b.start_ns);
+  EXPECT_EQ(a.end_ns, b.end_ns);
+  EXPECT_EQ(a.kind, b.kind);
+  EXPECT_EQ(a.subkind, b.subkind);
+  EXPECT_EQ(a.rank, b.rank);
+  EXPECT_EQ(a.device, b.device);
+  EXPECT_EQ(a.stream, b.stream);
+  EXPECT_EQ(a.correlation, b.correlation);
+  EXPECT_EQ(a.bytes, b.bytes);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    ASSERT_EQ(a.strings().at(a.name[i]), b.strings().at(b.name[i])) << "row " << i;
+}
+
+/// The rows of `kinds` from a full read.
+event_table only(event_table const& full, std::uint32_t kinds) {
+  event_table out;
+  out.begin_input("x", "nsys-sqlite");
+  for (std::size_t i = 0; i < full.size(); ++i) {
+    if (!(kinds & kind_bit(full.kind[i]))) continue;
+    event e;
+    e.start_ns = full.start_ns[i], e.end_ns = full.end_ns[i], e.kind = full.kind[i];
+    e.subkind = full.subkind[i], e.rank = full.rank[i], e.device = full.device[i];
+    e.stream = full.stream[i], e.correlation = full.correlation[i], e.bytes = full.bytes[i];
+    e.name = out.strings().intern(full.strings().at(full.name[i]));
+    out.append(e);
+  }
+  return out;
+}
+
+TEST(nsys_reader_kinds, a_kind_selection_reads_exactly_those_rows_of_a_full_read) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  for (auto const& f : nsys_exports(traces)) {
+    SCOPED_TRACE(f.string());
+    auto const full = read(f, 1, all_event_kinds);
+    for (auto const kinds : {kind_bit(event_kind::kernel), kind_bit(event_kind::api_call),
+                             kind_bit(event_kind::memcpy) | kind_bit(event_kind::memset),
+                             kind_bit(event_kind::user_range), kind_bit(event_kind::os_call)}) {
+      SCOPED_TRACE(kinds);
+      expect_same_rows(read(f, 2, kinds), only(full, kinds));
+    }
+  }
+}
+
+TEST(nsys_reader_kinds, host_only_selection_accepts_gpu_activity_it_does_not_load) {
+  // Only memsets left: a cuda_api_sum read does not load them, yet must see that they exist.
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  temp_dir dir("memset_only");
+  auto const copy = dir.path() / "memset_only.sqlite";
+  std::filesystem::copy_file(traces / "nsys" / "nsys-ai" / "mfu_2gpu_before.sqlite", copy);
+  {
+    oracle_db db(copy, true);
+    ASSERT_GT(db.query("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET")[0][0].i, 0);
+    db.exec("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL; DELETE FROM CUPTI_ACTIVITY_KIND_MEMCPY;");
+  }
+  auto const t = read(copy, 1, kind_bit(event_kind::api_call));
+  oracle_db db(copy);
+  EXPECT_EQ(static_cast<std::int64_t>(t.size()),
+            db.query("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME")[0][0].i);
+}
+
+TEST(nsys_reader_threads, multi_range_generated_export_is_thread_count_independent) {
+  // ~1.2M events: several 2^18-rowid ranges per table, so threads really share the work.
+  synthetic_options o;
+  o.ranks = 2;
+  o.devices_per_rank = 2;
+  o.steps = 10;
+  o.kernels_per_step = 15000;
+  event_table generated;
+  generate_synthetic_trace(o, generated);
+  temp_dir dir("threads");
+  auto const path = dir.path() / "big.sqlite";
+  write_nsys_sqlite(generated, path.string());
+  oracle_db db(path);
+  auto const kernels = db.query(
+      "SELECT count(*), sum(\"end\" - start), sum(correlationId), "
+      "sum(deviceId), sum(streamId) FROM CUPTI_ACTIVITY_KIND_KERNEL")[0];
+  ASSERT_GT(kernels[0].i, 2 << 18);  // three ranges or more
+  auto const one = read(path, 1, all_event_kinds);
+  for (unsigned threads : {2u, 3u}) {
+    SCOPED_TRACE(threads);
+    expect_same_rows(read(path, threads, all_event_kinds), one);
+  }
+  std::int64_t n = 0, dur = 0, corr = 0, dev = 0, stream = 0;
+  for (std::size_t i = 0; i < one.size(); ++i)
+    if (one.kind[i] == event_kind::kernel) {
+      ++n, dur += one.end_ns[i] - one.start_ns[i], corr += one.correlation[i];
+      dev += one.device[i], stream += one.stream[i];
+    }
+  EXPECT_EQ(n, kernels[0].i);
+  EXPECT_EQ(dur, kernels[1].i);
+  EXPECT_EQ(corr, kernels[2].i);
+  EXPECT_EQ(dev, kernels[3].i);
+  EXPECT_EQ(stream, kernels[4].i);
+}
+
+}  // namespace
+}  // namespace tracesweep::test
