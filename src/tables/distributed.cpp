@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Distributed summary: per rank, communication = |∪ communication|, computation = |∪ computation|,
 // overlap = |communication ∩ computation| (unions and the intersection by the backend); across
-// ranks, exact order statistics by the backend's segmented statistics.
+// ranks, exact order statistics by the backend's segmented statistics (mean step times, not whole
+// ns, by a plain sort of the per-rank means).
 #include <tracesweep/tables/distributed.hpp>
 
 #include <tracesweep/error.hpp>
 
-#include <cmath>
+#include <algorithm>
 #include <regex>
 
 #include "tables/paddle_comm.hpp"
@@ -82,15 +83,24 @@ distributed_summary compute_distributed(event_table const& table, backend& be,
                 .mean_step_ns)
       out.slowest_rank = d.rank;
     out.ranks.push_back(d);
-    std::int64_t const v[4] = {d.communication_ns, d.computation_ns, d.overlap_ns,
-                               static_cast<std::int64_t>(std::llround(d.mean_step_ns))};
-    for (std::uint32_t k = 0; k < 4; ++k) keys.push_back(k), values.push_back(v[k]);
+    std::int64_t const v[3] = {d.communication_ns, d.computation_ns, d.overlap_ns};
+    for (std::uint32_t k = 0; k < 3; ++k) keys.push_back(k), values.push_back(v[k]);
   }
-  static constexpr char const* metric[4] = {"communication", "computation", "overlap", "mean_step"};
+  static constexpr char const* metric[3] = {"communication", "computation", "overlap"};
   for (auto const& s : be.segmented_stats(keys, values, {})) {
     auto const d = derive_stats(s, {});
     out.across.push_back(
         {metric[s.key], static_cast<double>(s.min), d.median, static_cast<double>(s.max)});
+  }
+  // Mean step times are not whole nanoseconds (sum / count): their order statistics are taken
+  // on the means themselves, not on rounded integers (one value per rank).
+  if (!out.ranks.empty()) {
+    std::vector<double> means;
+    for (auto const& d : out.ranks) means.push_back(d.mean_step_ns);
+    std::sort(means.begin(), means.end());
+    auto const n = means.size();
+    out.across.push_back(
+        {"mean_step", means.front(), (means[(n - 1) / 2] + means[n / 2]) / 2, means.back()});
   }
   return out;
 }
