@@ -5,11 +5,14 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <regex>
+#include <set>
 
 #include <tracesweep/backend.hpp>
 #include <tracesweep/input_reader.hpp>
 #include <tracesweep/tables/distributed.hpp>
+#include <tracesweep/tables/model_summary.hpp>
 #include <tracesweep/tables/overview.hpp>
 
 #include "support/trace_paths.hpp"
@@ -112,4 +115,277 @@ TEST(KinetoOracle, OverviewAndDistributedOnEveryTrace) {
       ++k;
     }
   }
+}
+
+namespace {
+
+bool is_comm_kernel(ts::event_table const& t, std::size_t i) {
+  static std::regex const re("nccl|rccl", std::regex::icase);
+  auto const n = std::string(t.strings().at(t.name[i]));
+  return std::regex_search(n, re);
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  auto const n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+// hta_trace_filter_2rank read as one job (ranks 0 and 1 from distributedInfo). Per rank, the
+// oracle sorts and merges the NCCL kernels and the other kernels, overlaps them pairwise, and
+// takes the mean step from the host ProfilerStep intervals; across ranks min / median (mean of
+// the two) / max, slowest = largest mean step.
+// Read off the JSON by hand: rank 0 ProfilerStep#551 dur 607312 µs, #552 622928 µs → mean
+// 615120 µs; rank 1 607904 and 630639 µs → mean 619271.5 µs: rank 1 is the slowest.
+TEST(KinetoOracle, DistributedAcrossRanksTwoRankJob) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  auto const dir = traces / "kineto" / "hta_trace_filter_2rank";
+  ts::event_table t;
+  ts::read_inputs({dir.string()}, t, {}, false);
+  std::map<std::int32_t, std::vector<ivl>> comm, comp, steps;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    ivl const x{t.start_ns[i], t.end_ns[i]};
+    if (t.kind[i] == ts::event_kind::kernel)
+      (is_comm_kernel(t, i) ? comm : comp)[t.rank[i]].push_back(x);
+    if (t.kind[i] == ts::event_kind::profiler_step && t.device[i] < 0)
+      steps[t.rank[i]].push_back(x);
+  }
+  ASSERT_EQ(steps.size(), 2u);
+  ASSERT_EQ(steps.begin()->first, 0);
+  ASSERT_EQ(steps.rbegin()->first, 1);
+  std::vector<double> cm_v, cp_v, ov_v, mean_v;
+  std::int32_t slowest = -1;
+  double slowest_mean = 0;
+  for (auto const& [r, st] : steps) {
+    auto const cm = merged(comm[r]), cp = merged(comp[r]);
+    ASSERT_FALSE(cm.empty());
+    cm_v.push_back(static_cast<double>(length(cm)));
+    cp_v.push_back(static_cast<double>(length(cp)));
+    ov_v.push_back(static_cast<double>(overlap(cm, cp)));
+    std::int64_t sum = 0;
+    for (auto const& x : st) sum += x.second - x.first;
+    mean_v.push_back(static_cast<double>(sum) / static_cast<double>(st.size()));
+    if (slowest < 0 || mean_v.back() > slowest_mean) slowest = r, slowest_mean = mean_v.back();
+  }
+  EXPECT_DOUBLE_EQ(mean_v[0], 615120.0 * 1000);
+  EXPECT_DOUBLE_EQ(mean_v[1], 619271.5 * 1000);
+  EXPECT_EQ(slowest, 1);
+
+  for (unsigned threads : {1u, 2u}) {
+    SCOPED_TRACE(threads);
+    auto be = ts::make_cpu_backend(threads);
+    auto const d = ts::compute_distributed(t, *be);
+    ASSERT_EQ(d.ranks.size(), 2u);
+    for (std::size_t k = 0; k < 2; ++k) {
+      EXPECT_EQ(d.ranks[k].rank, static_cast<std::int32_t>(k));
+      EXPECT_EQ(d.ranks[k].communication_ns, static_cast<std::int64_t>(cm_v[k]));
+      EXPECT_EQ(d.ranks[k].computation_ns, static_cast<std::int64_t>(cp_v[k]));
+      EXPECT_EQ(d.ranks[k].overlap_ns, static_cast<std::int64_t>(ov_v[k]));
+      EXPECT_EQ(d.ranks[k].steps, 2);
+      EXPECT_DOUBLE_EQ(d.ranks[k].mean_step_ns, mean_v[k]);
+    }
+    EXPECT_EQ(d.slowest_rank, slowest);
+    std::pair<char const*, std::vector<double> const*> const want[] = {{"communication", &cm_v},
+                                                                       {"computation", &cp_v},
+                                                                       {"overlap", &ov_v},
+                                                                       {"mean_step", &mean_v}};
+    ASSERT_EQ(d.across.size(), std::size(want));
+    for (std::size_t m = 0; m < std::size(want); ++m) {
+      SCOPED_TRACE(want[m].first);
+      auto const& v = *want[m].second;
+      EXPECT_EQ(d.across[m].metric, want[m].first);
+      EXPECT_DOUBLE_EQ(d.across[m].min, *std::min_element(v.begin(), v.end()));
+      EXPECT_DOUBLE_EQ(d.across[m].median, median_of(v));
+      EXPECT_DOUBLE_EQ(d.across[m].max, *std::max_element(v.begin(), v.end()));
+    }
+  }
+}
+
+namespace {
+
+// Paddle §1.7 on Kineto names, written plainly: steps = host ProfilerStep#N rows; stages = host
+// DataLoader / Optimizer.step rows not starting inside an earlier stage of the same thread; GPU
+// time of an item = kernel durations whose launching API call (same file, same correlation, first
+// such call) runs on the item's thread and lies inside the item.
+struct oracle_item {
+  std::string name;
+  std::vector<std::int64_t> cpu, gpu;
+};
+
+std::vector<std::pair<std::int32_t, std::vector<oracle_item>>> model_oracle(
+    ts::event_table const& t, std::map<std::int32_t, std::int64_t> const& total) {
+  auto const n = t.size();
+  std::map<std::pair<std::int32_t, std::int64_t>, std::size_t> first_call;
+  for (std::size_t i = 0; i < n; ++i)
+    if (t.kind[i] == ts::event_kind::api_call && t.correlation[i] >= 0)
+      first_call.try_emplace({t.input[i], t.correlation[i]}, i);
+  std::vector<std::int64_t> launched(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (t.kind[i] != ts::event_kind::kernel) continue;
+    auto it = first_call.find({t.input[i], t.correlation[i]});
+    if (t.correlation[i] >= 0 && it != first_call.end())
+      launched[it->second] += t.end_ns[i] - t.start_ns[i];
+  }
+  auto gpu_inside = [&](std::size_t e) {
+    std::int64_t s = 0;
+    for (std::size_t a = 0; a < n; ++a)
+      if (t.kind[a] == ts::event_kind::api_call && t.input[a] == t.input[e] &&
+          t.stream[a] == t.stream[e] && t.start_ns[e] <= t.start_ns[a] &&
+          t.end_ns[a] <= t.end_ns[e])
+        s += launched[a];
+    return s;
+  };
+  auto slot = [](ts::event_kind k) {
+    switch (k) {
+      case ts::event_kind::profiler_step:
+        return 0;
+      case ts::event_kind::data_loader:
+        return 1;
+      case ts::event_kind::forward:
+        return 2;
+      case ts::event_kind::backward:
+        return 3;
+      case ts::event_kind::optimizer:
+        return 4;
+      default:
+        return -1;
+    }
+  };
+  char const* const names[] = {"ProfilerStep", "DataLoader", "Forward", "Backward",
+                               "Optimizer.step"};
+  std::vector<std::size_t> stage_rows;
+  for (std::size_t i = 0; i < n; ++i)
+    if (t.device[i] < 0 && slot(t.kind[i]) > 0) stage_rows.push_back(i);
+  auto before = [&](std::size_t f, std::size_t e) {  // (start asc, end desc, row) order
+    return std::tuple(t.start_ns[f], -t.end_ns[f], f) < std::tuple(t.start_ns[e], -t.end_ns[e], e);
+  };
+  std::map<std::int32_t, std::map<int, oracle_item>> per_rank;
+  for (auto const& [r, _] : total) per_rank[r];
+  for (std::size_t e = 0; e < n; ++e) {
+    if (t.device[e] >= 0) continue;
+    auto const sl = slot(t.kind[e]);
+    if (sl < 0) continue;
+    if (sl > 0) {
+      bool nested = false;
+      for (auto f : stage_rows)
+        if (f != e && t.input[f] == t.input[e] && t.stream[f] == t.stream[e] && before(f, e) &&
+            t.start_ns[e] < t.end_ns[f])
+          nested = true;
+      if (nested) continue;
+    }
+    auto& item = per_rank[t.rank[e]][sl];
+    item.name = names[sl];
+    item.cpu.push_back(t.end_ns[e] - t.start_ns[e]);
+    item.gpu.push_back(gpu_inside(e));
+  }
+  std::vector<std::pair<std::int32_t, std::vector<oracle_item>>> out;
+  for (auto& [r, items] : per_rank) {
+    std::vector<oracle_item> v;
+    for (auto& [sl, it] : items) v.push_back(std::move(it));
+    out.emplace_back(r, std::move(v));
+  }
+  return out;
+}
+
+std::int64_t sum_of(std::vector<std::int64_t> const& v) {
+  return std::accumulate(v.begin(), v.end(), std::int64_t{0});
+}
+
+// Runs the oracle on one job and compares every item, the Others row and the ratios.
+void check_model_summary(ts::event_table const& t, ts::backend& be, int& traces_with_steps,
+                         std::set<std::string>& names_seen) {
+  std::map<std::int32_t, std::vector<ivl>> steps;
+  std::map<std::int32_t, ivl> span;
+  std::map<std::int32_t, std::int64_t> all_kernels;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    ivl const x{t.start_ns[i], t.end_ns[i]};
+    auto& sp = span.try_emplace(t.rank[i], x).first->second;
+    sp.first = std::min(sp.first, x.first), sp.second = std::max(sp.second, x.second);
+    if (t.kind[i] == ts::event_kind::profiler_step) steps[t.rank[i]].push_back(x);
+    if (t.kind[i] == ts::event_kind::kernel) all_kernels[t.rank[i]] += x.second - x.first;
+  }
+  std::map<std::int32_t, std::int64_t> total;
+  for (auto const& [r, sp] : span)
+    total[r] = steps.count(r) ? length(merged(steps[r])) : sp.second - sp.first;
+  if (!steps.empty()) ++traces_with_steps;
+  auto const want = model_oracle(t, total);
+  auto const got = ts::compute_model_summary(t, be);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    auto const& [r, items] = want[k];
+    SCOPED_TRACE(r);
+    auto const& g = got[k];
+    EXPECT_EQ(g.rank, r);
+    EXPECT_EQ(g.total_ns, total[r]);
+    ASSERT_EQ(g.items.size(), items.size() + 1);
+    bool const has_step = !items.empty() && items.front().name == "ProfilerStep";
+    std::int64_t const step_gpu = has_step ? sum_of(items.front().gpu) : all_kernels[r];
+    std::int64_t others_cpu = total[r], others_gpu = step_gpu;
+    for (std::size_t j = 0; j < items.size(); ++j) {
+      auto const& w = items[j];
+      auto const& it = g.items[j];
+      SCOPED_TRACE(w.name);
+      names_seen.insert(w.name);
+      EXPECT_EQ(it.name, w.name);
+      EXPECT_EQ(it.calls, static_cast<std::int64_t>(w.cpu.size()));
+      auto const cpu = sum_of(w.cpu), gpu = sum_of(w.gpu);
+      EXPECT_EQ(it.cpu_total_ns, cpu);
+      EXPECT_EQ(it.cpu_min_ns, *std::min_element(w.cpu.begin(), w.cpu.end()));
+      EXPECT_EQ(it.cpu_max_ns, *std::max_element(w.cpu.begin(), w.cpu.end()));
+      EXPECT_DOUBLE_EQ(it.cpu_avg_ns, static_cast<double>(cpu) / static_cast<double>(w.cpu.size()));
+      EXPECT_EQ(it.gpu_total_ns, gpu);
+      EXPECT_EQ(it.gpu_min_ns, *std::min_element(w.gpu.begin(), w.gpu.end()));
+      EXPECT_EQ(it.gpu_max_ns, *std::max_element(w.gpu.begin(), w.gpu.end()));
+      EXPECT_DOUBLE_EQ(it.gpu_avg_ns, static_cast<double>(gpu) / static_cast<double>(w.gpu.size()));
+      if (total[r] > 0) {
+        EXPECT_DOUBLE_EQ(it.cpu_ratio, static_cast<double>(cpu) / static_cast<double>(total[r]));
+      }
+      if (step_gpu > 0) {
+        EXPECT_DOUBLE_EQ(it.gpu_ratio, static_cast<double>(gpu) / static_cast<double>(step_gpu));
+      }
+      if (!(has_step && j == 0)) others_cpu -= cpu, others_gpu -= gpu;
+    }
+    auto const& o = g.items.back();
+    EXPECT_EQ(o.name, "Others");
+    EXPECT_TRUE(o.others);
+    EXPECT_EQ(o.cpu_total_ns, others_cpu);
+    EXPECT_EQ(o.gpu_total_ns, others_gpu);
+  }
+}
+
+}  // namespace
+
+// Model summary (ProfilerStep#N, DataLoader, Optimizer.step, Others) on every Kineto trace, each
+// file alone, and the 2-rank HTA job read as one.
+TEST(KinetoOracle, ModelSummaryOnEveryTrace) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  std::vector<std::filesystem::path> files;
+  for (auto const& e : std::filesystem::recursive_directory_iterator(traces / "kineto"))
+    if (e.is_regular_file() && e.path().string().ends_with(".json.gz")) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  auto be = ts::make_cpu_backend(2);
+  int with_steps = 0;
+  std::set<std::string> names;
+  for (auto const& f : files) {
+    SCOPED_TRACE(f.string());
+    ts::event_table t;
+    ts::read_input(f.string(), t, {});
+    check_model_summary(t, *be, with_steps, names);
+  }
+  {
+    SCOPED_TRACE("hta_trace_filter_2rank as one job");
+    ts::event_table t;
+    ts::read_inputs({(traces / "kineto" / "hta_trace_filter_2rank").string()}, t, {}, false);
+    int unused = 0;
+    check_model_summary(t, *be, unused, names);
+  }
+  // The traces exercise every Kineto row: 17 of the files name ProfilerStep#N (grep of the
+  // decompressed JSON); ResNet50 and tb_plugin_small name enumerate(DataLoader)#… and
+  // Optimizer.step#….
+  EXPECT_GE(with_steps, 17);
+  EXPECT_TRUE(names.count("ProfilerStep"));
+  EXPECT_TRUE(names.count("DataLoader"));
+  EXPECT_TRUE(names.count("Optimizer.step"));
 }
