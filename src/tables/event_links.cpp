@@ -60,6 +60,14 @@ event_links::event_links(event_table const& t) : _t(t) {
     c.end.push_back(t.end_ns[i]);
     c.kernel_ns.push_back(launched[i]);
   }
+  // The same calls per rank, any thread, with prefix sums of the kernel time they launched.
+  _rank_calls.resize(_ranks.size());
+  for (auto& rc : _rank_calls) rc.kernel_ns.push_back(0);
+  for (auto i : calls) {
+    auto& rc = _rank_calls[rank_index(*this, t.rank[i])];
+    rc.start.push_back(t.start_ns[i]);
+    rc.kernel_ns.push_back(rc.kernel_ns.back() + launched[i]);
+  }
 }
 
 bool event_links::paddle_rank(std::int32_t r) const {
@@ -82,6 +90,16 @@ std::int64_t event_links::kernel_time_inside(std::int32_t input, std::int64_t th
   for (; i < c.start.size() && c.start[i] <= end; ++i)
     if (c.end[i] <= end) sum += c.kernel_ns[i];
   return sum;
+}
+
+std::int64_t event_links::kernel_time_launched_in(std::int32_t rank, std::int64_t start,
+                                                  std::int64_t end) const {
+  auto const r = rank_index(*this, rank);
+  if (r >= _rank_calls.size() || _ranks[r] != rank || end <= start) return 0;
+  auto const& rc = _rank_calls[r];
+  auto const lo = std::lower_bound(rc.start.begin(), rc.start.end(), start) - rc.start.begin();
+  auto const hi = std::lower_bound(rc.start.begin(), rc.start.end(), end) - rc.start.begin();
+  return rc.kernel_ns[static_cast<std::size_t>(hi)] - rc.kernel_ns[static_cast<std::size_t>(lo)];
 }
 
 std::string event_links::type_label(std::size_t i) const {

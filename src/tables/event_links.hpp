@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the job-level tables share: which API call launched each device row (same input, same
 // correlation), Paddle's rule that unlaunched device rows are dropped, the host events of each
-// thread, and the kernel time an interval of one thread launched.
+// thread, and the kernel time an interval launched (Paddle: calls of one thread lying inside it;
+// Kineto: calls of any thread of the rank starting inside it).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +39,12 @@ class event_links {
   [[nodiscard]] std::int64_t kernel_time_inside(std::int32_t input, std::int64_t thread,
                                                 std::int64_t start, std::int64_t end) const;
 
+  /// Kineto's rule: kernel time (kernel rows only, durations added) launched by API calls of any
+  /// host thread of rank `rank` whose start lies in [start, end) (half-open, so back-to-back steps
+  /// never share a launch).
+  [[nodiscard]] std::int64_t kernel_time_launched_in(std::int32_t rank, std::int64_t start,
+                                                     std::int64_t end) const;
+
   /// Type label of a row: the category, or the step / stage the name gave it.
   [[nodiscard]] std::string type_label(std::size_t i) const;
 
@@ -51,6 +58,11 @@ class event_links {
   std::vector<std::int64_t> _launcher;
   std::vector<std::uint8_t> _paddle_input;
   std::map<std::pair<std::int32_t, std::int64_t>, thread_calls> _calls;
+  struct rank_calls {
+    std::vector<std::int64_t> start;      // API call starts of the rank, ascending
+    std::vector<std::int64_t> kernel_ns;  // prefix sums: kernel_ns[k] = Σ launched by calls < k
+  };
+  std::vector<rank_calls> _rank_calls;  // by index in _ranks
 };
 
 /// The rank's denominator: |∪ step intervals| when it has steps, else max end − min start.

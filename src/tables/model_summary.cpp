@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Model Summary (Paddle §1.7): steps and outermost stages per rank; CPU time = durations, GPU time
-// = kernel time launched inside (streams summed); statistics through the backend.
+// = kernel time launched inside (streams summed): Paddle counts calls of the row's own thread lying
+// inside it, Kineto calls of any thread of the rank starting in it (the autograd thread launches
+// the backward kernels); statistics through the backend.
 #include <tracesweep/tables/model_summary.hpp>
 
 #include <algorithm>
@@ -79,8 +81,10 @@ std::vector<rank_model_summary> compute_model_summary(event_table const& table, 
     auto const r = tables::rank_index(links, table.rank[i]);
     keys.push_back(static_cast<std::uint32_t>(r * slot_count + slot_of(table.kind[i])));
     cpu.push_back(table.end_ns[i] - table.start_ns[i]);
-    gpu.push_back(links.kernel_time_inside(table.input[i], table.stream[i], table.start_ns[i],
-                                           table.end_ns[i]));
+    gpu.push_back(links.paddle(i) ? links.kernel_time_inside(table.input[i], table.stream[i],
+                                                             table.start_ns[i], table.end_ns[i])
+                                  : links.kernel_time_launched_in(table.rank[i], table.start_ns[i],
+                                                                  table.end_ns[i]));
   }
   // segmented_stats groups by key; sort keys with their values first (the backend sorts).
   std::vector<std::uint32_t> order(keys.size());

@@ -208,7 +208,7 @@ namespace {
 // Paddle §1.7 on Kineto names, written plainly: steps = host ProfilerStep#N rows; stages = host
 // DataLoader / Optimizer.step rows not starting inside an earlier stage of the same thread; GPU
 // time of an item = kernel durations whose launching API call (same file, same correlation, first
-// such call) runs on the item's thread and lies inside the item.
+// such call) belongs to the item's rank, on any thread, and starts in [item start, item end).
 struct oracle_item {
   std::string name;
   std::vector<std::int64_t> cpu, gpu;
@@ -231,9 +231,8 @@ std::vector<std::pair<std::int32_t, std::vector<oracle_item>>> model_oracle(
   auto gpu_inside = [&](std::size_t e) {
     std::int64_t s = 0;
     for (std::size_t a = 0; a < n; ++a)
-      if (t.kind[a] == ts::event_kind::api_call && t.input[a] == t.input[e] &&
-          t.stream[a] == t.stream[e] && t.start_ns[e] <= t.start_ns[a] &&
-          t.end_ns[a] <= t.end_ns[e])
+      if (t.kind[a] == ts::event_kind::api_call && t.rank[a] == t.rank[e] &&
+          t.start_ns[e] <= t.start_ns[a] && t.start_ns[a] < t.end_ns[e])
         s += launched[a];
     return s;
   };

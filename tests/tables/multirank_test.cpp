@@ -15,9 +15,9 @@
 //     c2 [40,42)   → nccl…       s20 [40,70)  30
 //     c3 [85,86)   → sgd_kernel  s7 [87,90)    3
 //     c4 [120,122) → gemm        s7 [125,150) 25
-//     c7 [99,101)  → relu        s7 [160,164)  4  (the call straddles the step boundary: in no
-//     step) c5 [185,186) → sgd_kernel  s7 [187,189)  2
-//   cuda_runtime (tid 11) c8 [50,52) → gemm_bwd s7 [52,56) 4 (another thread: in no item)
+//     c7 [99,101)  → relu        s7 [160,164)  4  (the call straddles the step boundary)
+//     c5 [185,186) → sgd_kernel  s7 [187,189)  2
+//   cuda_runtime (tid 11) c8 [50,52) → gemm_bwd s7 [52,56) 4 (launched from another thread)
 // Rank 1 = rank 0 except ProfilerStep#2 [100,230) and nccl [40,80) (40).
 // Rank 2 = rank 0 except ProfilerStep#2 dur 110.001 µs = 110001 ns, c2 runtime [28,29) with
 //   nccl [30,50) (20), and gemm c4 [125,160) (35).
@@ -38,15 +38,27 @@
 //            9 / 12 / 15; mean step {100000, 105000.5} → 100000 / 102500.25 / 105000.5 (the mean of
 //            the two middle values, from the exact means); slowest rank 2.
 //
-// Model summary (GPU = kernels launched by tid-10 calls lying inside the item, streams summed):
-//   rank 0: ProfilerStep 2 calls, CPU 200 (max 100, min 100), GPU step 1: c6 3 + c1 20 + c2 30 +
-//             c3 3 = 56, step 2: c4 25 + c5 2 = 27 → 83 (max 56, min 27, avg 41.5)
-//           DataLoader 2 calls, CPU 10 + 5 = 15 (max 10, min 5), GPU 3 + 0 = 3
-//           Optimizer.step 2 calls, CPU 15 + 10 = 25 (max 15, min 10), GPU 3 + 2 = 5 (max 3, min 2)
-//           Others CPU 200 − 15 − 25 = 160, GPU 83 − 3 − 5 = 75
-//   rank 2: ProfilerStep CPU 210001 ns (max 110001, min 100000), GPU step 1: 3 + 20 + 20 + 3 = 46,
-//             step 2: 35 + 2 = 37 → 83; DataLoader and Optimizer.step as rank 0;
-//           Others CPU 210001 − 15000 − 25000 = 170001 ns, GPU 83 − 3 − 5 = 75 µs.
+// Model summary, Kineto rule (GPU = kernels whose launching call, same correlation, STARTS in the
+// item's [start, end) on ANY host thread of the rank; streams summed). Launch starts of rank 0:
+//   c6 3, c1 20, c2 40, c8 50 (tid 11), c3 85, c7 99, c4 120, c5 185.
+//   rank 0: ProfilerStep 2 calls, CPU 200 (max 100, min 100);
+//             GPU step 1 [0,100): c6 3 + c1 20 + c2 30 + c8 4 (the autograd thread tid 11 now
+//             counts) + c3 3 + c7 4 (starts at 99: inside step 1 though it ends at 101) = 64,
+//             step 2 [100,200): c4 25 + c5 2 = 27 → 91 (max 64, min 27)
+//           DataLoader 2 calls, CPU 10 + 5 = 15 (max 10, min 5), GPU [0,10): c6 3, [100,105): 0
+//             → 3 (max 3, min 0)
+//           Optimizer.step 2 calls, CPU 15 + 10 = 25 (max 15, min 10), GPU [80,95): c3 3,
+//             [180,190): c5 2 → 5 (max 3, min 2)
+//           Others CPU 200 − 15 − 25 = 160, GPU 91 − 3 − 5 = 83
+//   rank 1: ProfilerStep CPU 100 + 130 = 230 (max 130, min 100), GPU step 1: 3 + 20 + 40 (nccl
+//             dur 40) + 4 + 3 + 4 = 74, step 2 [100,230): 25 + 2 = 27 → 101 (max 74, min 27);
+//           DataLoader and Optimizer.step as rank 0;
+//           Others CPU 230 − 15 − 25 = 190, GPU 101 − 3 − 5 = 93
+//   rank 2: ProfilerStep CPU 210001 ns (max 110001, min 100000), GPU step 1: 3 + 20 + c2 (starts
+//             28) 20 + 4 + 3 + 4 = 54, step 2 [100,210.001): c4 35 + c5 2 = 37 → 91
+//             (max 54, min 37); DataLoader and Optimizer.step as rank 0;
+//           Others CPU 210001 − 15000 − 25000 = 170001 ns, GPU 91 − 3 − 5 = 83 µs.
+//   (Under Paddle's per-thread rule c8 and c7 fell in no step: rank 0 would be 83, not 91.)
 #include <gtest/gtest.h>
 
 #include <tracesweep/backend.hpp>
@@ -152,19 +164,27 @@ TEST(MultiRankTables, KinetoModelSummary) {
       {0,
        0,
        200 * us,
-       {{"ProfilerStep", 2, 200 * us, 100 * us, 100 * us, 83 * us, 56 * us, 27 * us},
+       {{"ProfilerStep", 2, 200 * us, 100 * us, 100 * us, 91 * us, 64 * us, 27 * us},
         {"DataLoader", 2, 15 * us, 10 * us, 5 * us, 3 * us, 3 * us, 0},
         {"Optimizer.step", 2, 25 * us, 15 * us, 10 * us, 5 * us, 3 * us, 2 * us}},
        160 * us,
-       75 * us},
+       83 * us},
+      {1,
+       1,
+       230 * us,
+       {{"ProfilerStep", 2, 230 * us, 130 * us, 100 * us, 101 * us, 74 * us, 27 * us},
+        {"DataLoader", 2, 15 * us, 10 * us, 5 * us, 3 * us, 3 * us, 0},
+        {"Optimizer.step", 2, 25 * us, 15 * us, 10 * us, 5 * us, 3 * us, 2 * us}},
+       190 * us,
+       93 * us},
       {2,
        2,
        210001,
-       {{"ProfilerStep", 2, 210001, 110001, 100000, 83 * us, 46 * us, 37 * us},
+       {{"ProfilerStep", 2, 210001, 110001, 100000, 91 * us, 54 * us, 37 * us},
         {"DataLoader", 2, 15 * us, 10 * us, 5 * us, 3 * us, 3 * us, 0},
         {"Optimizer.step", 2, 25 * us, 15 * us, 10 * us, 5 * us, 3 * us, 2 * us}},
        170001,
-       75 * us}};
+       83 * us}};
   for (auto const& r : rw) {
     SCOPED_TRACE(r.rank);
     auto const& m = ms[r.index];

@@ -2,6 +2,10 @@
 // Paddle's Model Summary, per rank: ProfileStep and the outermost Dataloader / Forward / Backward /
 // Optimization events (Kineto: ProfilerStep#N, DataLoader, Optimizer.step), with CPU time (their
 // durations) and GPU time (kernel time launched inside each, streams summed), plus Others.
+// Launched inside: Paddle (§1.7) counts the kernels of runtime calls on the row's own thread that
+// lie wholly inside the row; Kineto counts the kernels whose runtime call (same correlation) starts
+// in [row start, row end) on any host thread of the rank, so backward kernels launched from the
+// autograd thread fall in their ProfilerStep. Memcpy / memset are not counted in either.
 #pragma once
 
 #include <cstdint>
