@@ -97,6 +97,42 @@ TEST(sort_pairs, multithreaded_equals_stable_sort) {
   }
 }
 
+TEST(sort_pairs, large_blocks_split_and_recursed) {
+  // Above 2^20 items the sort splits by the top bits of the key range in parallel; a bucket that
+  // stays large (skewed keys) is split again, a cache-sized one finished by LSD passes.
+  std::mt19937_64 rng(77);
+  std::size_t const n = 1'500'000;
+  for (int shape = 0; shape < 4; ++shape) {
+    pairs in;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint64_t k = 0;
+      switch (shape) {
+        case 0:
+          k = rng();  // uniform: 64-bit range, small buckets
+          break;
+        case 1:  // timestamps near 2^60 spanning ~2^31 ns: LSD on ~2^20-item buckets
+          k = (std::uint64_t{1} << 60) + (rng() % (std::uint64_t{1} << 31));
+          break;
+        case 2:  // skewed: almost all keys in the lowest bucket, a few near 2^63
+          k = i % 100000 == 0 ? (std::uint64_t{1} << 63) + rng() % 1000 : rng() % (1u << 30);
+          break;
+        default:  // few distinct keys spread over the range: stability of every split
+          k = (rng() % 5) << 61;
+          break;
+      }
+      in.keys.push_back(k);
+      in.values.push_back(static_cast<std::uint32_t>(i));
+    }
+    pairs const want = oracle_sort(in);
+    for (unsigned threads : {1u, 2u, 3u}) {
+      pairs got = in;
+      make_cpu_backend(threads)->sort_pairs(got.keys, got.values);
+      ASSERT_EQ(got.keys, want.keys) << "shape " << shape << " threads " << threads;
+      ASSERT_EQ(got.values, want.values) << "shape " << shape << " threads " << threads;
+    }
+  }
+}
+
 TEST(sort_pairs, edge_cases) {
   auto be = make_cpu_backend(2);
   pairs empty;
