@@ -113,12 +113,21 @@ void row(char const* prim, dataset const& d, unsigned threads, double ours_s, do
   std::fflush(stdout);
 }
 
+/// Primitives selected with --only (empty: all).
+std::vector<std::string> g_only;
+/// Data set selected with --data ("trace" or "uniform"; empty: both).
+std::string g_data;
+
+bool selected(char const* name) {
+  return g_only.empty() || std::find(g_only.begin(), g_only.end(), name) != g_only.end();
+}
+
 void bench(dataset const& d, unsigned threads, int reps) {
   std::size_t const n = d.keys.size();
   auto be = make_cpu_backend(threads);
 
   // 1. sort_pairs vs std::sort / IPS4o (sequential) on (key, u32) records.
-  {
+  if (selected("sort")) {
     std::vector<std::uint64_t> k;
     std::vector<std::uint32_t> v;
     auto prep = [&] {
@@ -146,10 +155,12 @@ void bench(dataset const& d, unsigned threads, int reps) {
 
   // 2. union_by_group (with its sort) vs std::sort of (group, start, end) records + sweep.
   interval_union u;
-  {
+  if (selected("union") || selected("sweep") || selected("intersection")) {
+    // Without "union" selected, the union and the sorted records are only built (once).
+    bool const time_union = selected("union");
     interval_view const iv{d.start, d.end, d.group};
     double const ours = time_median(
-        reps, [] {}, [&] { u = be->union_by_group(iv); });
+        time_union ? reps : 1, [] {}, [&] { u = be->union_by_group(iv); });
     double const ours_cpu = g_last_cpu_s;
     std::vector<std::tuple<group_id, std::int64_t, std::int64_t>> rec;
     interval_union bu;
@@ -160,7 +171,7 @@ void bench(dataset const& d, unsigned threads, int reps) {
         if (d.end[i] > d.start[i]) rec.emplace_back(d.group[i], d.start[i], d.end[i]);
       bu = {};
     };
-    double const base = time_median(reps, prep, [&] {
+    double const base = time_median(time_union ? reps : 1, prep, [&] {
       std::sort(rec.begin(), rec.end());
       for (auto const& [g, s, e] : rec) {
         if (!bu.group.empty() && bu.group.back() == g && s <= bu.end.back()) {
@@ -173,27 +184,31 @@ void bench(dataset const& d, unsigned threads, int reps) {
       }
     });
     if (bu.start != u.start || bu.end != u.end) std::printf("MISMATCH union vs baseline\n");
-    row("union_by_group", d, threads, ours, ours_cpu, base, "std::sort records + sweep");
+    if (time_union)
+      row("union_by_group", d, threads, ours, ours_cpu, base, "std::sort records + sweep");
 
     // 3. The part after sorting: sweep + gap scan (top 10 per group), on presorted records.
-    std::vector<group_id> sg(rec.size());
-    std::vector<std::int64_t> ss(rec.size()), se(rec.size());
-    for (std::size_t i = 0; i < rec.size(); ++i) std::tie(sg[i], ss[i], se[i]) = rec[i];
-    std::vector<std::int64_t> ws(16, std::numeric_limits<std::int64_t>::min() / 2),
-        we(16, std::numeric_limits<std::int64_t>::max() / 2);
-    std::vector<gap> gaps;
-    double const sweep_s = time_median(
-        reps, [] {},
-        [&] {
-          interval_union const su = cpu::union_of_sorted({sg, ss, se}, threads);
-          gaps = cpu::gap_scan(su, {ws, we}, 1, 10, threads);
-        });
-    double const sweep_cpu = g_last_cpu_s;
-    row("sweep+gap_scan(sorted)", d, threads, sweep_s, sweep_cpu, 0, "after sorting, top 10/group");
+    if (selected("sweep")) {
+      std::vector<group_id> sg(rec.size());
+      std::vector<std::int64_t> ss(rec.size()), se(rec.size());
+      for (std::size_t i = 0; i < rec.size(); ++i) std::tie(sg[i], ss[i], se[i]) = rec[i];
+      std::vector<std::int64_t> ws(16, std::numeric_limits<std::int64_t>::min() / 2),
+          we(16, std::numeric_limits<std::int64_t>::max() / 2);
+      std::vector<gap> gaps;
+      double const sweep_s = time_median(
+          reps, [] {},
+          [&] {
+            interval_union const su = cpu::union_of_sorted({sg, ss, se}, threads);
+            gaps = cpu::gap_scan(su, {ws, we}, 1, 10, threads);
+          });
+      double const sweep_cpu = g_last_cpu_s;
+      row("sweep+gap_scan(sorted)", d, threads, sweep_s, sweep_cpu, 0,
+          "after sorting, top 10/group");
+    }
   }
 
   // 4. segmented_stats vs std::sort of (key, value) + per-run scan. Keys: 5000 names, skewed.
-  {
+  if (selected("stats")) {
     std::vector<std::uint32_t> names(n);
     std::vector<std::int64_t> dur(n);
     std::mt19937_64 rng(3);
@@ -232,7 +247,7 @@ void bench(dataset const& d, unsigned threads, int reps) {
   }
 
   // 5. intersection_by_group of the union with itself shifted by 500 ns (segments/s).
-  {
+  if (selected("intersection")) {
     interval_union b = u;
     for (auto& s : b.start) s += 500;
     for (auto& e : b.end) e += 500;
@@ -263,10 +278,21 @@ int main(int argc, char** argv) {
       }
     } else if (a == "--threads") {
       thread_counts = {static_cast<unsigned>(std::atoi(argv[i + 1]))};
+    } else if (a == "--only") {
+      for (char const* s = argv[i + 1]; *s;) {
+        char const* const comma = std::strchr(s, ',');
+        g_only.emplace_back(s, comma ? comma : s + std::strlen(s));
+        s = comma ? comma + 1 : s + std::strlen(s);
+      }
+    } else if (a == "--data") {
+      g_data = argv[i + 1];
     } else if (a == "--reps") {
       reps = std::max(1, std::atoi(argv[i + 1]));
     } else {
-      std::fprintf(stderr, "usage: bench_primitives [--n N[,N...]] [--threads T] [--reps R]\n");
+      std::fprintf(
+          stderr,
+          "usage: bench_primitives [--n N[,N...]] [--threads T] [--reps R]\n"
+          "         [--only sort,union,sweep,stats,intersection] [--data trace|uniform]\n");
       return 1;
     }
   }
@@ -274,6 +300,7 @@ int main(int argc, char** argv) {
               "ours M/s", "ours/cpu-s", "base M/s", "ratio");
   for (std::size_t n : sizes) {
     for (auto make : {trace_like, uniform}) {
+      if (!g_data.empty() && (make == trace_like) != (g_data == "trace")) continue;
       dataset const d = make(n);
       for (unsigned t : thread_counts) bench(d, t, reps);
     }
