@@ -27,6 +27,12 @@ template <typename Get>
 interval_union sweep_range(Get const& get, std::size_t begin, std::size_t end) {
   interval_union out;
   if (begin == end) return out;
+  // At most one segment per item. Reserving that bound up front costs only address space (pages
+  // are touched as segments are written) and avoids the regrowth copies of push_back, which
+  // dominated when nearly every interval is its own segment.
+  out.group.reserve(end - begin);
+  out.start.reserve(end - begin);
+  out.end.reserve(end - begin);
   auto [g, s, e] = get(begin);
   for (std::size_t i = begin + 1; i < end; ++i) {
     auto const [g2, s2, e2] = get(i);
@@ -55,6 +61,11 @@ interval_union sweep(Get const& get, std::size_t n, unsigned threads) {
   });
   if (workers == 1) return std::move(parts[0]);
   interval_union out = std::move(parts[0]);
+  std::size_t total = 0;
+  for (auto const& part : parts) total += part.size();
+  out.group.reserve(total);
+  out.start.reserve(total);
+  out.end.reserve(total);
   for (unsigned w = 1; w < workers; ++w) {
     interval_union const& part = parts[w];
     std::size_t k = 0;
