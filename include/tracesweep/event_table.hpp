@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,10 +19,20 @@ namespace tracesweep {
 /// What was read from one input file.
 struct input_info {
   std::string path;
-  std::string format;                        ///< "nsys-sqlite", "kineto-json", "paddle-json", …
-  std::vector<std::int32_t> ranks;           ///< distinct ranks seen, ascending
-  std::int64_t events = 0;                   ///< rows appended to the table
+  std::string format;               ///< "nsys-sqlite", "kineto-json", "paddle-json", …
+  std::vector<std::int32_t> ranks;  ///< distinct ranks seen, ascending
+  std::int64_t events = 0;          ///< rows appended to the table
   std::map<std::string, std::int64_t> skipped;  ///< rows not kept, counted per reason
+  // Optional metadata some formats carry (nsys: TARGET_INFO_* and ThreadNames); empty when absent.
+  /// Wall-clock start of the capture, ns since the Unix epoch (nsys: session start utcEpochNs).
+  std::optional<std::int64_t> session_start_utc_ns;
+  /// GPU name by device id, the id in the device column (nsys: TARGET_INFO_GPU, or before 2021.3
+  /// TARGET_INFO_CUDA_GPU); the first row wins when an id repeats.
+  std::map<std::int32_t, std::string> device_names;
+  /// Thread name by host thread id, the id in the stream column of host events (nsys: tid =
+  /// globalTid & 0xFFFFFF). Keyed by tid alone: when two processes share a tid, the first row of
+  /// the producer's table wins.
+  std::map<std::int64_t, std::string> thread_names;
 };
 
 /// One event, as a reader hands it to the table.

@@ -7,7 +7,9 @@
 namespace tracesweep {
 
 std::int32_t event_table::begin_input(std::string path, std::string format) {
-  _inputs.push_back(input_info{std::move(path), std::move(format), {}, 0, {}});
+  auto& info = _inputs.emplace_back();
+  info.path = std::move(path);
+  info.format = std::move(format);
   _current_input_first_row = size();
   return static_cast<std::int32_t>(_inputs.size() - 1);
 }

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <iterator>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -253,6 +255,45 @@ table_layout gaps_table(summary const& s) {
   return t;
 }
 
+/// JSON {"id": "name", …}; CSV `id=name;…`; text `id=name, …` with consecutive ids of one name
+/// folded into a range (`0-7=NVIDIA H100 80GB HBM3`) to stay short on many-GPU nodes.
+cell device_names_cell(std::map<std::int32_t, std::string> const& names) {
+  cell c{"{", "", ""};
+  bool first = true;
+  for (auto const& [id, name] : names) {
+    auto const key = std::to_string(id);
+    c.json += first ? "\"" : ",\"";
+    c.json += key;
+    c.json += "\":";
+    c.json += json_string(name);
+    c.csv += first ? "" : ";";
+    c.csv += key;
+    c.csv += '=';
+    c.csv += name;
+    first = false;
+  }
+  c.json += "}";
+  c.csv = csv_field(c.csv);
+  for (auto it = names.begin(); it != names.end();) {
+    auto last = it;
+    for (auto next = std::next(it);
+         next != names.end() && next->first == last->first + 1 && next->second == it->second;
+         ++next)
+      last = next;
+    if (!c.text.empty()) c.text += ", ";
+    c.text += std::to_string(it->first);
+    if (last != it) {
+      c.text += '-';
+      c.text += std::to_string(last->first);
+    }
+    c.text += '=';
+    c.text += it->second;
+    it = std::next(last);
+  }
+  if (c.text.empty()) c.text = "-";
+  return c;
+}
+
 table_layout inputs_table(summary const& s) {
   table_layout t{"inputs", "Inputs", {}, s.inputs.size()};
   auto& path = add(t, "path", "path", true);
@@ -260,6 +301,8 @@ table_layout inputs_table(summary const& s) {
   auto& ranks = add(t, "ranks", "ranks", true);
   auto& events = add(t, "events", "events");
   auto& skipped = add(t, "skipped", "skipped", true);
+  auto& start = add(t, "session_start_utc_ns", "session start (ns)", false, false);
+  auto& devices = add(t, "device_names", "devices", true);
   for (auto const& in : s.inputs) {
     path.cells.push_back(str(in.path));
     format.cells.push_back(str(in.format));
@@ -285,6 +328,9 @@ table_layout inputs_table(summary const& s) {
     k.csv = csv_field(k.csv);
     if (k.text.empty()) k.text = "-";
     skipped.cells.push_back(std::move(k));
+    start.cells.push_back(in.session_start_utc_ns ? integer(*in.session_start_utc_ns)
+                                                  : cell{"null", "", "-"});
+    devices.cells.push_back(device_names_cell(in.device_names));
   }
   return t;
 }

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -103,6 +104,101 @@ TEST(nsys_reader, columns_match_sql_counts_and_sums_on_every_real_export) {
     ASSERT_EQ(t.inputs().size(), 1u);
     EXPECT_EQ(t.inputs()[0].format, "nsys-sqlite");
   }
+}
+
+TEST(nsys_reader, metadata_matches_sql_on_every_real_export) {
+  // Session start, GPU names and thread names against the test's own queries; a table the
+  // export lacks means an empty field. Repeated keys: the lowest rowid wins (SQLite's bare
+  // column beside min(rowid)).
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  std::int64_t files_with_start = 0, files_with_gpus = 0, files_without_gpus = 0, threads = 0;
+  for (auto const& f : nsys_exports(traces)) {
+    SCOPED_TRACE(f.string());
+    auto const t = read(f, 1);
+    ASSERT_EQ(t.inputs().size(), 1u);
+    auto const& info = t.inputs()[0];
+    oracle_db db(f);
+
+    std::optional<std::int64_t> start;
+    if (db.has_table("TARGET_INFO_SESSION_START_TIME")) {
+      auto const r = db.query(
+          "SELECT utcEpochNs, min(rowid) FROM TARGET_INFO_SESSION_START_TIME WHERE utcEpochNs IS "
+          "NOT NULL");
+      if (!r.empty() && r[0][0].type != SQLITE_NULL) start = r[0][0].i;
+    }
+    EXPECT_EQ(info.session_start_utc_ns, start);
+    files_with_start += start.has_value();
+
+    std::map<std::int32_t, std::string> gpus;
+    std::string const gpu_table = db.has_table("TARGET_INFO_GPU")        ? "TARGET_INFO_GPU"
+                                  : db.has_table("TARGET_INFO_CUDA_GPU") ? "TARGET_INFO_CUDA_GPU"
+                                                                         : "";
+    if (!gpu_table.empty()) {
+      std::string const id = db.has_column(gpu_table, "id") ? "id" : "deviceId";
+      for (auto const& r :
+           db.query("SELECT " + id + ", name, min(rowid) FROM " + gpu_table + " WHERE " + id +
+                    " IS NOT NULL AND name IS NOT NULL GROUP BY " + id))
+        gpus[static_cast<std::int32_t>(r[0].i)] = r[1].s;
+    }
+    EXPECT_EQ(info.device_names, gpus);
+    (gpus.empty() ? files_without_gpus : files_with_gpus) += 1;
+    // Every GPU the events name has a name when the export has the table.
+    if (!gpus.empty()) {
+      std::set<std::int32_t> used;
+      for (auto const d : t.device)
+        if (d >= 0) used.insert(d);
+      for (auto const d : used) EXPECT_TRUE(gpus.contains(d)) << "device " << d;
+    }
+
+    std::map<std::int64_t, std::string> names;
+    if (db.has_table("ThreadNames"))
+      for (auto const& r :
+           db.query("SELECT n.globalTid & 16777215, s.value, min(n.rowid) FROM ThreadNames n JOIN "
+                    "StringIds s ON s.id = n.nameId WHERE n.globalTid IS NOT NULL "
+                    "GROUP BY n.globalTid & 16777215"))
+        names[r[0].i] = r[1].s;
+    EXPECT_EQ(info.thread_names, names);
+    threads += static_cast<std::int64_t>(names.size());
+  }
+  // The sample set covers both sides: files with and without each table.
+  EXPECT_GT(files_with_start, 0);
+  EXPECT_GT(files_with_gpus, 0);
+  EXPECT_GT(files_without_gpus, 0);
+  EXPECT_GT(threads, 0);
+}
+
+TEST(nsys_reader, metadata_from_the_early_2021_gpu_table_and_repeated_keys) {
+  // No sample predates nsys 2021.3.1, so build one: TARGET_INFO_CUDA_GPU(deviceId, name) instead
+  // of TARGET_INFO_GPU, an id and a thread id repeated (first row wins), a NULL start skipped.
+  synthetic_options o;
+  o.ranks = 1;
+  o.devices_per_rank = 1;
+  o.steps = 1;
+  o.kernels_per_step = 5;
+  event_table generated;
+  generate_synthetic_trace(o, generated);
+  temp_dir dir("metadata");
+  auto const path = dir.path() / "early.sqlite";
+  write_nsys_sqlite(generated, path.string());
+  {
+    oracle_db db(path, true);
+    db.exec(
+        "DROP TABLE TARGET_INFO_GPU; DELETE FROM TARGET_INFO_SESSION_START_TIME; DELETE FROM "
+        "ThreadNames;"
+        "CREATE TABLE TARGET_INFO_CUDA_GPU (deviceId INTEGER, name TEXT);"
+        "INSERT INTO TARGET_INFO_CUDA_GPU VALUES (1, 'B'), (0, 'A'), (1, 'B again'), (NULL, 'C');"
+        "INSERT INTO TARGET_INFO_SESSION_START_TIME (utcEpochNs) VALUES (NULL), (42), (43);"
+        "INSERT INTO StringIds (id, value) VALUES (900001, 'main'), (900002, 'worker');"
+        "INSERT INTO ThreadNames (nameId, priority, globalTid) VALUES "
+        "(900001, 0, (7 << 24) | 5), (900002, 0, (8 << 24) | 5), (900002, 0, (7 << 24) | 6), "
+        "(999999, 0, (7 << 24) | 9);");
+  }
+  auto const t = read(path, 1);
+  auto const& info = t.inputs().at(0);
+  EXPECT_EQ(info.session_start_utc_ns, std::optional<std::int64_t>(42));
+  EXPECT_EQ(info.device_names, (std::map<std::int32_t, std::string>{{0, "A"}, {1, "B"}}));
+  // tid 5 in two processes: the first row's name; nameId 999999 is not in StringIds.
+  EXPECT_EQ(info.thread_names, (std::map<std::int64_t, std::string>{{5, "main"}, {6, "worker"}}));
 }
 
 TEST(nsys_reader, kernel_api_links_follow_correlation_within_the_process) {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -29,6 +30,9 @@ ts::summary sample() {
   a.ranks = {0, 1};
   a.events = 123456789012;
   a.skipped = {{"end_before_start", 3}, {"no device", 7}};
+  a.session_start_utc_ns = 1'733'861'216'912'637'995;  // > 2^53
+  a.device_names = {
+      {0, "NVIDIA H100 80GB HBM3"}, {1, "NVIDIA H100 80GB HBM3"}, {3, "GPU \"x\", y"}};
   ts::input_info b;
   b.path = "b,c.json";
   b.format = "kineto-json";
@@ -110,13 +114,18 @@ std::string type_name(simdjson::dom::element const& e) {
 
 /// Checks that `got` has the shape of `want`: same keys in the same order, same types; every
 /// element of an array against the first element of the golden array. The contents of
-/// "skipped" (reason → count) are free-form keys with integer values.
+/// "skipped" (reason → count) are free-form keys with integer values, those of "device_names"
+/// (device id → name) free-form keys with string values; "session_start_utc_ns" is an integer or
+/// null (metadata the input did not carry).
 void expect_schema(simdjson::dom::element got, simdjson::dom::element want, std::string const& at) {
+  auto const ends_with = [&](std::string_view suffix) { return at.ends_with(suffix); };
+  if (ends_with(".session_start_utc_ns") && type_name(got) == "null") return;
   ASSERT_EQ(type_name(got), type_name(want)) << "at " << at;
   if (got.type() == simdjson::dom::element_type::OBJECT) {
-    if (at.size() >= 8 && at.substr(at.size() - 8) == ".skipped") {
+    if (ends_with(".skipped") || ends_with(".device_names")) {
+      auto const type = ends_with(".skipped") ? "int" : "string";
       for (auto [key, value] : simdjson::dom::object(got))
-        EXPECT_EQ(type_name(value), "int") << "at " << at << "." << key;
+        EXPECT_EQ(type_name(value), type) << "at " << at << "." << key;
       return;
     }
     std::vector<std::string> gk, wk;
@@ -189,6 +198,12 @@ TEST(summary_json, values_round_trip_exactly) {
   EXPECT_EQ(std::int64_t(in["events"]), 123456789012);
   EXPECT_EQ(std::int64_t(in["skipped"]["no device"]), 7);
   EXPECT_EQ(simdjson::dom::array(in["ranks"]).size(), 2u);
+  EXPECT_EQ(std::int64_t(in["session_start_utc_ns"]), *s.inputs[0].session_start_utc_ns);
+  EXPECT_EQ(simdjson::dom::object(in["device_names"]).size(), 3u);
+  EXPECT_EQ(std::string_view(in["device_names"]["3"]), "GPU \"x\", y");
+  auto const in2 = doc["inputs"].at(1).value();
+  EXPECT_TRUE(in2["session_start_utc_ns"].is_null());
+  EXPECT_EQ(simdjson::dom::object(in2["device_names"]).size(), 0u);
 }
 
 TEST(summary_json, one_table_and_empty_summary) {
@@ -257,6 +272,12 @@ TEST(summary_csv, rfc4180_quoting_and_exact_values) {
   ASSERT_EQ(inputs.size(), 3u);
   EXPECT_EQ(inputs[1][2], "0;1");
   EXPECT_EQ(inputs[1][4], "end_before_start=3;no device=7");
+  EXPECT_EQ(inputs[0][5], "session_start_utc_ns");
+  EXPECT_EQ(inputs[0][6], "device_names");
+  EXPECT_EQ(inputs[1][5], "1733861216912637995");
+  EXPECT_EQ(inputs[1][6], "0=NVIDIA H100 80GB HBM3;1=NVIDIA H100 80GB HBM3;3=GPU \"x\", y");
+  EXPECT_EQ(inputs[2][5], "");
+  EXPECT_EQ(inputs[2][6], "");
   for (auto const& r : inputs) EXPECT_EQ(r.size(), inputs[0].size());
 }
 
@@ -283,6 +304,8 @@ TEST(summary_text, aligned_columns_with_units) {
   EXPECT_NE(text.find("70.00"), std::string::npos);  // share in percent
   EXPECT_NE(text.find("Idle gaps (2)"), std::string::npos);
   EXPECT_NE(text.find("end_before_start: 3, no device: 7"), std::string::npos);
+  EXPECT_NE(text.find("0-1=NVIDIA H100 80GB HBM3, 3=GPU \"x\", y"), std::string::npos);
+  EXPECT_EQ(text.find("1733861216912637995"), std::string::npos);  // JSON and CSV only
   EXPECT_NE(write(ts::summary{}, ts::output_format::text).find("(none)"), std::string::npos);
 }
 

@@ -16,6 +16,7 @@
 #include <tracesweep/error.hpp>
 
 #include "ingest/nsys/nsys_labels.hpp"
+#include "ingest/nsys/nsys_metadata.hpp"
 #include "ingest/nsys/nsys_schema.hpp"
 #include "ingest/nsys/nsys_strings.hpp"
 #include "ingest/nsys/nsys_tables.hpp"
@@ -297,6 +298,7 @@ void read_file(std::string const& path, event_table& table, read_options const& 
   table.reserve(table.size() + std::min(span, ec ? 0 : static_cast<std::size_t>(bytes / 6)));
   table.begin_input(path, "nsys-sqlite");
   try {
+    load_metadata(db, schema, ids, table.inputs().back());
     appender app(table, ids, labels);
     std::int64_t gpu_rows = 0;
     std::vector<std::unique_ptr<row_batch>> nvtx;  // held until the plan's last range
