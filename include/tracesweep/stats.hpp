@@ -32,8 +32,8 @@ struct exact_stats {
 /// Floating values derived from exact_stats.
 struct derived_stats {
   double mean = 0;
-  double median = 0;  ///< mean of the two middle values for even n
-  double stddev = 0;  ///< sample standard deviation (n−1); 0 for n = 1
+  double median = 0;              ///< mean of the two middle values for even n
+  double stddev = 0;              ///< sample standard deviation (n−1); 0 for n = 1
   std::vector<double> quantiles;  ///< linear interpolation between closest ranks
 };
 

@@ -2,8 +2,8 @@
 // What every subcommand shares: global options, the output stream, the backend, reading inputs.
 #pragma once
 
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -33,8 +33,7 @@ struct context {
   std::unique_ptr<backend> make_backend(event_table const& table);
   /// Reads `paths` into `table`; with --keep-going reports each failed file on stderr and
   /// returns how many failed (0 when all were read).
-  int read(std::vector<std::string> const& paths, event_table& table,
-           read_options options = {});
+  int read(std::vector<std::string> const& paths, event_table& table, read_options options = {});
 
  private:
   std::ofstream _file;

@@ -27,12 +27,13 @@ std::unique_ptr<backend> context::make_backend(event_table const& table) {
   request.device_memory_limit = device_memory_limit;
   std::string why;
   auto be = tracesweep::make_backend(request, &why);
-  if (verbose) std::cerr << "tracesweep: " << (why.empty() ? "backend: " + std::string(be->name()) : why) << '\n';
+  if (verbose)
+    std::cerr << "tracesweep: " << (why.empty() ? "backend: " + std::string(be->name()) : why)
+              << '\n';
   return be;
 }
 
-int context::read(std::vector<std::string> const& paths, event_table& table,
-                  read_options options) {
+int context::read(std::vector<std::string> const& paths, event_table& table, read_options options) {
   options.threads = threads;
   auto failures = read_inputs(paths, table, options, keep_going);
   for (auto const& f : failures) std::cerr << "tracesweep: " << f.what() << '\n';

@@ -20,7 +20,8 @@ struct summary_args {
 
 void add_summary_command(CLI::App& app, context& ctx) {
   auto args = std::make_shared<summary_args>();
-  auto* cmd = app.add_subcommand("summary", "Per-device activity, per-kernel statistics, idle gaps");
+  auto* cmd =
+      app.add_subcommand("summary", "Per-device activity, per-kernel statistics, idle gaps");
   cmd->add_option("inputs", args->inputs, "Trace files or directories")->required();
   cmd->add_option("--format", args->format, "text, json or csv")
       ->check(CLI::IsMember({"text", "json", "csv"}))
@@ -32,12 +33,14 @@ void add_summary_command(CLI::App& app, context& ctx) {
   cmd->add_option("--min-gap", args->options.min_gap_ns, "Shortest idle gap reported, ns")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--top", args->options.top, "Gaps reported per device, longest first (0 = all)")->capture_default_str();
+  cmd->add_option("--top", args->options.top, "Gaps reported per device, longest first (0 = all)")
+      ->capture_default_str();
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
       event_table table;
       int const failed = ctx.read(args->inputs, table);
-      if (table.inputs().empty()) throw input_error(args->inputs.front(), "", "no input could be read");
+      if (table.inputs().empty())
+        throw input_error(args->inputs.front(), "", "no input could be read");
       auto be = ctx.make_backend(table);
       auto s = compute_summary(table, *be, args->options);
       write_summary(s, *parse_output_format(args->format), args->table, ctx.out());

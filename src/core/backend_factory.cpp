@@ -9,7 +9,9 @@
 namespace tracesweep {
 
 #ifndef TRACESWEEP_HAVE_CUDA
-std::string cuda_unavailable_reason() { return "this tracesweep was built without CUDA support"; }
+std::string cuda_unavailable_reason() {
+  return "this tracesweep was built without CUDA support";
+}
 #endif
 
 std::unique_ptr<backend> make_backend(backend_choice choice, unsigned threads, std::string* why) {
@@ -23,8 +25,7 @@ std::unique_ptr<backend> make_backend(backend_request const& r, std::string* why
     if (!reason.empty()) throw backend_unavailable("--backend cuda: " + reason);
   }
 #ifdef TRACESWEEP_HAVE_CUDA
-  if (reason.empty() &&
-      (r.choice == backend_choice::cuda || r.work_rows >= cuda_auto_min_rows)) {
+  if (reason.empty() && (r.choice == backend_choice::cuda || r.work_rows >= cuda_auto_min_rows)) {
     if (why) *why = "backend: cuda";
     return make_cuda_backend({0, r.device_memory_limit});
   }

@@ -3,7 +3,9 @@
 
 namespace tracesweep {
 
-string_pool::string_pool() { intern(""); }
+string_pool::string_pool() {
+  intern("");
+}
 
 string_id string_pool::intern(std::string_view s) {
   if (auto it = _ids.find(s); it != _ids.end()) return it->second;

@@ -51,8 +51,7 @@ void read_input(std::string const& path, event_table& table, read_options const&
     case input_format::unknown:
       break;
   }
-  throw input_error(path, "byte 0",
-                    "unknown format: neither an SQLite database nor a JSON trace");
+  throw input_error(path, "byte 0", "unknown format: neither an SQLite database nor a JSON trace");
 }
 
 namespace {
@@ -87,7 +86,8 @@ std::vector<std::string> expand_inputs(std::vector<std::string> const& paths) {
         found.push_back(it->path().string());
     }
     if (ec) throw input_error(p, "", "cannot list directory: " + ec.message());
-    if (found.empty()) throw input_error(p, "", "directory holds no .sqlite, .json or .json.gz file");
+    if (found.empty())
+      throw input_error(p, "", "directory holds no .sqlite, .json or .json.gz file");
     std::sort(found.begin(), found.end());
     out.insert(out.end(), found.begin(), found.end());
   }
@@ -113,8 +113,8 @@ std::vector<input_error> read_inputs(std::vector<std::string> const& paths, even
           auto [it, fresh] = chrome_rank_owner.emplace(r, file);
           if (!fresh) {
             table.abandon_input();
-            throw input_error(file, "", "rank " + std::to_string(r) + " is also claimed by " +
-                                            it->second);
+            throw input_error(file, "",
+                              "rank " + std::to_string(r) + " is also claimed by " + it->second);
           }
         }
       }

@@ -157,9 +157,9 @@ TEST_P(nsys_report, matches_sql_on_every_real_export) {
   ASSERT_GE(files.size(), 10u);
   for (auto const& f : files) check_report(f, GetParam(), "demangled");
   // The committed generated sample too (written by tracesweep generate --format nsys-sqlite).
-  check_report(std::filesystem::path(TRACESWEEP_SOURCE_DIR) / "datasets" / "samples" /
-                   "train_2rank.sqlite",
-               GetParam(), "demangled");
+  check_report(
+      std::filesystem::path(TRACESWEEP_SOURCE_DIR) / "datasets" / "samples" / "train_2rank.sqlite",
+      GetParam(), "demangled");
 }
 
 INSTANTIATE_TEST_SUITE_P(reports, nsys_report,

@@ -40,7 +40,8 @@ class oracle_db {
   explicit oracle_db(std::filesystem::path const& path, bool writable = false) {
     std::string const uri = "file:" + path.string() + (writable ? "" : "?immutable=1");
     int const flags =
-        (writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_URI;
+        (writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) |
+        SQLITE_OPEN_URI;
     if (sqlite3_open_v2(uri.c_str(), &_db, flags, nullptr) != SQLITE_OK)
       throw std::runtime_error("cannot open " + path.string());
   }

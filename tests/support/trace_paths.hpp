@@ -25,10 +25,10 @@ inline bool traces_required() {
 }  // namespace tracesweep::test
 
 /// Yields the traces folder, or skips (fails under TRACESWEEP_REQUIRE_TRACES=1) the test.
-#define TRACESWEEP_REQUIRE_TRACES_DIR(var)                                                  \
-  auto const var = ::tracesweep::test::traces_dir();                                        \
-  if (!std::filesystem::is_directory(var)) {                                                \
-    if (::tracesweep::test::traces_required())                                              \
-      FAIL() << "traces folder " << var << " is missing and TRACESWEEP_REQUIRE_TRACES=1";   \
-    GTEST_SKIP() << "traces folder " << var << " not found (set TRACESWEEP_TRACES)";        \
+#define TRACESWEEP_REQUIRE_TRACES_DIR(var)                                                \
+  auto const var = ::tracesweep::test::traces_dir();                                      \
+  if (!std::filesystem::is_directory(var)) {                                              \
+    if (::tracesweep::test::traces_required())                                            \
+      FAIL() << "traces folder " << var << " is missing and TRACESWEEP_REQUIRE_TRACES=1"; \
+    GTEST_SKIP() << "traces folder " << var << " not found (set TRACESWEEP_TRACES)";      \
   }
