@@ -19,6 +19,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <thrust/copy.h>
@@ -340,18 +341,36 @@ interval_union union_resident(Context& ctx, device_intervals raw) {
   return out;
 }
 
+/// The three columns of host intervals, copied into buffers of the context.
+template <class Context>
+struct uploaded_intervals {
+  decltype(std::declval<Context&>().template alloc<int64_t>(0)) start;
+  decltype(std::declval<Context&>().template alloc<int64_t>(0)) end;
+  decltype(std::declval<Context&>().template alloc<uint32_t>(0)) group;
+  std::size_t size;
+  [[nodiscard]] device_intervals view() const {
+    return {start.data(), end.data(), group.data(), size};
+  }
+};
+
+template <class Context>
+uploaded_intervals<Context> upload_intervals(Context& ctx, interval_view in) {
+  std::size_t const rows = in.size();
+  uploaded_intervals<Context> d{ctx.template alloc<int64_t>(rows),
+                                ctx.template alloc<int64_t>(rows),
+                                ctx.template alloc<uint32_t>(rows), rows};
+  ctx.upload(d.start.data(), in.start.data(), rows);
+  ctx.upload(d.end.data(), in.end.data(), rows);
+  ctx.upload(d.group.data(), in.group.data(), rows);
+  return d;
+}
+
 /// Per-group union of host intervals: one upload of the columns, then union_resident.
 template <class Context>
 interval_union union_on_device(Context& ctx, interval_view in) {
-  std::size_t const rows = in.size();
-  if (rows == 0) return {};
-  auto start = ctx.template alloc<int64_t>(rows);
-  auto end = ctx.template alloc<int64_t>(rows);
-  auto group = ctx.template alloc<uint32_t>(rows);
-  ctx.upload(start.data(), in.start.data(), rows);
-  ctx.upload(end.data(), in.end.data(), rows);
-  ctx.upload(group.data(), in.group.data(), rows);
-  return union_resident(ctx, {start.data(), end.data(), group.data(), rows});
+  if (in.size() == 0) return {};
+  auto const d = upload_intervals(ctx, in);
+  return union_resident(ctx, d.view());
 }
 
 /// Holes before the members [first, rows) of a slice of a union (rows before `first` give the
@@ -365,20 +384,16 @@ std::vector<gap> gaps_on_device(Context& ctx, interval_view u, std::size_t first
   std::size_t const groups = windows.start.size();
   std::vector<gap> out;
   if (rows <= first || groups == 0) return out;
-  auto start = ctx.template alloc<int64_t>(rows);
-  auto end = ctx.template alloc<int64_t>(rows);
-  auto group = ctx.template alloc<uint32_t>(rows);
+  auto const d = upload_intervals(ctx, u);
   auto ws = ctx.template alloc<int64_t>(groups);
   auto we = ctx.template alloc<int64_t>(groups);
-  ctx.upload(start.data(), u.start.data(), rows);
-  ctx.upload(end.data(), u.end.data(), rows);
-  ctx.upload(group.data(), u.group.data(), rows);
   ctx.upload(ws.data(), windows.start.data(), groups);
   ctx.upload(we.data(), windows.end.data(), groups);
 
-  gap_before_fn const before{
-      group.data(), start.data(), end.data(), ws.data(),
-      we.data(),    groups,       first,      static_cast<uint64_t>(min_gap > 1 ? min_gap : 1)};
+  gap_before_fn const before{d.group.data(), d.start.data(),
+                             d.end.data(),   ws.data(),
+                             we.data(),      groups,
+                             first,          static_cast<uint64_t>(min_gap > 1 ? min_gap : 1)};
   auto rows_kept = ctx.template alloc<uint32_t>(rows);
   auto const kept_end = thrust::copy_if(
       ctx.policy(), thrust::counting_iterator<uint32_t>(0),
@@ -393,7 +408,7 @@ std::vector<gap> gaps_on_device(Context& ctx, interval_view u, std::size_t first
                     gap_from_fn{before});
   thrust::transform(ctx.policy(), rows_kept.data(), rows_kept.data() + n, g_to.data(),
                     gap_to_fn{before});
-  thrust::gather(ctx.policy(), rows_kept.data(), rows_kept.data() + n, group.data(),
+  thrust::gather(ctx.policy(), rows_kept.data(), rows_kept.data() + n, d.group.data(),
                  g_group.data());
   thrust::transform(ctx.policy(), g_to.data(), g_to.data() + n, g_from.data(), g_len.data(),
                     difference_fn{});
@@ -556,32 +571,22 @@ void intersection_on_device(Context& ctx, interval_view a, interval_view b,
                             std::vector<std::int64_t>& per_group) {
   std::size_t const na = a.size(), nb = b.size();
   if (na == 0 || nb == 0) return;
-  auto a_start = ctx.template alloc<int64_t>(na);
-  auto a_end = ctx.template alloc<int64_t>(na);
-  auto a_group = ctx.template alloc<uint32_t>(na);
-  auto b_start = ctx.template alloc<int64_t>(nb);
-  auto b_end = ctx.template alloc<int64_t>(nb);
-  auto b_group = ctx.template alloc<uint32_t>(nb);
-  ctx.upload(a_start.data(), a.start.data(), na);
-  ctx.upload(a_end.data(), a.end.data(), na);
-  ctx.upload(a_group.data(), a.group.data(), na);
-  ctx.upload(b_start.data(), b.start.data(), nb);
-  ctx.upload(b_end.data(), b.end.data(), nb);
-  ctx.upload(b_group.data(), b.group.data(), nb);
+  auto const da = upload_intervals(ctx, a);
+  auto const db = upload_intervals(ctx, b);
 
   auto cum = ctx.template alloc<int64_t>(nb);
   auto len = ctx.template alloc<int64_t>(nb);
-  thrust::transform(ctx.policy(), b_start.data(), b_start.data() + nb, b_end.data(), len.data(),
+  thrust::transform(ctx.policy(), db.start.data(), db.start.data() + nb, db.end.data(), len.data(),
                     length_fn{});
   thrust::exclusive_scan(ctx.policy(), len.data(), len.data() + nb, cum.data(), int64_t{0});
-  coverage_fn const cover{b_group.data(), b_start.data(), b_end.data(), cum.data(), nb};
+  coverage_fn const cover{db.group.data(), db.start.data(), db.end.data(), cum.data(), nb};
   auto overlap = ctx.template alloc<int64_t>(na);
   thrust::transform(ctx.policy(), thrust::counting_iterator<std::size_t>(0),
                     thrust::counting_iterator<std::size_t>(na), overlap.data(),
-                    overlap_fn{cover, a_group.data(), a_start.data(), a_end.data()});
+                    overlap_fn{cover, da.group.data(), da.start.data(), da.end.data()});
   auto u_group = ctx.template alloc<uint32_t>(na);
   auto u_sum = ctx.template alloc<int64_t>(na);
-  auto const ends = thrust::reduce_by_key(ctx.policy(), a_group.data(), a_group.data() + na,
+  auto const ends = thrust::reduce_by_key(ctx.policy(), da.group.data(), da.group.data() + na,
                                           overlap.data(), u_group.data(), u_sum.data());
   std::size_t const groups = static_cast<std::size_t>(ends.first - u_group.data());
   std::vector<std::uint32_t> h_group(groups);
