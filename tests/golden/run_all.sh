@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Runs every command × format on every real trace and on the bundled sample, one output file
+# per run (stdout, then "# exit N" and stderr), into OUTDIR.
+#   run_all.sh TRACESWEEP_BINARY TRACES_DIR SAMPLE_SQLITE OUTDIR
+# Inputs are named relative to TRACES_DIR (the command runs there) so outputs do not depend on
+# where the traces live. Used by record.sh (to write the goldens) and check.sh (to compare).
+set -euo pipefail
+bin="$(realpath "$1")"
+traces="$2"
+sample="$(realpath "$3")"
+out="$(realpath -m "$4")"
+mkdir -p "$out"
+cd "$traces"
+
+# One job per Kineto file, plus the 2-rank folder as one job; every nsys export; the sample.
+inputs=()
+while IFS= read -r f; do inputs+=("$f"); done < <(find kineto nsys -type f \
+  \( -name '*.json.gz' -o -name '*.json' -o -name '*.sqlite' \) | LC_ALL=C sort)
+inputs+=("kineto/hta_trace_filter_2rank")
+
+run() {  # run NAME ARGS...: stdout, exit code and stderr of one invocation into OUTDIR/NAME
+  local name="$1"
+  shift
+  local rc=0
+  "$bin" --threads 1 "$@" >"$out/$name" 2>"$out/$name.err" || rc=$?
+  {
+    echo "# exit $rc"
+    cat "$out/$name.err"
+  } >>"$out/$name"
+  rm -f "$out/$name.err"
+}
+
+one() {  # one INPUT LABEL
+  local in="$1" label="$2"
+  for f in text json; do run "$label.summary.$f" summary --format "$f" "$in"; done
+  for t in devices kernels gaps inputs; do run "$label.summary.csv.$t" summary --format csv --table "$t" "$in"; done
+  for f in text json; do run "$label.overview.$f" overview --format "$f" "$in"; done
+  for t in overview model distributed kernels; do
+    run "$label.overview.csv.$t" overview --format csv --table "$t" "$in"
+  done
+  for f in text json; do run "$label.tb.$f" overview --compat tb --format "$f" "$in"; done
+  for t in tb tb_kernels; do run "$label.tb.csv.$t" overview --compat tb --format csv --table "$t" "$in"; done
+  for r in cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum cuda_api_sum nvtx_sum osrt_sum; do
+    run "$label.stats.$r.csv" stats --report "$r" --format csv "$in"
+  done
+}
+
+for in in "${inputs[@]}"; do
+  one "$in" "$(echo "$in" | tr '/' '_')"
+done
+# The sample by a fixed relative name, and one merged multi-input stats run.
+ln -sfn "$sample" "$out/.sample.sqlite"
+(cd "$out" && one .sample.sqlite sample)
+rm -f "$out/.sample.sqlite"
+run "nsys_all.stats.cuda_gpu_kern_sum.merge.csv" stats --report cuda_gpu_kern_sum --format csv \
+  --merge nsys/nsys-ai/mfu_2gpu_before.sqlite nsys/nsys-ai/mfu_2gpu_after.sqlite
+run "nsys_all.stats.cuda_gpu_kern_sum.text" stats --report cuda_gpu_kern_sum \
+  nsys/nsys-ai/mfu_2gpu_before.sqlite nsys/fuser/report1_nsys2025.1.1.sqlite
