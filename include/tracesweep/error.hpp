@@ -32,6 +32,19 @@ class backend_unavailable : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A user-supplied regular expression that does not compile. Carries the pattern and RE2's
+/// reason; the caller (the CLI) names the option it came from.
+class pattern_error : public std::runtime_error {
+ public:
+  pattern_error(std::string pattern, std::string why);
+  [[nodiscard]] std::string const& pattern() const noexcept { return _pattern; }
+  [[nodiscard]] std::string const& why() const noexcept { return _why; }
+
+ private:
+  std::string _pattern;
+  std::string _why;
+};
+
 /// A command-line mistake detected after parsing (conflicting options and the like).
 class usage_error : public std::runtime_error {
  public:

@@ -9,12 +9,11 @@
 
 #include <tracesweep/backend.hpp>
 #include <tracesweep/event_table.hpp>
+#include <tracesweep/model/trace_model.hpp>
 
 namespace tracesweep {
 
 struct summary_options {
-  /// ECMAScript regex searched case-insensitively in kernel names to mark communication.
-  std::string comm_pattern = "nccl|rccl";
   std::int64_t min_gap_ns = 100'000;
   std::size_t top = 20;
 };
@@ -66,7 +65,8 @@ struct summary {
   std::vector<input_info> inputs;
 };
 
-[[nodiscard]] summary compute_summary(event_table const& table, backend& be,
+/// Communication kernels are those the model's classifier marks.
+[[nodiscard]] summary compute_summary(trace_model const& model, backend& be,
                                       summary_options const& options);
 
 }  // namespace tracesweep

@@ -7,63 +7,10 @@
 
 #include <algorithm>
 #include <limits>
-// libstdc++ 12's regex compiler trips -Wmaybe-uninitialized under the sanitizers (a false
-// positive inside <regex>); keep the warning on for our own code.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <regex>
-#pragma GCC diagnostic pop
-#include <tuple>
-#include <unordered_map>
 
 namespace tracesweep {
 
 namespace {
-
-/// (input, rank, device): the identity of one device in the summary.
-struct device_key {
-  std::int32_t input;
-  std::int32_t rank;
-  std::int32_t device;
-  friend bool operator==(device_key const&, device_key const&) = default;
-};
-
-struct device_key_hash {
-  std::size_t operator()(device_key const& k) const noexcept {
-    auto h = static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.input));
-    h = h * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint32_t>(k.rank);
-    h = h * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint32_t>(k.device);
-    return static_cast<std::size_t>(h ^ (h >> 29));
-  }
-};
-
-/// Marks kernel names as communication, one regex search per distinct name id.
-class comm_classifier {
- public:
-  comm_classifier(std::string const& pattern, string_pool const& pool) : _pool(pool) {
-    try {
-      _re = std::regex(pattern, std::regex::ECMAScript | std::regex::icase);
-    } catch (std::regex_error const& e) {
-      throw usage_error("--comm-pattern '" + pattern +
-                        "': invalid regular expression: " + e.what());
-    }
-  }
-
-  bool operator()(string_id id) {
-    if (id >= _cache.size()) _cache.resize(_pool.size(), -1);
-    auto& c = _cache[id];
-    if (c < 0) {
-      auto const name = _pool.at(id);
-      c = std::regex_search(name.begin(), name.end(), _re) ? 1 : 0;
-    }
-    return c == 1;
-  }
-
- private:
-  string_pool const& _pool;
-  std::regex _re;
-  std::vector<std::int8_t> _cache;
-};
 
 /// Columns of one interval set being gathered for a union.
 struct interval_columns {
@@ -84,58 +31,26 @@ int kind_slot(event_kind k) noexcept {
 
 }  // namespace
 
-summary compute_summary(event_table const& table, backend& be, summary_options const& options) {
-  comm_classifier is_comm(options.comm_pattern, table.strings());
+summary compute_summary(trace_model const& model, backend& be, summary_options const& options) {
+  auto const& table = model.table();
   summary out;
   out.inputs = table.inputs();
-
-  // 1. Dense device ids in (rank, device, input) order.
-  std::unordered_map<device_key, group_id, device_key_hash> provisional;
-  std::vector<device_key> keys;
-  std::vector<group_id> row_group;  // provisional id per device-activity row, in row order
+  auto const devices = model.devices();
+  auto const device_group = model.device_group();
+  std::size_t const device_count = devices.size();
   std::size_t const n = table.size();
-  {
-    device_key last{-1, 0, 0};
-    group_id last_id = 0;
-    bool have_last = false;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!is_device_activity(table.kind[i])) continue;
-      device_key const k{table.input[i], table.rank[i], table.device[i]};
-      if (!have_last || !(k == last)) {
-        auto [it, fresh] = provisional.try_emplace(k, static_cast<group_id>(keys.size()));
-        if (fresh) keys.push_back(k);
-        last = k;
-        last_id = it->second;
-        have_last = true;
-      }
-      row_group.push_back(last_id);
-    }
-  }
-  std::size_t const device_count = keys.size();
-  std::vector<group_id> order(device_count);
-  for (std::size_t i = 0; i < device_count; ++i) order[i] = static_cast<group_id>(i);
-  std::sort(order.begin(), order.end(), [&](group_id a, group_id b) {
-    return std::tie(keys[a].rank, keys[a].device, keys[a].input) <
-           std::tie(keys[b].rank, keys[b].device, keys[b].input);
-  });
-  std::vector<group_id> final_id(device_count);
-  for (std::size_t i = 0; i < device_count; ++i) final_id[order[i]] = static_cast<group_id>(i);
 
   // 2. Gather the interval sets and the window of each device.
   interval_columns activity, by_kind, comm, comp;
-  activity.start.reserve(row_group.size());
-  activity.end.reserve(row_group.size());
-  activity.group.reserve(row_group.size());
-  by_kind.group.reserve(row_group.size());
   std::vector<std::uint32_t> kernel_names;
   std::vector<std::int64_t> kernel_durations;
   std::vector<std::int64_t> window_start(device_count, std::numeric_limits<std::int64_t>::max());
   std::vector<std::int64_t> window_end(device_count, std::numeric_limits<std::int64_t>::min());
   std::vector<std::int64_t> kernel_count(device_count, 0);
-  for (std::size_t i = 0, r = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     auto const k = table.kind[i];
     if (!is_device_activity(k)) continue;
-    group_id const g = final_id[row_group[r++]];
+    group_id const g = device_group[i];
     std::int64_t const s = table.start_ns[i], e = table.end_ns[i];
     activity.push(s, e, g);
     by_kind.group.push_back(g * 3 + static_cast<group_id>(kind_slot(k)));
@@ -143,13 +58,11 @@ summary compute_summary(event_table const& table, backend& be, summary_options c
     window_end[g] = std::max(window_end[g], e);
     if (k == event_kind::kernel) {
       ++kernel_count[g];
-      (is_comm(table.name[i]) ? comm : comp).push(s, e, g);
+      (model.is_communication(table.name[i]) ? comm : comp).push(s, e, g);
       kernel_names.push_back(table.name[i]);
       kernel_durations.push_back(e - s);
     }
   }
-  row_group.clear();
-  row_group.shrink_to_fit();
 
   // 3. Unions, their lengths and the communication ∩ computation overlap.
   auto const activity_union = be.union_by_group(activity.view());
@@ -173,7 +86,7 @@ summary compute_summary(event_table const& table, backend& be, summary_options c
 
   out.devices.reserve(device_count);
   for (std::size_t g = 0; g < device_count; ++g) {
-    auto const& key = keys[order[g]];
+    auto const& key = devices[g];
     device_summary d;
     d.input = key.input;
     d.rank = key.rank;
@@ -200,7 +113,7 @@ summary compute_summary(event_table const& table, backend& be, summary_options c
                                 options.min_gap_ns, options.top);
   out.gaps.reserve(gaps.size());
   for (auto const& gp : gaps) {
-    auto const& key = keys[order[gp.group]];
+    auto const& key = devices[gp.group];
     out.gaps.push_back(
         gap_summary{key.input, key.rank, key.device, gp.start, gp.end, gp.end - gp.start});
   }

@@ -55,6 +55,9 @@ int main(int argc, char** argv) {
   } catch (backend_unavailable const& e) {
     std::cerr << "tracesweep: " << e.what() << '\n';
     return static_cast<int>(exit_code::bad_input);
+  } catch (pattern_error const& e) {
+    std::cerr << "tracesweep: --comm-pattern " << e.what() << '\n';
+    return static_cast<int>(exit_code::usage);
   } catch (usage_error const& e) {
     std::cerr << "tracesweep: " << e.what() << '\n';
     return static_cast<int>(exit_code::usage);

@@ -15,6 +15,7 @@ struct summary_args {
   std::string format = "text";
   std::string table;
   summary_options options;
+  std::string comm_pattern = "nccl|rccl";
 };
 }  // namespace
 
@@ -27,7 +28,7 @@ void add_summary_command(CLI::App& app, context& ctx) {
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
   cmd->add_option("--table", args->table, "Only this table: devices, kernels, gaps, inputs");
-  cmd->add_option("--comm-pattern", args->options.comm_pattern,
+  cmd->add_option("--comm-pattern", args->comm_pattern,
                   "Regex (case-insensitive) marking communication kernels")
       ->capture_default_str();
   cmd->add_option("--min-gap", args->options.min_gap_ns, "Shortest idle gap reported, ns")
@@ -42,7 +43,7 @@ void add_summary_command(CLI::App& app, context& ctx) {
       if (table.inputs().empty())
         throw input_error(args->inputs.front(), "", "no input could be read");
       auto be = ctx.make_backend(table);
-      auto s = compute_summary(table, *be, args->options);
+      auto s = compute_summary(trace_model(table, {args->comm_pattern}), *be, args->options);
       write_summary(s, *parse_output_format(args->format), args->table, ctx.out());
       return failed ? static_cast<int>(exit_code::bad_input) : 0;
     };

@@ -22,4 +22,9 @@ input_error::input_error(std::string path, std::string where, std::string why)
       _where(std::move(where)),
       _why(std::move(why)) {}
 
+pattern_error::pattern_error(std::string pattern, std::string why)
+    : std::runtime_error(one_line("'" + pattern + "'", "", "invalid regular expression: " + why)),
+      _pattern(std::move(pattern)),
+      _why(std::move(why)) {}
+
 }  // namespace tracesweep

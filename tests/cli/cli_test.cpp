@@ -197,7 +197,7 @@ ts::summary generators_own_summary() {
   ts::event_table t;
   ts::generate_synthetic_trace(o, t);
   auto be = ts::make_cpu_backend(1);
-  return ts::compute_summary(t, *be, {});
+  return ts::compute_summary(ts::trace_model(t), *be, {});
 }
 
 TEST_F(cli, generated_export_summarises_like_the_generators_own_table) {
@@ -239,8 +239,7 @@ TEST_F(cli, summary_options_reach_the_computation) {
   ts::summary_options so;
   so.min_gap_ns = 0;
   so.top = 3;
-  so.comm_pattern = "^void";
-  auto const want = ts::compute_summary(t, *be, so);
+  auto const want = ts::compute_summary(ts::trace_model(t, {"^void"}), *be, so);
 
   auto const r =
       run_cli("summary --format json --min-gap 0 --top 3 --comm-pattern '^void' " + quote(sample));

@@ -104,7 +104,7 @@ TEST(generator, streams_overlap_and_loader_stalls_leave_gaps) {
   auto be = ts::make_cpu_backend(1);
   ts::summary_options so;
   so.min_gap_ns = 100'000;
-  auto const s = ts::compute_summary(t, *be, so);
+  auto const s = ts::compute_summary(ts::trace_model(t), *be, so);
   ASSERT_EQ(s.devices.size(), 4u);
   for (auto const& d : s.devices) {
     EXPECT_GT(d.communication_ns, 0);

@@ -105,10 +105,10 @@ TEST(CudaBackend, EverySummaryOnEveryTraceMatchesCpu) {
     }
     summary_options const options;
     auto cpu = make_cpu_backend(0);
-    auto const reference = compute_summary(table, *cpu, options);
+    auto const reference = compute_summary(trace_model(table), *cpu, options);
     for (std::size_t limit : {std::size_t{0}, std::size_t{64} << 20, std::size_t{64} << 10}) {
       auto gpu = make_cuda_backend({0, limit});
-      test::expect_same(reference, compute_summary(table, *gpu, options),
+      test::expect_same(reference, compute_summary(trace_model(table), *gpu, options),
                         path.string() + " limit " + std::to_string(limit));
     }
     ++compared;

@@ -38,13 +38,13 @@ TEST(DeviceParity, EverySummaryOnEveryTrace) {
     }
     summary_options const options;
     auto cpu = make_cpu_backend(0);
-    auto const reference = compute_summary(table, *cpu, options);
+    auto const reference = compute_summary(trace_model(table), *cpu, options);
     // bytes per row of the largest primitive: a tenth of it per chunk gives >= 10 chunks
     std::size_t const small =
         std::max<std::size_t>(1024, table.size() * bytes_per_row::union_ / 12);
     for (std::size_t limit : {std::size_t{0}, std::size_t{64} << 20, small}) {
       device_backend<host_context> dev(host_context{}, limit, "cuda-twin");
-      auto const got = compute_summary(table, dev, options);
+      auto const got = compute_summary(trace_model(table), dev, options);
       expect_same(reference, got, path.string() + " limit " + std::to_string(limit));
       if (limit) {
         EXPECT_LE(dev.context().memory().peak, limit) << path;

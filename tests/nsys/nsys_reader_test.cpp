@@ -283,7 +283,7 @@ TEST(nsys_summary, device_unions_match_a_brute_force_sweep_on_every_real_export)
     SCOPED_TRACE(f.string());
     auto const t = read(f, 1);
     auto be = make_cpu_backend(1);
-    auto const s = compute_summary(t, *be, summary_options{});
+    auto const s = compute_summary(trace_model(t), *be, summary_options{});
     oracle_db db(f);
     // Every GPU op from SQL, keyed by (pid, deviceId).
     using iv = std::vector<std::pair<std::int64_t, std::int64_t>>;

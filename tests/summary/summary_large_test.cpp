@@ -30,8 +30,8 @@ TEST(summary_large, ten_million_events_one_vs_all_threads_and_a_plain_sweep) {
   so.top = 0;
   auto one = ts::make_cpu_backend(1);
   auto all = ts::make_cpu_backend(0);
-  auto const a = ts::compute_summary(t, *one, so);
-  auto const b = ts::compute_summary(t, *all, so);
+  auto const a = ts::compute_summary(ts::trace_model(t), *one, so);
+  auto const b = ts::compute_summary(ts::trace_model(t), *all, so);
   ASSERT_EQ(a.devices.size(), 8u);
   ASSERT_EQ(a.devices.size(), b.devices.size());
   for (std::size_t i = 0; i < a.devices.size(); ++i) {

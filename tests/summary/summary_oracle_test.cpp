@@ -297,7 +297,7 @@ TEST_P(summary_oracle, random_tables_match_brute_force) {
     std::mt19937 g(seed);
     o.min_gap_ns = std::uniform_int_distribution<std::int64_t>(0, 300)(g);
     o.top = std::uniform_int_distribution<std::size_t>(0, 4)(g);
-    expect_same(ts::compute_summary(t, *be, o), oracle(t, o));
+    expect_same(ts::compute_summary(ts::trace_model(t), *be, o), oracle(t, o));
     if (::testing::Test::HasFailure()) return;
   }
 }
@@ -312,7 +312,8 @@ TEST(summary, results_do_not_depend_on_thread_count) {
     ts::summary_options o;
     o.min_gap_ns = 0;
     o.top = 0;
-    expect_same(ts::compute_summary(t, *one, o), ts::compute_summary(t, *many, o));
+    expect_same(ts::compute_summary(ts::trace_model(t), *one, o),
+                ts::compute_summary(ts::trace_model(t), *many, o));
   }
 }
 
@@ -325,17 +326,14 @@ TEST(summary, custom_comm_pattern_is_a_case_insensitive_search) {
   for (std::uint32_t seed = 100; seed < 300; ++seed) {
     auto const t = random_table(seed);
     ts::summary_options o;
-    o.comm_pattern = "^AMPERE_SGEMM";
-    expect_same(ts::compute_summary(t, *be, o), oracle(t, o, prefix_gemm));
+    expect_same(ts::compute_summary(ts::trace_model(t, {"^AMPERE_SGEMM"}), *be, o),
+                oracle(t, o, prefix_gemm));
   }
 }
 
-TEST(summary, invalid_comm_pattern_is_a_usage_error) {
-  auto be = ts::make_cpu_backend(1);
+TEST(summary, invalid_comm_pattern_is_a_pattern_error) {
   ts::event_table t;
-  ts::summary_options o;
-  o.comm_pattern = "nccl(";
-  EXPECT_THROW((void)ts::compute_summary(t, *be, o), ts::usage_error);
+  EXPECT_THROW((void)ts::trace_model(t, {"nccl("}), ts::pattern_error);
 }
 
 // ---- adversarial cases, each checked against the oracle and against hand-derived figures ----
@@ -364,7 +362,7 @@ ts::summary run(ts::event_table const& t, std::int64_t min_gap = 0) {
   auto be = ts::make_cpu_backend(2);
   ts::summary_options o;
   o.min_gap_ns = min_gap;
-  auto s = ts::compute_summary(t, *be, o);
+  auto s = ts::compute_summary(ts::trace_model(t), *be, o);
   expect_same(s, oracle(t, o));
   return s;
 }

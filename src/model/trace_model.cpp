@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+// Building the trace model: one pass over the rows for producers, ranks and dense device ids;
+// the communication flags for the names kernels carry.
+#include <tracesweep/model/trace_model.hpp>
+
+#include <algorithm>
+#include <tuple>
+#include <unordered_map>
+
+namespace tracesweep {
+
+namespace {
+
+struct device_key_hash {
+  std::size_t operator()(device_identity const& k) const noexcept {
+    auto h = static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.input));
+    h = h * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint32_t>(k.rank);
+    h = h * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint32_t>(k.device);
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+};
+struct device_key_equal {
+  bool operator()(device_identity const& a, device_identity const& b) const noexcept {
+    return a.input == b.input && a.rank == b.rank && a.device == b.device;
+  }
+};
+
+bool same(device_identity const& a, device_identity const& b) noexcept {
+  return device_key_equal{}(a, b);
+}
+
+}  // namespace
+
+producer producer_of_format(std::string_view format) noexcept {
+  if (format == "nsys-sqlite") return producer::nsys;
+  if (format == "kineto-json") return producer::kineto;
+  if (format == "paddle-json") return producer::paddle;
+  return producer::other;
+}
+
+std::size_t trace_model::rank_index(std::int32_t rank) const noexcept {
+  auto const it = std::lower_bound(_ranks.begin(), _ranks.end(), rank);
+  return it != _ranks.end() && *it == rank ? static_cast<std::size_t>(it - _ranks.begin())
+                                           : _ranks.size();
+}
+
+trace_model::trace_model(event_table const& table, model_options const& options) : _table(table) {
+  comm_classifier const classifier(options.comm_pattern);
+  for (auto const& info : table.inputs()) {
+    _producers.push_back(producer_of_format(info.format));
+    _ranks.insert(_ranks.end(), info.ranks.begin(), info.ranks.end());
+  }
+  std::sort(_ranks.begin(), _ranks.end());
+  _ranks.erase(std::unique(_ranks.begin(), _ranks.end()), _ranks.end());
+
+  // Dense device ids: provisional in order of first sight, then renumbered by
+  // (rank, device, input). Consecutive rows mostly share a device, so the last key is cached.
+  std::size_t const n = table.size();
+  std::unordered_map<device_identity, group_id, device_key_hash, device_key_equal> provisional;
+  std::vector<device_identity> seen;
+  _device_group.assign(n, no_device);
+  _communication.assign(table.strings().size(), 0);
+  std::vector<std::uint8_t> kernel_name(table.strings().size(), 0);
+  device_identity last{-1, 0, 0};
+  group_id last_id = no_device;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!is_device_activity(table.kind[i])) continue;
+    if (table.kind[i] == event_kind::kernel) kernel_name[table.name[i]] = 1;
+    device_identity const k{table.input[i], table.rank[i], table.device[i]};
+    if (last_id == no_device || !same(k, last)) {
+      auto [it, fresh] = provisional.try_emplace(k, static_cast<group_id>(seen.size()));
+      if (fresh) seen.push_back(k);
+      last = k;
+      last_id = it->second;
+    }
+    _device_group[i] = last_id;
+  }
+  std::vector<group_id> order(seen.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<group_id>(i);
+  std::sort(order.begin(), order.end(), [&](group_id a, group_id b) {
+    return std::tie(seen[a].rank, seen[a].device, seen[a].input) <
+           std::tie(seen[b].rank, seen[b].device, seen[b].input);
+  });
+  std::vector<group_id> final_id(seen.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    final_id[order[i]] = static_cast<group_id>(i);
+    _devices.push_back(seen[order[i]]);
+  }
+  for (auto& g : _device_group)
+    if (g != no_device) g = final_id[g];
+
+  for (std::size_t id = 0; id < kernel_name.size(); ++id)
+    if (kernel_name[id])
+      _communication[id] =
+          classifier.matches(table.strings().at(static_cast<string_id>(id))) ? 1 : 0;
+}
+
+}  // namespace tracesweep
