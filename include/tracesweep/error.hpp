@@ -26,7 +26,8 @@ class input_error : public std::runtime_error {
   std::string _why;
 };
 
-/// The requested backend cannot run here (no GPU, no driver, built without CUDA).
+/// The requested backend cannot run here (no GPU, no driver, built without CUDA). The message
+/// says why; the CLI names the option.
 class backend_unavailable : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -15,6 +15,8 @@
 #include <tracesweep/event_table.hpp>
 #include <tracesweep/input_reader.hpp>
 
+#include "cli/app.hpp"
+
 namespace tracesweep::cli {
 
 struct context {
@@ -26,6 +28,13 @@ struct context {
   std::size_t device_memory_limit = 0;  ///< bytes; 0 = the CUDA backend's default
   /// Set by the chosen subcommand's callback; returns the process exit code.
   std::function<int()> run;
+  /// The chosen command's name and what it is doing, for errors that carry no place of their own.
+  std::string command;
+  std::string phase;
+  [[nodiscard]] std::string where() const {
+    return phase.empty() ? command : command + ": " + phase;
+  }
+  hooks const* test_hooks = nullptr;
 
   /// The output stream: -o FILE, else stdout.
   std::ostream& out();

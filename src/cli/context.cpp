@@ -9,6 +9,7 @@
 namespace tracesweep::cli {
 
 std::ostream& context::out() {
+  phase = "writing the output";
   if (output_path.empty()) return std::cout;
   if (!_file.is_open()) {
     _file.open(output_path, std::ios::binary | std::ios::trunc);
@@ -19,6 +20,8 @@ std::ostream& context::out() {
 }
 
 std::unique_ptr<backend> context::make_backend(event_table const& table) {
+  phase = "analysis";
+  if (test_hooks && test_hooks->make_backend) return test_hooks->make_backend();
   backend_request request;
   if (backend_name == "cpu") request.choice = backend_choice::cpu;
   if (backend_name == "cuda") request.choice = backend_choice::cuda;
@@ -35,6 +38,7 @@ std::unique_ptr<backend> context::make_backend(event_table const& table) {
 
 int context::read(std::vector<std::string> const& paths, event_table& table, read_options options) {
   options.threads = threads;
+  phase = "reading the inputs";
   auto failures = read_inputs(paths, table, options, keep_going);
   for (auto const& f : failures) std::cerr << "tracesweep: " << f.what() << '\n';
   for (auto const& info : table.inputs()) {

@@ -22,7 +22,7 @@ std::unique_ptr<backend> make_backend(backend_request const& r, std::string* why
   if (r.choice == backend_choice::cpu) return make_cpu_backend(r.threads);
   std::string const reason = cuda_unavailable_reason();
   if (r.choice == backend_choice::cuda) {
-    if (!reason.empty()) throw backend_unavailable("--backend cuda: " + reason);
+    if (!reason.empty()) throw backend_unavailable(reason);
   }
 #ifdef TRACESWEEP_HAVE_CUDA
   if (reason.empty() && (r.choice == backend_choice::cuda || r.work_rows >= cuda_auto_min_rows)) {

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// tracesweep <command> [options] inputs…: the parser, the commands and the error boundary.
+#include "cli/app.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <tracesweep/error.hpp>
+#include <tracesweep/version.hpp>
+
+#include "cli/cli_context.hpp"
+
+namespace tracesweep::cli {
+
+int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
+  CLI::App app{"tracesweep: GPU-accelerated analytics for Nsight Systems, Kineto and Paddle traces",
+               "tracesweep"};
+  app.set_version_flag("--version", std::string("tracesweep ") + version_string);
+  app.require_subcommand(1);
+  context ctx;
+  ctx.test_hooks = &h;
+  app.add_option("--backend", ctx.backend_name, "Analysis backend: auto, cpu or cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  app.add_option("--threads", ctx.threads, "Worker threads (0 = all hardware threads)")
+      ->capture_default_str();
+  app.add_option("-o,--output", ctx.output_path, "Write the result to FILE instead of stdout");
+  app.add_flag("-v,--verbose", ctx.verbose, "Say which backend runs and what was skipped");
+  app.add_option("--device-memory-limit", ctx.device_memory_limit,
+                 "Bytes of GPU memory one primitive may use; larger work is chunked (cuda)");
+  app.add_flag("--keep-going", ctx.keep_going,
+               "Report a file that cannot be read and go on with the others");
+  app.fallthrough();
+
+  add_summary_command(app, ctx);
+  add_stats_command(app, ctx);
+  add_generate_command(app, ctx);
+  add_overview_command(app, ctx);
+
+  try {
+    app.parse(argc, argv);
+  } catch (CLI::CallForHelp const& e) {
+    return app.exit(e);
+  } catch (CLI::CallForAllHelp const& e) {
+    return app.exit(e);
+  } catch (CLI::CallForVersion const& e) {
+    return app.exit(e);
+  } catch (CLI::ParseError const&) {
+    return report_error(std::current_exception(), "", err);
+  }
+
+  for (auto const* sub : app.get_subcommands()) ctx.command = sub->get_name();
+  try {
+    return ctx.run ? ctx.run() : static_cast<int>(exit_code::usage);
+  } catch (...) {
+    return report_error(std::current_exception(), ctx.where(), err);
+  }
+}
+
+}  // namespace tracesweep::cli

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// The whole command line as a function: parses, runs the chosen command and turns whatever
+// escapes it into one line on `err` and an exit code (the error boundary). main() calls it;
+// tests call it with hooks (a backend of their own) to reach paths a real input cannot.
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string_view>
+
+#include <tracesweep/backend.hpp>
+
+namespace tracesweep::cli {
+
+struct hooks {
+  /// Replaces the backend the options ask for (tests: a failing device twin).
+  std::function<std::unique_ptr<backend>()> make_backend;
+};
+
+/// Runs `tracesweep argv[1…]`; returns the exit code (0, 1 usage, 2 bad input or failure).
+int run(int argc, char const* const* argv, std::ostream& err, hooks const& h = {});
+
+/// The error boundary: writes `tracesweep: [PATH: ]WHERE: WHY` for `e` on one line and returns
+/// the exit code it maps to. `where` names what was being done when nothing more precise is known.
+int report_error(std::exception_ptr e, std::string_view where, std::ostream& err);
+
+}  // namespace tracesweep::cli

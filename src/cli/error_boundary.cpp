@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// Maps every error that reaches the command line to one line and an exit code. Library errors
+// are typed and name no option; this is where they are mapped to the options they came from.
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include <tracesweep/error.hpp>
+
+#include "cli/app.hpp"
+
+namespace tracesweep::cli {
+
+namespace {
+
+int say(std::ostream& err, std::string line, exit_code code) {
+  for (char& c : line)
+    if (c == '\n' || c == '\r') c = ' ';
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  err << "tracesweep: " << line << '\n';
+  return static_cast<int>(code);
+}
+
+}  // namespace
+
+int report_error(std::exception_ptr e, std::string_view where, std::ostream& err) {
+  std::string const at = where.empty() ? std::string() : std::string(where) + ": ";
+  try {
+    std::rethrow_exception(e);
+  } catch (input_error const& x) {
+    return say(err, x.what(), exit_code::bad_input);
+  } catch (pattern_error const& x) {
+    return say(err, std::string("--comm-pattern ") + x.what(), exit_code::usage);
+  } catch (backend_unavailable const& x) {
+    return say(err, std::string("--backend cuda: ") + x.what(), exit_code::bad_input);
+  } catch (usage_error const& x) {
+    return say(err, x.what(), exit_code::usage);
+  } catch (CLI::ParseError const& x) {
+    return say(err, x.what(), exit_code::usage);
+  } catch (std::bad_alloc const&) {
+    return say(err, at + "out of memory", exit_code::bad_input);
+  } catch (std::overflow_error const& x) {
+    return say(err, at + "arithmetic overflow: " + x.what(), exit_code::bad_input);
+  } catch (std::exception const& x) {
+    return say(err, at + x.what(), exit_code::bad_input);
+  } catch (...) {
+    return say(err, at + "unknown error", exit_code::bad_input);
+  }
+}
+
+}  // namespace tracesweep::cli
