@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Two builds of tracesweep side by side on the inputs of bench/chrome and bench/nsys, interleaved
+# run by run, median of 3, --threads 1: did a change make the tool slower?
+#   inputs: hta_negative_queue_length_a100 replicated ×45 with ../shared/bench/replicate_kineto.py
+#   (plain and .gz), and a generated nsys export of 21.5 M events (4 ranks × 2 GPUs);
+#   commands: summary --format json, stats --report cuda_gpu_kern_sum --format csv, overview
+#   --format json (Kineto).
+# Prints seconds per build and new/old; outputs of the two builds are compared byte for byte.
+# usage: bench/compare_builds.sh OLD_BUILD_DIR NEW_BUILD_DIR [WORK_DIR] [EVENTS]
+set -euo pipefail
+old="$(realpath "$1")/src/cli/tracesweep"
+new="$(realpath "$2")/src/cli/tracesweep"
+here=$(cd "$(dirname "$0")/.." && pwd)
+shared="$here/../shared"
+work=${3:-${TMPDIR:-/tmp}/tracesweep_compare}
+events=${4:-21500000}
+mkdir -p "$work"
+real="$shared/traces/kineto/hta_negative_queue_length_a100/rank0.json.gz"
+[[ -f $work/real.json ]] || python3 "$shared/bench/replicate_kineto.py" "$real" 45 "$work/real.json"
+[[ -f $work/real.json.gz ]] || gzip -6 -k "$work/real.json"
+nsys="$work/bench_${events}.sqlite"
+[[ -f $nsys ]] || "$new" generate --format nsys-sqlite --ranks 4 --devices 2 --events "$events" -o "$nsys" >/dev/null
+
+seconds() {  # seconds CMD...: wall time of one run, output into $work/out
+  local s e
+  s=$(date +%s.%N)
+  "$@" >"$work/out"
+  e=$(date +%s.%N)
+  echo "$e - $s" | bc
+}
+median() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+
+echo "== $(date -u '+%F %H:%M') UTC, $(nproc) CPUs: $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-44s %-22s %9s %9s %9s %s\n' command input "old s" "new s" new/old same
+compare() {  # compare INPUT ARGS...
+  local in=$1
+  shift
+  local to=() tn=()
+  for _ in 1 2 3; do
+    to+=("$(seconds "$old" --threads 1 "$@" "$in")")
+    cp "$work/out" "$work/out.old"
+    tn+=("$(seconds "$new" --threads 1 "$@" "$in")")
+  done
+  local mo mn same=yes
+  mo=$(median "${to[@]}")
+  mn=$(median "${tn[@]}")
+  cmp -s "$work/out" "$work/out.old" || same=NO
+  printf '%-44s %-22s %9.2f %9.2f %9.2f %s\n' "$*" "$(basename "$in")" "$mo" "$mn" \
+    "$(echo "$mn / $mo" | bc -l)" "$same"
+}
+for f in "$work/real.json" "$work/real.json.gz"; do
+  compare "$f" summary --format json
+  compare "$f" stats --report cuda_gpu_kern_sum --format csv
+  compare "$f" overview --format json
+done
+compare "$nsys" stats --report cuda_gpu_kern_sum --format csv
+compare "$nsys" summary --format json
+echo "== load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
