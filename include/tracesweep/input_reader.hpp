@@ -4,15 +4,15 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <tracesweep/error.hpp>
 #include <tracesweep/event_table.hpp>
 
 namespace tracesweep {
-
-enum class input_format { unknown, nsys_sqlite, chrome_json };
 
 /// Which of a kernel's names goes into the name column (nsys exports carry all three; Chrome
 /// traces carry one, used for every choice).
@@ -37,9 +37,19 @@ struct read_options {
   std::uint32_t kinds = all_event_kinds;
 };
 
-/// Looks at the first bytes of `path` (gzip is looked through). Throws input_error when the
-/// file cannot be opened.
-[[nodiscard]] input_format detect_format(std::string const& path);
+/// One reader: its name, whether the first bytes of a file are its format, and the reader.
+/// The formats are listed once, in src/ingest/readers.cpp: adding a reader is its own file
+/// plus one line there.
+struct reader_entry {
+  std::string_view name;                 ///< "nsys-sqlite", "chrome-json"
+  bool (*sniff)(std::string_view head);  ///< the file's first bytes (up to 64)
+  void (*read)(std::string const& path, event_table& table, read_options const& options);
+};
+[[nodiscard]] std::span<reader_entry const> readers() noexcept;
+
+/// The name of the reader whose format the first bytes of `path` are, or "" when none is.
+/// Throws input_error when the file cannot be opened or is empty.
+[[nodiscard]] std::string_view detect_format(std::string const& path);
 
 /// Reads one file into `table`. A fatal defect throws input_error and leaves `table` as it
 /// was before the call.

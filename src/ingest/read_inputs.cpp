@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // Format detection and the one entry point that dispatches to each format's reader.
-#include <tracesweep/ingest/chrome_trace_reader.hpp>
-#include <tracesweep/ingest/nsys_reader.hpp>
 #include <tracesweep/input_reader.hpp>
 
 #include <algorithm>
@@ -17,7 +15,7 @@ namespace tracesweep {
 
 namespace fs = std::filesystem;
 
-input_format detect_format(std::string const& path) {
+std::string_view detect_format(std::string const& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw input_error(path, "", "is a directory");
   std::ifstream in(path, std::ios::binary);
@@ -26,31 +24,15 @@ input_format detect_format(std::string const& path) {
   in.read(head.data(), head.size());
   auto const n = static_cast<std::size_t>(in.gcount());
   if (n == 0) throw input_error(path, "byte 0", "empty file");
-  constexpr std::string_view sqlite_magic{"SQLite format 3\0", 16};
-  if (n >= sqlite_magic.size() && std::string_view(head.data(), 16) == sqlite_magic)
-    return input_format::nsys_sqlite;
-  if (n >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
-      static_cast<unsigned char>(head[1]) == 0x8b)
-    return input_format::chrome_json;  // gzip: only JSON traces come compressed
-  std::size_t i = 0;
-  if (n >= 3 && std::string_view(head.data(), 3) == "\xEF\xBB\xBF") i = 3;  // UTF-8 BOM
-  while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) ++i;
-  if (i < n && (head[i] == '{' || head[i] == '[')) return input_format::chrome_json;
-  if (i == n) return input_format::chrome_json;  // leading whitespace only: let the reader judge
-  return input_format::unknown;
+  for (auto const& r : readers())
+    if (r.sniff(std::string_view(head.data(), n))) return r.name;
+  return {};
 }
 
 void read_input(std::string const& path, event_table& table, read_options const& options) {
-  switch (detect_format(path)) {
-    case input_format::nsys_sqlite:
-      read_nsys_sqlite(path, table, options);
-      return;
-    case input_format::chrome_json:
-      read_chrome_trace(path, table, options);
-      return;
-    case input_format::unknown:
-      break;
-  }
+  auto const name = detect_format(path);
+  for (auto const& r : readers())
+    if (r.name == name) return r.read(path, table, options);
   throw input_error(path, "byte 0", "unknown format: neither an SQLite database nor a JSON trace");
 }
 

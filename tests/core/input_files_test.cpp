@@ -35,13 +35,13 @@ class input_files : public ::testing::Test {
 
 TEST_F(input_files, detect_format_looks_at_content_not_names) {
   EXPECT_EQ(ts::detect_format(file("a.json", std::string("SQLite format 3\0rest", 20))),
-            ts::input_format::nsys_sqlite);
+            "nsys-sqlite");
   EXPECT_EQ(ts::detect_format(file("b.sqlite", "{\"traceEvents\": []}")),
-            ts::input_format::chrome_json);
-  EXPECT_EQ(ts::detect_format(file("c", "\xEF\xBB\xBF \n\t[]")), ts::input_format::chrome_json);
-  EXPECT_EQ(ts::detect_format(file("d.gz", "\x1f\x8b\x08\x00")), ts::input_format::chrome_json);
-  EXPECT_EQ(ts::detect_format(file("e.json", "hello world")), ts::input_format::unknown);
-  EXPECT_EQ(ts::detect_format(file("f.sqlite", "SQLite format 2")), ts::input_format::unknown);
+            "chrome-json");
+  EXPECT_EQ(ts::detect_format(file("c", "\xEF\xBB\xBF \n\t[]")), "chrome-json");
+  EXPECT_EQ(ts::detect_format(file("d.gz", "\x1f\x8b\x08\x00")), "chrome-json");
+  EXPECT_EQ(ts::detect_format(file("e.json", "hello world")), "");
+  EXPECT_EQ(ts::detect_format(file("f.sqlite", "SQLite format 2")), "");
 }
 
 TEST_F(input_files, detect_format_errors_name_the_file) {

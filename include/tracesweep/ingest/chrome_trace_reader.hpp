@@ -54,6 +54,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <tracesweep/event_table.hpp>
 #include <tracesweep/input_reader.hpp>
@@ -61,6 +62,10 @@
 namespace tracesweep {
 
 /// Throws input_error on any fatal defect; skipped events are counted in the input's info.
+/// Whether a file's first bytes start a JSON trace: gzip (only JSON traces come compressed), or
+/// after an optional UTF-8 BOM and whitespace `{` or `[` (whitespace only: the reader judges).
+[[nodiscard]] bool is_chrome_trace(std::string_view head) noexcept;
+
 void read_chrome_trace(std::string const& path, event_table& table, read_options const& options);
 
 }  // namespace tracesweep

@@ -200,6 +200,15 @@ void read_parallel(event_splitter& splitter, table_sink& sink, std::string const
 
 }  // namespace
 
+bool is_chrome_trace(std::string_view head) noexcept {
+  if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+      static_cast<unsigned char>(head[1]) == 0x8b)
+    return true;  // gzip: only JSON traces come compressed
+  if (head.substr(0, 3) == "\xEF\xBB\xBF") head.remove_prefix(3);  // UTF-8 BOM
+  auto const i = head.find_first_not_of(" \n\r\t");
+  return i == std::string_view::npos || head[i] == '{' || head[i] == '[';
+}
+
 void read_chrome_trace(std::string const& path, event_table& table, read_options const& options) {
   auto source = open_byte_source(path);
   table.begin_input(path, "kineto-json");

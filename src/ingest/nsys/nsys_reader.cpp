@@ -329,6 +329,11 @@ void read_file(std::string const& path, event_table& table, read_options const& 
 
 }  // namespace
 
+bool is_nsys_sqlite(std::string_view head) noexcept {
+  constexpr std::string_view magic{"SQLite format 3\0", 16};
+  return head.substr(0, magic.size()) == magic;
+}
+
 void read_nsys_sqlite(std::string const& path, event_table& table, read_options const& options) {
   read_file(path, table, options);
 }
