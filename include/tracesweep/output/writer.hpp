@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+// One writer per output format, found by name in a registry. A new format is one writer file in
+// src/output and one line in the registry (src/output/writer.cpp).
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <tracesweep/output/result_table.hpp>
+
+namespace tracesweep::output {
+
+class writer {
+ public:
+  virtual ~writer() = default;
+  /// Writes `results` to `out`. `table` non-empty: only that table (a format that writes one
+  /// table writes that one, else its first). A name no table of this format has throws
+  /// unknown_table_error.
+  virtual void write(result_set const& results, std::string_view table,
+                     std::ostream& out) const = 0;
+};
+
+struct writer_entry {
+  std::string_view name;  ///< the format's name, as --format takes it
+  std::unique_ptr<writer> (*make)();
+};
+
+/// Every registered format, in registration order.
+[[nodiscard]] std::span<writer_entry const> writers() noexcept;
+
+/// The writer of `format`, or nullptr when no format has that name.
+[[nodiscard]] std::unique_ptr<writer> make_writer(std::string_view format);
+
+/// The tables of `results` that `v` shows; only `table` when non-empty (unknown_table_error when
+/// none of them has that name).
+[[nodiscard]] std::vector<result_table const*> tables_for(result_set const& results, view v,
+                                                          std::string_view table);
+
+}  // namespace tracesweep::output
