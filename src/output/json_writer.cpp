@@ -88,6 +88,11 @@ bool compact(result_table const& t) {
   return t.shape == json_shape::list || t.shape == json_shape::map;
 }
 
+/// Whether a nested table is written over several lines: it has rows, as objects.
+bool holds_rows(result_table const& t) {
+  return !compact(t) && !t.rows.empty();
+}
+
 /// A scalar, or a list or map written compactly.
 std::string flat_value(cell const& c, column const& col) {
   if (std::holds_alternative<std::monostate>(c)) return "null";
@@ -151,12 +156,12 @@ class json_document {
  private:
   static std::string indent(std::size_t depth) { return std::string(2 * depth, ' '); }
 
-  /// One row as an object: on one line when it holds no rows, else one member per line.
+  /// One row as an object: on one line unless it holds rows, else one member per line.
   void object(result_table const& t, row const& r, std::size_t depth) {
     auto const cols = visible_columns(t, json);
     bool one_line = true;
     for (auto j : cols)
-      if (auto const* n = std::get_if<nested>(&r.cells[j]); n && !compact(**n)) one_line = false;
+      if (auto const* n = std::get_if<nested>(&r.cells[j]); n && holds_rows(**n)) one_line = false;
     _out << '{';
     bool first = true;
     for (auto j : cols) {
