@@ -6,15 +6,8 @@ namespace tracesweep {
 
 namespace {
 
-using output::cell;
-using output::column;
-using output::nest;
-using output::result_table;
-using output::value_type;
-
-constexpr auto integer = value_type::integer;
-constexpr auto real = value_type::real;
-constexpr auto string = value_type::string;
+using output::cell, output::column, output::nest, output::result_table, output::value_type;
+using enum output::value_type;
 
 cell i64(std::int64_t v) {
   return v;
@@ -141,12 +134,12 @@ result_table inputs(summary const& s) {
   auto t = table("inputs", "Inputs");
   t.add("path", string);
   t.add("format", string);
-  t.add("ranks", value_type::nested);
+  t.add("ranks", nested);
   t.add("events", integer);
-  t.add("skipped", value_type::nested);
+  t.add("skipped", nested);
   add_ns(t, "session_start_utc_ns", "session start (ns)");
   hide_in_text(t.columns.back());
-  t.add("device_names", value_type::nested, "", "devices");
+  t.add("device_names", nested, "", "devices");
   for (auto const& in : s.inputs) {
     auto ranks = entries(output::json_shape::list, integer, integer);
     ranks.text_separator = ",";

@@ -21,10 +21,10 @@ std::ostream& context::out() {
 
 void context::write(output::result_set const& results, std::string const& format,
                     std::string const& table) {
-  auto const w = output::make_writer(format);
-  if (!w) throw usage_error("--format " + format + ": unknown format");
+  auto const write = output::find_writer(format);
+  if (!write) throw usage_error("--format " + format + ": unknown format");
   try {
-    w->write(results, table, out());
+    write(results, table, out());
   } catch (unknown_table_error const& e) {
     std::string expected;
     auto const& valid = e.valid();

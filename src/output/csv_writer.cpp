@@ -34,29 +34,22 @@ std::string field(cell const& c, column const& col) {
   return s;
 }
 
-class csv_writer final : public writer {
- public:
-  void write(result_set const& results, std::string_view table, std::ostream& out) const override {
-    auto const tables = tables_for(results, flat, table);
-    if (tables.empty()) return;
-    auto const& t = *tables.front();
-    auto const cols = visible_columns(t, flat);
-    for (std::size_t j = 0; j < cols.size(); ++j)
-      out << (j ? "," : "") << quoted(t.columns[cols[j]].name);
-    out << '\n';
-    for (auto const& r : t.rows) {
-      for (std::size_t j = 0; j < cols.size(); ++j)
-        out << (j ? "," : "") << quoted(field(r.cells[cols[j]], t.columns[cols[j]]));
-      out << '\n';
-    }
-    out.flush();
-  }
-};
-
 }  // namespace
 
-std::unique_ptr<writer> make_csv_writer() {
-  return std::make_unique<csv_writer>();
+void write_csv(result_set const& results, std::string_view table, std::ostream& out) {
+  auto const tables = tables_for(results, flat, table);
+  if (tables.empty()) return;
+  auto const& t = *tables.front();
+  auto const cols = visible_columns(t, flat);
+  for (std::size_t j = 0; j < cols.size(); ++j)
+    out << (j ? "," : "") << quoted(t.columns[cols[j]].name);
+  out << '\n';
+  for (auto const& r : t.rows) {
+    for (std::size_t j = 0; j < cols.size(); ++j)
+      out << (j ? "," : "") << quoted(field(r.cells[cols[j]], t.columns[cols[j]]));
+    out << '\n';
+  }
+  out.flush();
 }
 
 }  // namespace tracesweep::output

@@ -186,24 +186,17 @@ class json_document {
   std::ostream& _out;
 };
 
-class json_writer final : public writer {
- public:
-  void write(result_set const& results, std::string_view table, std::ostream& out) const override {
-    auto const ts = tables_for(results, json, table);
-    json_document doc(out);
-    if (results.json_bare && ts.size() == 1)
-      doc.table(*ts.front(), 0);
-    else
-      doc.tables(ts);
-    out << '\n';
-    out.flush();
-  }
-};
-
 }  // namespace
 
-std::unique_ptr<writer> make_json_writer() {
-  return std::make_unique<json_writer>();
+void write_json(result_set const& results, std::string_view table, std::ostream& out) {
+  auto const ts = tables_for(results, json, table);
+  json_document doc(out);
+  if (results.json_bare && ts.size() == 1)
+    doc.table(*ts.front(), 0);
+  else
+    doc.tables(ts);
+  out << '\n';
+  out.flush();
 }
 
 }  // namespace tracesweep::output

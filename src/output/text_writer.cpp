@@ -104,31 +104,24 @@ void write_grid(result_table const& t, std::ostream& out) {
   out << '\n';
 }
 
-class text_writer final : public writer {
- public:
-  void write(result_set const& results, std::string_view table, std::ostream& out) const override {
-    bool first = true;
-    for (auto const* t : tables_for(results, text, table)) {
-      switch (t->style) {
-        case text_style::listing:
-        case text_style::report:
-          if (!first) out << '\n';
-          t->style == text_style::listing ? write_listing(*t, out) : write_report(*t, out);
-          break;
-        case text_style::grid:
-          write_grid(*t, out);
-          break;
-      }
-      first = false;
-    }
-    out.flush();
-  }
-};
-
 }  // namespace
 
-std::unique_ptr<writer> make_text_writer() {
-  return std::make_unique<text_writer>();
+void write_text(result_set const& results, std::string_view table, std::ostream& out) {
+  bool first = true;
+  for (auto const* t : tables_for(results, text, table)) {
+    switch (t->style) {
+      case text_style::listing:
+      case text_style::report:
+        if (!first) out << '\n';
+        t->style == text_style::listing ? write_listing(*t, out) : write_report(*t, out);
+        break;
+      case text_style::grid:
+        write_grid(*t, out);
+        break;
+    }
+    first = false;
+  }
+  out.flush();
 }
 
 }  // namespace tracesweep::output

@@ -8,15 +8,15 @@
 
 namespace tracesweep::output {
 
-std::unique_ptr<writer> make_text_writer();
-std::unique_ptr<writer> make_csv_writer();
-std::unique_ptr<writer> make_json_writer();
+void write_text(result_set const&, std::string_view, std::ostream&);
+void write_csv(result_set const&, std::string_view, std::ostream&);
+void write_json(result_set const&, std::string_view, std::ostream&);
 
 namespace {
 constexpr writer_entry registry[] = {
-    {"text", &make_text_writer},
-    {"csv", &make_csv_writer},
-    {"json", &make_json_writer},
+    {"text", &write_text},
+    {"csv", &write_csv},
+    {"json", &write_json},
 };
 }  // namespace
 
@@ -24,9 +24,9 @@ std::span<writer_entry const> writers() noexcept {
   return registry;
 }
 
-std::unique_ptr<writer> make_writer(std::string_view format) {
+write_function find_writer(std::string_view format) noexcept {
   for (auto const& w : registry)
-    if (w.name == format) return w.make();
+    if (w.name == format) return w.write;
   return nullptr;
 }
 

@@ -3,6 +3,8 @@
 // format (1 decimal for Time (%), Avg, Med, StdDev; MB = 10^6 B with 3 decimals for sizes).
 #include <tracesweep/stats_results.hpp>
 
+#include <utility>
+
 #include "stats/stats_columns.hpp"
 
 namespace tracesweep {
@@ -14,47 +16,30 @@ using output::result_table;
 using output::value_type;
 using stats::field;
 
-std::int64_t integer(stats_row const& row, field f) {
-  switch (f) {
-    case field::total:
-      return row.total;
-    case field::count:
-      return row.count;
-    case field::min:
-      return row.min;
-    case field::max:
-      return row.max;
-    default:
-      return 0;
-  }
+/// A number as the column publishes it: sizes in MB, the rest as they are.
+template <typename T>
+cell number(T v, stats::column const& c) {
+  if (c.format == stats::cell::megabytes) return static_cast<double>(v) / 1e6;
+  return v;
 }
 
-double real(stats_row const& row, field f) {
-  switch (f) {
-    case field::time_percent:
-      return row.time_percent;
-    case field::avg:
-      return row.avg;
-    case field::median:
-      return row.median;
-    case field::stddev:
-      return row.stddev;
-    default:
-      return static_cast<double>(integer(row, f));
-  }
-}
+/// Where each numeric field is in a row.
+constexpr std::pair<field, std::int64_t stats_row::*> integers[] = {
+    {field::total, &stats_row::total},
+    {field::count, &stats_row::count},
+    {field::min, &stats_row::min},
+    {field::max, &stats_row::max}};
+constexpr std::pair<field, double stats_row::*> reals[] = {
+    {field::time_percent, &stats_row::time_percent},
+    {field::avg, &stats_row::avg},
+    {field::median, &stats_row::median},
+    {field::stddev, &stats_row::stddev}};
 
 cell value(stats_row const& row, stats::column const& c) {
-  switch (c.format) {
-    case stats::cell::integer:
-      return integer(row, c.source);
-    case stats::cell::decimal1:
-      return real(row, c.source);
-    case stats::cell::megabytes:
-      return real(row, c.source) / 1e6;
-    case stats::cell::text:
-      break;
-  }
+  for (auto [f, at] : integers)
+    if (f == c.source) return number(row.*at, c);
+  for (auto [f, at] : reals)
+    if (f == c.source) return number(row.*at, c);
   return c.source == field::style ? row.style : row.name;
 }
 

@@ -13,18 +13,12 @@ namespace tracesweep {
 
 namespace {
 
-using output::cell;
-using output::column;
-using output::nest;
-using output::result_table;
-using output::value_type;
-
-constexpr auto integer = value_type::integer;
-constexpr auto real = value_type::real;
-constexpr auto string = value_type::string;
+using output::cell, output::column, output::nest, output::result_table, output::value_type;
+using enum output::value_type;
 constexpr unsigned text_only = output::text;
 constexpr unsigned flat_only = output::flat;
 
+/// An integer cell (from any integer width).
 cell i64(std::int64_t v) {
   return v;
 }
@@ -45,6 +39,14 @@ result_table grid(std::string name, std::string title,
   t.title = std::move(title);
   t.views = views;
   t.style = output::text_style::grid;
+  return t;
+}
+
+/// A grid whose first column is the rank.
+result_table ranked(std::string name, std::string title,
+                    unsigned views = output::text | output::flat) {
+  auto t = grid(std::move(name), std::move(title), views);
+  t.add("rank", integer, {}, "Rank");
   return t;
 }
 
@@ -81,27 +83,36 @@ column& add_in(result_table& t, unsigned views, std::string name, value_type typ
   return c;
 }
 
+/// A value text shows differently from CSV: a text-only string column `label` followed by the
+/// CSV-only column `name`; rows give both cells.
+void add_text_and_flat(result_table& t, std::string name, value_type flat_type, std::string label) {
+  add_in(t, text_only, name + "_text", string, std::move(label)).text_align =
+      flat_type == string ? output::align::left : output::align::right;
+  add_in(t, flat_only, std::move(name), flat_type).unit = flat_type == string ? "" : "ns";
+}
+
 std::string ms(std::int64_t ns) {
   return fmt::format("{:.3f}", static_cast<double>(ns) / 1e6);
 }
 
 // ---- text and CSV ----------------------------------------------------------------------------
 
+constexpr char const* overview_title =
+    "Overview Summary (host rows: CPU time = union over threads; device rows: GPU time = union "
+    "over devices and streams; stage rows: outermost events, durations added)";
+constexpr char const* model_title =
+    "Model Summary (CPU: durations of steps and outermost stages; GPU: kernel time launched "
+    "inside, streams summed; CPU ratio over the denominator, GPU ratio over the step row)";
+
 result_table overview_flat(std::vector<rank_overview> const& v) {
-  auto t = grid("overview",
-                "Overview Summary (host rows: CPU time = union over threads; device rows: GPU "
-                "time = union over devices and streams; stage rows: outermost events, durations "
-                "added)");
-  t.add("rank", integer, {}, "Rank");
-  add_in(t, text_only, "side_text", string, "Side");
-  add_in(t, flat_only, "side", string);
+  auto t = ranked("overview", overview_title);
+  add_text_and_flat(t, "side", string, "Side");
   t.add("type", string, {}, "Event Type");
   t.add("calls", integer, {}, "Calls");
   add_time(t, "time_ns", integer, "Time (ms)");
   add_ratio(t, "ratio", "Ratio (%)");
   t.add("rule", string, {}, "Rule");
-  add_in(t, text_only, "denominator", string, "Denominator (ms)").text_align = output::align::right;
-  add_in(t, flat_only, "total_ns", integer).unit = "ns";
+  add_text_and_flat(t, "total_ns", integer, "Denominator (ms)");
   for (auto const& r : v)
     for (auto const& x : r.rows)
       t.add_row({i64(r.rank), x.device ? "GPU" : "CPU", x.device ? "device" : "host", x.type,
@@ -111,13 +122,8 @@ result_table overview_flat(std::vector<rank_overview> const& v) {
 }
 
 result_table model_flat(std::vector<rank_model_summary> const& v) {
-  auto t = grid("model",
-                "Model Summary (CPU: durations of steps and outermost stages; GPU: kernel time "
-                "launched inside, streams summed; CPU ratio over the denominator, GPU ratio over "
-                "the step row)");
-  t.add("rank", integer, {}, "Rank");
-  add_in(t, text_only, "name_text", string, "Name");
-  add_in(t, flat_only, "name", string);
+  auto t = ranked("model", model_title);
+  add_text_and_flat(t, "name", string, "Name");
   t.add("calls", integer, {}, "Calls").flat_null = "-";
   for (std::string side : {"cpu", "gpu"}) {
     std::string const upper = side == "cpu" ? "CPU" : "GPU";
@@ -146,12 +152,11 @@ double ratio(std::int64_t x, std::int64_t total) {
 }
 
 result_table distributed_flat(distributed_summary const& d) {
-  auto t = grid("distributed",
-                fmt::format("Distributed Summary (communication = |∪ comm|, computation = |∪ "
-                            "compute|, overlap = |comm ∩ compute|; ratios over the denominator); "
-                            "slowest rank: {}",
-                            d.slowest_rank));
-  t.add("rank", integer, {}, "Rank");
+  auto t = ranked("distributed",
+                  fmt::format("Distributed Summary (communication = |∪ comm|, computation = |∪ "
+                              "compute|, overlap = |comm ∩ compute|; ratios over the denominator); "
+                              "slowest rank: {}",
+                              d.slowest_rank));
   t.add("steps", integer, {}, "Steps");
   add_time(t, "mean_step_ns", real, "Mean Step (ms)");
   add_time(t, "total_ns", integer, "Denominator (ms)");
@@ -180,9 +185,8 @@ result_table across(distributed_summary const& d, result_table t) {
 }
 
 result_table kernels_flat(std::vector<rank_kernel_table> const& v) {
-  auto t = grid("kernels",
-                "Kernel Summary (kernels by full name; ratio over all kernel time of the rank)");
-  t.add("rank", integer, {}, "Rank");
+  auto t = ranked("kernels",
+                  "Kernel Summary (kernels by full name; ratio over all kernel time of the rank)");
   t.add("name", string, {}, "Name");
   t.add("calls", integer, {}, "Calls");
   add_time(t, "total_ns", integer, "Total (ms)");
@@ -208,10 +212,8 @@ result_table tb_flat(std::vector<tb_overview> const& v) {
   add_time(t, "total_ns", real, "Total (us)", "us");
   for (int k = 0; k < tb_role_count; ++k) {
     auto const i = static_cast<std::size_t>(k);
-    add_in(t, text_only, std::string(tb_role_keys[i]) + "_text", string,
-           std::string(tb_role_names[i]) + " (us)")
-        .text_align = output::align::right;
-    add_in(t, flat_only, std::string(tb_role_keys[i]) + "_ns", real).unit = "ns";
+    add_text_and_flat(t, std::string(tb_role_keys[i]) + "_ns", real,
+                      std::string(tb_role_names[i]) + " (us)");
   }
   for (auto const& o : v) {
     auto add = [&](std::string step, double total, auto const& costs) {
@@ -233,8 +235,7 @@ result_table tb_flat(std::vector<tb_overview> const& v) {
 }
 
 result_table tb_gpus_flat(std::vector<tb_overview> const& v) {
-  auto t = grid("tb_gpus", "GPU summary (over all steps)", text_only);
-  t.add("rank", integer, {}, "Rank");
+  auto t = ranked("tb_gpus", "GPU summary (over all steps)", text_only);
   t.add("device", integer, {}, "GPU");
   add_ratio(t, "utilization", "GPU Utilization (%)");
   add_ratio(t, "sm_efficiency", "Est. SM Efficiency (%)");
@@ -248,8 +249,7 @@ result_table tb_gpus_flat(std::vector<tb_overview> const& v) {
 }
 
 result_table tb_kernels_flat(std::vector<tb_overview> const& v) {
-  auto t = grid("tb_kernels", "Kernel table (all kernels; duration-weighted means)");
-  t.add("rank", integer, {}, "Rank");
+  auto t = ranked("tb_kernels", "Kernel table (all kernels; duration-weighted means)");
   t.add("name", string, {}, "Name");
   t.add("calls", integer, {}, "Calls");
   add_time(t, "total_ns", integer, "Total (us)", "us");
@@ -276,7 +276,7 @@ result_table overview_json(std::vector<rank_overview> const& v) {
   auto t = tree("overview");
   add_all(t, integer, {"rank", "total_ns"});
   t.add("total_from", string);
-  t.add("rows", value_type::nested);
+  t.add("rows", nested);
   for (auto const& r : v) {
     auto rows = tree("rows");
     add_all(rows, string, {"type", "side"});
@@ -294,7 +294,7 @@ result_table overview_json(std::vector<rank_overview> const& v) {
 result_table model_json(std::vector<rank_model_summary> const& v) {
   auto t = tree("model");
   add_all(t, integer, {"rank", "total_ns"});
-  t.add("items", value_type::nested);
+  t.add("items", nested);
   for (auto const& r : v) {
     auto items = tree("items");
     items.add("name", string);
@@ -325,7 +325,7 @@ result_table model_json(std::vector<rank_model_summary> const& v) {
 result_table distributed_json(distributed_summary const& d) {
   auto t = tree("distributed", output::json_shape::object);
   t.add("slowest_rank", integer);
-  add_all(t, value_type::nested, {"ranks", "across_ranks"});
+  add_all(t, nested, {"ranks", "across_ranks"});
   auto ranks = tree("ranks");
   add_all(ranks, integer, {"rank", "steps"});
   ranks.add("mean_step_ns", real);
@@ -340,7 +340,7 @@ result_table distributed_json(distributed_summary const& d) {
 result_table kernels_json(std::vector<rank_kernel_table> const& v) {
   auto t = tree("kernels");
   t.add("rank", integer);
-  t.add("rows", value_type::nested);
+  t.add("rows", nested);
   for (auto const& r : v) {
     auto rows = tree("rows");
     rows.add("name", string);
@@ -381,7 +381,7 @@ std::vector<cell> tb_json_row(tb_overview const& o) {
   auto average = tree("average", output::json_shape::object);
   average.add("step_ns", real);
   average.add("step_us", integer);
-  average.add("parts", value_type::nested);
+  average.add("parts", nested);
   average.add_row({o.avg_step_ns, i64(us_round(o.avg_step_ns)), nest(std::move(parts))});
   auto gpus = tree("gpus");
   gpus.add("device", integer);
@@ -416,8 +416,8 @@ std::vector<cell> tb_json_row(tb_overview const& o) {
 result_table tb_json(std::vector<tb_overview> const& v) {
   auto t = tree("tb");
   add_all(t, integer, {"input", "rank"});
-  t.add("has_communication", value_type::boolean);
-  add_all(t, value_type::nested, {"steps", "average", "gpus", "kernels"});
+  t.add("has_communication", boolean);
+  add_all(t, nested, {"steps", "average", "gpus", "kernels"});
   for (auto const& o : v) t.add_row(tb_json_row(o));
   return t;
 }

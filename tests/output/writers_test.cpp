@@ -19,9 +19,9 @@ namespace {
 
 std::string write(std::string_view format, out::result_set const& s, std::string_view table = "") {
   std::ostringstream o;
-  auto const w = out::make_writer(format);
-  EXPECT_NE(w, nullptr) << format;
-  w->write(s, table, o);
+  auto const write = out::find_writer(format);
+  EXPECT_NE(write, nullptr) << format;
+  write(s, table, o);
   return o.str();
 }
 
@@ -31,11 +31,16 @@ out::result_set one(out::result_table t) {
   return s;
 }
 
+out::result_table table(std::string name, std::string title) {
+  out::result_table t;
+  t.name = std::move(name);
+  t.title = std::move(title);
+  return t;
+}
+
 /// A table of names and numbers: strings that need quoting and escaping, a big integer, doubles.
 out::result_table names() {
-  out::result_table t;
-  t.name = "names";
-  t.title = "Names";
+  auto t = table("names", "Names");
   t.add("name", value_type::string);
   t.add("count", value_type::integer);
   t.add("share", value_type::real);
@@ -47,12 +52,9 @@ out::result_table names() {
 
 /// A list (ranks) and a map (id → name) inside cells.
 out::result_table with_nested() {
-  out::result_table t;
-  t.name = "inputs";
-  t.title = "Inputs";
+  auto t = table("inputs", "Inputs");
   t.add("path", value_type::string);
-  t.add("ranks", value_type::nested);
-  t.add("devices", value_type::nested);
+  for (auto const* n : {"ranks", "devices"}) t.add(n, value_type::nested);
   out::result_table ranks;
   ranks.shape = out::json_shape::list;
   ranks.text_separator = ",";
@@ -76,9 +78,9 @@ TEST(output_registry, lists_and_finds_formats) {
   std::vector<std::string> got;
   for (auto const& w : out::writers()) got.emplace_back(w.name);
   EXPECT_EQ(got, (std::vector<std::string>{"text", "csv", "json"}));
-  for (auto const& w : out::writers()) EXPECT_NE(out::make_writer(w.name), nullptr);
-  EXPECT_EQ(out::make_writer("xml"), nullptr);
-  EXPECT_EQ(out::make_writer(""), nullptr);
+  for (auto const& w : out::writers()) EXPECT_EQ(out::find_writer(w.name), w.write);
+  EXPECT_EQ(out::find_writer("xml"), nullptr);
+  EXPECT_EQ(out::find_writer(""), nullptr);
 }
 
 TEST(output_registry, unknown_table_names_the_valid_ones) {

@@ -3,7 +3,6 @@
 // src/output and one line in the registry (src/output/writer.cpp).
 #pragma once
 
-#include <memory>
 #include <ostream>
 #include <span>
 #include <string_view>
@@ -13,26 +12,22 @@
 
 namespace tracesweep::output {
 
-class writer {
- public:
-  virtual ~writer() = default;
-  /// Writes `results` to `out`. `table` non-empty: only that table (a format that writes one
-  /// table writes that one, else its first). A name no table of this format has throws
-  /// unknown_table_error.
-  virtual void write(result_set const& results, std::string_view table,
-                     std::ostream& out) const = 0;
-};
+/// Writes `results` to `out`. `table` non-empty: only that table (a format that writes one table
+/// writes that one, else its first). A name no table of this format has throws
+/// unknown_table_error.
+using write_function = void (*)(result_set const& results, std::string_view table,
+                                std::ostream& out);
 
 struct writer_entry {
   std::string_view name;  ///< the format's name, as --format takes it
-  std::unique_ptr<writer> (*make)();
+  write_function write;
 };
 
 /// Every registered format, in registration order.
 [[nodiscard]] std::span<writer_entry const> writers() noexcept;
 
 /// The writer of `format`, or nullptr when no format has that name.
-[[nodiscard]] std::unique_ptr<writer> make_writer(std::string_view format);
+[[nodiscard]] write_function find_writer(std::string_view format) noexcept;
 
 /// The tables of `results` that `v` shows; only `table` when non-empty (unknown_table_error when
 /// none of them has that name).
