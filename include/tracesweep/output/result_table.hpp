@@ -61,8 +61,9 @@ enum class text_style { listing, report, grid };
 /// Lists and maps are written compactly; text and CSV join their entries (see separators).
 enum class json_shape { rows, object, list, map };
 
+/// A named table of typed columns and rows, with how text and JSON lay it out.
 struct result_table {
-  std::string name;   ///< selects the table (--table) and is its JSON key
+  std::string name;   ///< selects the table and is its JSON key
   std::string title;  ///< text heading
   std::vector<column> columns;
   std::vector<row> rows;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // One writer per output format, found by name in a registry. A new format is one writer file in
-// src/output and one line in the registry (src/output/writer.cpp).
+// src/output defining its write function, and its declaration and entry in the registry
+// (src/output/writer.cpp).
 #pragma once
 
 #include <ostream>
