@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Errors that reach the user: a bad input file (exit 2), a usage mistake (exit 1) and an
-// unavailable backend (exit 2). Each renders as one line: "path: where: why".
+// Errors that reach the user: a bad input file (exit 2), a usage mistake (exit 1), an unavailable
+// backend (exit 2) and a result table asked for by a name it lacks (the CLI makes it a usage
+// error). Each renders as one line: "path: where: why".
 #pragma once
 
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tracesweep {
 
@@ -50,6 +53,22 @@ class pattern_error : public std::runtime_error {
 class usage_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// A result has no table of the asked name; carries the name and the tables it does have.
+class unknown_table_error : public std::runtime_error {
+ public:
+  unknown_table_error(std::string table, std::vector<std::string> valid)
+      : std::runtime_error("unknown table " + table),
+        _table(std::move(table)),
+        _valid(std::move(valid)) {}
+
+  [[nodiscard]] std::string const& table() const noexcept { return _table; }
+  [[nodiscard]] std::vector<std::string> const& valid() const noexcept { return _valid; }
+
+ private:
+  std::string _table;
+  std::vector<std::string> _valid;
 };
 
 }  // namespace tracesweep

@@ -14,6 +14,7 @@
 #include <tracesweep/backend.hpp>
 #include <tracesweep/event_table.hpp>
 #include <tracesweep/input_reader.hpp>
+#include <tracesweep/output/result_table.hpp>
 
 #include "cli/app.hpp"
 
@@ -43,6 +44,10 @@ struct context {
   /// Reads `paths` into `table`; with --keep-going reports each failed file on stderr and
   /// returns how many failed (0 when all were read).
   int read(std::vector<std::string> const& paths, event_table& table, read_options options = {});
+  /// Writes `results` to out() with the writer of `format`; `table` non-empty: only that table.
+  /// A table the results lack is a usage error naming --table.
+  void write(output::result_set const& results, std::string const& format,
+             std::string const& table);
 
  private:
   std::ofstream _file;

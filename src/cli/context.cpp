@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include <tracesweep/error.hpp>
+#include <tracesweep/output/writer.hpp>
 
 namespace tracesweep::cli {
 
@@ -17,6 +18,21 @@ std::ostream& context::out() {
       throw usage_error("-o " + output_path + ": cannot open for writing: " + std::strerror(errno));
   }
   return _file;
+}
+
+void context::write(output::result_set const& results, std::string const& format,
+                    std::string const& table) {
+  auto const write = output::find_writer(format);
+  if (!write) throw usage_error("--format " + format + ": unknown format");
+  try {
+    write(results, table, out());
+  } catch (unknown_table_error const& e) {
+    std::string expected;
+    auto const& valid = e.valid();
+    for (std::size_t i = 0; i < valid.size(); ++i)
+      expected += (i == 0 ? "" : i + 1 == valid.size() ? " or " : ", ") + valid[i];
+    throw usage_error("--table " + e.table() + ": unknown table (expected " + expected + ")");
+  }
 }
 
 std::unique_ptr<backend> context::make_backend(event_table const& table) {

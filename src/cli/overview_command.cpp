@@ -3,7 +3,7 @@
 // TensorBoard plugin's overview with --compat tb.
 #include <tracesweep/error.hpp>
 #include <tracesweep/output_format.hpp>
-#include <tracesweep/tables/report.hpp>
+#include <tracesweep/tables/results.hpp>
 
 #include "cli/cli_context.hpp"
 
@@ -63,7 +63,7 @@ void add_overview_command(CLI::App& app, context& ctx) {
         t.has_distributed = true,
         t.distributed = compute_distributed(table, *be, args->comm_pattern);
       if (want("kernels")) t.has_kernels = true, t.kernels = compute_kernel_table(table, *be);
-      write_job_tables(t, format, tb, ctx.out());
+      ctx.write(job_results(t), args->format, format == output_format::csv ? tb : "");
       return failed ? static_cast<int>(exit_code::bad_input) : 0;
     };
   });

@@ -2,9 +2,8 @@
 // tracesweep stats --report NAME: the `nsys stats` summary reports, one table per input or
 // one over all inputs with --merge.
 #include <tracesweep/error.hpp>
-#include <tracesweep/output_format.hpp>
-#include <tracesweep/stats_report_writer.hpp>
 #include <tracesweep/stats_reports.hpp>
+#include <tracesweep/stats_results.hpp>
 
 #include "cli/cli_context.hpp"
 
@@ -69,7 +68,7 @@ void add_stats_command(CLI::App& app, context& ctx) {
         throw input_error(args->inputs.front(), "", "no input could be read");
       auto be = ctx.make_backend(table);
       auto const tables = compute_stats_report(table, *be, report, args->merge);
-      write_stats_tables(tables, *parse_output_format(args->format), ctx.out());
+      ctx.write(stats_results(tables), args->format, "");
       return failed ? static_cast<int>(exit_code::bad_input) : 0;
     };
   });

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // tracesweep summary: the summary contract for any input format.
 #include <tracesweep/error.hpp>
-#include <tracesweep/output_format.hpp>
 #include <tracesweep/summary.hpp>
-#include <tracesweep/summary_report.hpp>
+#include <tracesweep/summary_results.hpp>
 
 #include "cli/cli_context.hpp"
 
@@ -44,7 +43,7 @@ void add_summary_command(CLI::App& app, context& ctx) {
         throw input_error(args->inputs.front(), "", "no input could be read");
       auto be = ctx.make_backend(table);
       auto s = compute_summary(trace_model(table, {args->comm_pattern}), *be, args->options);
-      write_summary(s, *parse_output_format(args->format), args->table, ctx.out());
+      ctx.write(summary_results(s), args->format, args->table);
       return failed ? static_cast<int>(exit_code::bad_input) : 0;
     };
   });

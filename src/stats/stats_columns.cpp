@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "stats/stats_columns.hpp"
 
-#include <fmt/format.h>
-
 namespace tracesweep::stats {
 
 std::vector<column> columns_of(stats_report r) {
@@ -34,79 +32,6 @@ std::vector<column> columns_of(stats_report r) {
         {r == stats_report::cuda_gpu_mem_time_sum ? "Operation" : "Name", field::name, cell::text});
   }
   return cols;
-}
-
-namespace {
-
-double number(stats_row const& row, field f) {
-  switch (f) {
-    case field::time_percent:
-      return row.time_percent;
-    case field::total:
-      return static_cast<double>(row.total);
-    case field::count:
-      return static_cast<double>(row.count);
-    case field::avg:
-      return row.avg;
-    case field::median:
-      return row.median;
-    case field::min:
-      return static_cast<double>(row.min);
-    case field::max:
-      return static_cast<double>(row.max);
-    case field::stddev:
-      return row.stddev;
-    default:
-      return 0;
-  }
-}
-
-std::int64_t integer(stats_row const& row, field f) {
-  switch (f) {
-    case field::total:
-      return row.total;
-    case field::count:
-      return row.count;
-    case field::min:
-      return row.min;
-    case field::max:
-      return row.max;
-    default:
-      return 0;
-  }
-}
-
-/// Inserts "," every three digits of the integer part.
-std::string group_thousands(std::string const& s) {
-  auto const dot = s.find('.');
-  std::size_t const end = dot == std::string::npos ? s.size() : dot;
-  std::size_t const first = (!s.empty() && s[0] == '-') ? 1 : 0;
-  std::string out = s.substr(0, first);
-  for (std::size_t i = first; i < end; ++i) {
-    if (i > first && (end - i) % 3 == 0) out += ',';
-    out += s[i];
-  }
-  return out + s.substr(end);
-}
-
-}  // namespace
-
-std::string format_cell(stats_row const& row, column const& c, bool thousands) {
-  std::string s;
-  switch (c.format) {
-    case cell::text:
-      return c.source == field::style ? row.style : row.name;
-    case cell::integer:
-      s = fmt::format("{}", integer(row, c.source));
-      break;
-    case cell::decimal1:
-      s = fmt::format("{:.1f}", number(row, c.source));
-      break;
-    case cell::megabytes:
-      s = fmt::format("{:.3f}", number(row, c.source) / 1e6);
-      break;
-  }
-  return thousands ? group_thousands(s) : s;
 }
 
 }  // namespace tracesweep::stats

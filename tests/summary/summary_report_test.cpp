@@ -13,7 +13,8 @@
 #include <simdjson.h>
 
 #include <tracesweep/error.hpp>
-#include <tracesweep/summary_report.hpp>
+#include <tracesweep/output/writer.hpp>
+#include <tracesweep/summary_results.hpp>
 
 #include "support/run_cli.hpp"
 
@@ -84,9 +85,13 @@ ts::summary sample() {
   return s;
 }
 
-std::string write(ts::summary const& s, ts::output_format f, std::string const& table = "") {
+enum class fmt { text, json, csv };
+
+/// The summary through the output layer, as the CLI writes it.
+std::string write(ts::summary const& s, fmt f, std::string const& table = "") {
+  static constexpr char const* names[] = {"text", "json", "csv"};
   std::ostringstream o;
-  ts::write_summary(s, f, table, o);
+  ts::output::find_writer(names[static_cast<int>(f)])(ts::summary_results(s), table, o);
   return o.str();
 }
 
@@ -145,7 +150,7 @@ std::filesystem::path golden() {
 }
 
 TEST(summary_json, matches_the_golden_schema) {
-  auto const json = write(sample(), ts::output_format::json);
+  auto const json = write(sample(), fmt::json);
   simdjson::dom::parser p1, p2;
   simdjson::dom::element got, want;
   ASSERT_EQ(p1.parse(json).get(got), simdjson::SUCCESS) << json;
@@ -171,7 +176,7 @@ TEST(summary_json, matches_the_golden_schema) {
 
 TEST(summary_json, values_round_trip_exactly) {
   auto const s = sample();
-  auto const json = write(s, ts::output_format::json);
+  auto const json = write(s, fmt::json);
   simdjson::dom::parser p;
   simdjson::dom::element doc;
   ASSERT_EQ(p.parse(json).get(doc), simdjson::SUCCESS);
@@ -209,20 +214,25 @@ TEST(summary_json, values_round_trip_exactly) {
 TEST(summary_json, one_table_and_empty_summary) {
   simdjson::dom::parser p;
   simdjson::dom::element doc;
-  ASSERT_EQ(p.parse(write(sample(), ts::output_format::json, "gaps")).get(doc), simdjson::SUCCESS);
+  ASSERT_EQ(p.parse(write(sample(), fmt::json, "gaps")).get(doc), simdjson::SUCCESS);
   EXPECT_EQ(simdjson::dom::object(doc).size(), 1u);
   EXPECT_EQ(simdjson::dom::array(doc["gaps"]).size(), 2u);
-  ASSERT_EQ(p.parse(write(ts::summary{}, ts::output_format::json)).get(doc), simdjson::SUCCESS);
+  ASSERT_EQ(p.parse(write(ts::summary{}, fmt::json)).get(doc), simdjson::SUCCESS);
   EXPECT_EQ(simdjson::dom::object(doc).size(), 4u);
   EXPECT_EQ(simdjson::dom::array(doc["devices"]).size(), 0u);
 }
 
-TEST(summary_report, unknown_table_is_a_usage_error) {
-  std::ostringstream o;
-  EXPECT_THROW(ts::write_summary(sample(), ts::output_format::text, "kernel", o), ts::usage_error);
+TEST(summary_report, unknown_table_names_the_tables) {
+  try {
+    (void)write(sample(), fmt::text, "kernel");
+    FAIL() << "no exception";
+  } catch (ts::unknown_table_error const& e) {
+    EXPECT_EQ(e.table(), "kernel");
+    EXPECT_EQ(e.valid(), (std::vector<std::string>{"devices", "kernels", "gaps", "inputs"}));
+  }
 }
 
-/// A small RFC 4180 reader: records of fields, CRLF line ends.
+/// A small RFC 4180 reader: records of fields, LF line ends.
 std::vector<std::vector<std::string>> parse_csv(std::string const& s) {
   std::vector<std::vector<std::string>> rows(1, std::vector<std::string>(1));
   bool quoted = false;
@@ -241,8 +251,7 @@ std::vector<std::vector<std::string>> parse_csv(std::string const& s) {
       quoted = true;
     } else if (c == ',') {
       rows.back().emplace_back();
-    } else if (c == '\r' && i + 1 < s.size() && s[i + 1] == '\n') {
-      ++i;
+    } else if (c == '\n') {
       rows.emplace_back(1);
     } else {
       rows.back().back() += c;
@@ -254,7 +263,7 @@ std::vector<std::vector<std::string>> parse_csv(std::string const& s) {
 
 TEST(summary_csv, rfc4180_quoting_and_exact_values) {
   auto const s = sample();
-  auto const kernels = parse_csv(write(s, ts::output_format::csv, "kernels"));
+  auto const kernels = parse_csv(write(s, fmt::csv, "kernels"));
   ASSERT_EQ(kernels.size(), 3u);
   EXPECT_EQ(kernels[0],
             (std::vector<std::string>{"name", "calls", "total_ns", "avg_ns", "median_ns", "min_ns",
@@ -262,13 +271,13 @@ TEST(summary_csv, rfc4180_quoting_and_exact_values) {
   EXPECT_EQ(kernels[1][0], "void f<a, b>(int, \"q\")\n\ttab\x01 caf\xc3\xa9 bad\xff");
   EXPECT_EQ(kernels[1][2], "9007199254740993");
   EXPECT_EQ(std::stod(kernels[1][7]), 1.0 / 3.0);
-  auto const devices = parse_csv(write(s, ts::output_format::csv));  // default table: devices
+  auto const devices = parse_csv(write(s, fmt::csv));  // default table: devices
   ASSERT_EQ(devices.size(), 3u);
   EXPECT_EQ(devices[0][0], "input");
   EXPECT_EQ(devices[1][1], "dir/rank \"0\".sqlite");
   EXPECT_EQ(devices[2][1], "b,c.json");
   EXPECT_EQ(devices[1][4], "1700000000000000001");
-  auto const inputs = parse_csv(write(s, ts::output_format::csv, "inputs"));
+  auto const inputs = parse_csv(write(s, fmt::csv, "inputs"));
   ASSERT_EQ(inputs.size(), 3u);
   EXPECT_EQ(inputs[1][2], "0;1");
   EXPECT_EQ(inputs[1][4], "end_before_start=3;no device=7");
@@ -282,7 +291,7 @@ TEST(summary_csv, rfc4180_quoting_and_exact_values) {
 }
 
 TEST(summary_text, aligned_columns_with_units) {
-  auto const text = write(sample(), ts::output_format::text);
+  auto const text = write(sample(), fmt::text);
   std::istringstream in(text);
   std::string line;
   std::vector<std::string> lines;
@@ -306,7 +315,7 @@ TEST(summary_text, aligned_columns_with_units) {
   EXPECT_NE(text.find("end_before_start: 3, no device: 7"), std::string::npos);
   EXPECT_NE(text.find("0-1=NVIDIA H100 80GB HBM3, 3=GPU \"x\", y"), std::string::npos);
   EXPECT_EQ(text.find("1733861216912637995"), std::string::npos);  // JSON and CSV only
-  EXPECT_NE(write(ts::summary{}, ts::output_format::text).find("(none)"), std::string::npos);
+  EXPECT_NE(write(ts::summary{}, fmt::text).find("(none)"), std::string::npos);
 }
 
 }  // namespace

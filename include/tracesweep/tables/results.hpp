@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Writes the job-level tables (overview, model, distributed, kernels, tb) as aligned text with
-// units in the header, JSON (every *_ns an integer) or CSV (one table at a time).
+// The job-level tables (overview, model, distributed, kernels, tb) as result tables: framed text
+// grids with units in the header, CSV tables (every *_ns an integer ns) and JSON per rank.
 #pragma once
 
-#include <ostream>
-#include <string>
 #include <vector>
 
-#include <tracesweep/output_format.hpp>
+#include <tracesweep/output/result_table.hpp>
 #include <tracesweep/tables/distributed.hpp>
 #include <tracesweep/tables/kernel_table.hpp>
 #include <tracesweep/tables/model_summary.hpp>
@@ -27,9 +25,9 @@ struct job_tables {
   std::vector<tb_overview> tb;
 };
 
-/// Writes every table present in `t`. CSV needs exactly one table (`table`: overview, model,
-/// distributed, kernels, tb, tb_kernels); an unknown or missing name throws usage_error.
-void write_job_tables(job_tables const& t, output_format format, std::string const& table,
-                      std::ostream& out);
+/// Every table present in `t`. Text and CSV: overview, model, distributed (and across_ranks in
+/// text), kernels, tb, tb_gpus (text), tb_kernels; JSON: overview, model, distributed, kernels
+/// and tb, nested per rank (tb: per input).
+[[nodiscard]] output::result_set job_results(job_tables const& t);
 
 }  // namespace tracesweep

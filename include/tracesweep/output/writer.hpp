@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+// One writer per output format, found by name in a registry. A new format is one writer file in
+// src/output defining its write function, and its declaration and entry in the registry
+// (src/output/writer.cpp).
+#pragma once
+
+#include <ostream>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <tracesweep/output/result_table.hpp>
+
+namespace tracesweep::output {
+
+/// Writes `results` to `out`. `table` non-empty: only that table (a format that writes one table
+/// writes that one, else its first). A name no table of this format has throws
+/// unknown_table_error.
+using write_function = void (*)(result_set const& results, std::string_view table,
+                                std::ostream& out);
+
+struct writer_entry {
+  std::string_view name;  ///< the format's name, as --format takes it
+  write_function write;
+};
+
+/// Every registered format, in registration order.
+[[nodiscard]] std::span<writer_entry const> writers() noexcept;
+
+/// The writer of `format`, or nullptr when no format has that name.
+[[nodiscard]] write_function find_writer(std::string_view format) noexcept;
+
+/// The tables of `results` that `v` shows; only `table` when non-empty (unknown_table_error when
+/// none of them has that name).
+[[nodiscard]] std::vector<result_table const*> tables_for(result_set const& results, view v,
+                                                          std::string_view table);
+
+}  // namespace tracesweep::output

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+// CSV (RFC 4180): one table, a header of column names, LF line ends; a field is quoted when it
+// holds a comma, quote, CR or LF. Lists and maps are one field: entries joined by ";", "key=value".
+#include <tracesweep/output/writer.hpp>
+
+#include "output/render.hpp"
+
+namespace tracesweep::output {
+
+namespace {
+
+std::string quoted(std::string const& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char const c : s) {
+    if (c == '"') o += '"';
+    o += c;
+  }
+  return o + '"';
+}
+
+std::string field(cell const& c, column const& col) {
+  if (std::holds_alternative<std::monostate>(c)) return col.flat_null;
+  auto const* n = std::get_if<std::shared_ptr<result_table const>>(&c);
+  if (!n) return data_scalar(c, col);
+  auto const& t = **n;
+  std::string s;
+  for (auto const& r : t.rows) {
+    if (!s.empty()) s += ';';
+    s += data_scalar(r.cells[0], t.columns[0]);
+    if (t.shape == json_shape::map && t.columns.size() > 1)
+      s += '=' + data_scalar(r.cells[1], t.columns[1]);
+  }
+  return s;
+}
+
+}  // namespace
+
+void write_csv(result_set const& results, std::string_view table, std::ostream& out) {
+  auto const tables = tables_for(results, flat, table);
+  if (tables.empty()) return;
+  auto const& t = *tables.front();
+  auto const cols = visible_columns(t, flat);
+  for (std::size_t j = 0; j < cols.size(); ++j)
+    out << (j ? "," : "") << quoted(t.columns[cols[j]].name);
+  out << '\n';
+  for (auto const& r : t.rows) {
+    for (std::size_t j = 0; j < cols.size(); ++j)
+      out << (j ? "," : "") << quoted(field(r.cells[cols[j]], t.columns[cols[j]]));
+    out << '\n';
+  }
+  out.flush();
+}
+
+}  // namespace tracesweep::output

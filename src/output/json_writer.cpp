@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Apache-2.0
+// JSON: an object of the tables by name (or the single table's value when json_bare). Integers
+// as integers, doubles in shortest round-trip form, strings valid UTF-8 (bytes that are not
+// become U+FFFD). Layout: containers that hold rows are broken over lines and indented by two
+// spaces per level; a row of scalars is one line; lists and maps inside a cell are compact.
+#include <tracesweep/output/writer.hpp>
+
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "output/render.hpp"
+
+namespace tracesweep::output {
+
+namespace {
+
+/// Length of the valid UTF-8 sequence at p[i] (no overlongs, surrogates or > U+10FFFF); 0 if
+/// the bytes there are not one.
+std::size_t utf8_length(unsigned char const* p, std::size_t i, std::size_t n) {
+  unsigned char const c = p[i];
+  std::size_t len = 0;
+  std::uint32_t cp = 0;
+  if (c >= 0xC2 && c <= 0xDF)
+    len = 2, cp = c & 0x1Fu;
+  else if (c >= 0xE0 && c <= 0xEF)
+    len = 3, cp = c & 0x0Fu;
+  else if (c >= 0xF0 && c <= 0xF4)
+    len = 4, cp = c & 0x07u;
+  if (len == 0 || i + len > n) return 0;
+  for (std::size_t j = 1; j < len; ++j) {
+    if ((p[i + j] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (p[i + j] & 0x3Fu);
+  }
+  if (len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) return 0;
+  if (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) return 0;
+  return len;
+}
+
+/// The JSON string literal of `s`.
+std::string quote(std::string_view s) {
+  std::string o = "\"";
+  auto const* p = reinterpret_cast<unsigned char const*>(s.data());
+  for (std::size_t i = 0; i < s.size();) {
+    unsigned char const c = p[i];
+    if (c >= 0x80) {
+      auto const len = utf8_length(p, i, s.size());
+      o += len ? s.substr(i, len) : std::string_view("\\ufffd");
+      i += len ? len : 1;
+      continue;
+    }
+    switch (c) {
+      case '"':
+        o += "\\\"";
+        break;
+      case '\\':
+        o += "\\\\";
+        break;
+      case '\n':
+        o += "\\n";
+        break;
+      case '\r':
+        o += "\\r";
+        break;
+      case '\t':
+        o += "\\t";
+        break;
+      case '\b':
+        o += "\\b";
+        break;
+      case '\f':
+        o += "\\f";
+        break;
+      default:
+        if (c < 0x20)
+          o += fmt::format("\\u{:04x}", c);
+        else
+          o += static_cast<char>(c);
+    }
+    ++i;
+  }
+  return o + '"';
+}
+
+using nested = std::shared_ptr<result_table const>;
+
+bool compact(result_table const& t) {
+  return t.shape == json_shape::list || t.shape == json_shape::map;
+}
+
+/// Whether a nested table is written over several lines: it has rows, as objects.
+bool holds_rows(result_table const& t) {
+  return !compact(t) && !t.rows.empty();
+}
+
+/// A scalar, or a list or map written compactly.
+std::string flat_value(cell const& c, column const& col) {
+  if (std::holds_alternative<std::monostate>(c)) return "null";
+  if (std::holds_alternative<std::string>(c)) return quote(std::get<std::string>(c));
+  auto const* n = std::get_if<nested>(&c);
+  if (!n) return data_scalar(c, col);
+  auto const& t = **n;
+  bool const map = t.shape == json_shape::map && t.columns.size() > 1;
+  std::string s = map ? "{" : "[";
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    auto const& r = t.rows[i];
+    if (i) s += ',';
+    if (map)
+      s +=
+          quote(data_scalar(r.cells[0], t.columns[0])) + ':' + flat_value(r.cells[1], t.columns[1]);
+    else
+      s += flat_value(r.cells[0], t.columns[0]);
+  }
+  return s + (map ? "}" : "]");
+}
+
+class json_document {
+ public:
+  explicit json_document(std::ostream& out) : _out(out) {}
+
+  /// A table's value at nesting depth `depth`.
+  void table(result_table const& t, std::size_t depth) {
+    if (compact(t)) {
+      _out << flat_value(nest(t), column{});
+      return;
+    }
+    if (t.shape == json_shape::object) {
+      if (t.rows.empty())
+        _out << "null";
+      else
+        object(t, t.rows.front(), depth);
+      return;
+    }
+    if (t.rows.empty()) {
+      _out << "[]";
+      return;
+    }
+    _out << '[';
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      _out << (i ? ",\n" : "\n") << indent(depth + 1);
+      object(t, t.rows[i], depth + 1);
+    }
+    _out << '\n' << indent(depth) << ']';
+  }
+
+  /// All tables as members of one object.
+  void tables(std::vector<result_table const*> const& ts) {
+    _out << '{';
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+      _out << (i ? ",\n" : "\n") << indent(1) << quote(ts[i]->name) << ": ";
+      table(*ts[i], 1);
+    }
+    _out << (ts.empty() ? "}" : "\n}");
+  }
+
+ private:
+  static std::string indent(std::size_t depth) { return std::string(2 * depth, ' '); }
+
+  /// One row as an object: on one line unless it holds rows, else one member per line.
+  void object(result_table const& t, row const& r, std::size_t depth) {
+    auto const cols = visible_columns(t, json);
+    bool one_line = true;
+    for (auto j : cols)
+      if (auto const* n = std::get_if<nested>(&r.cells[j]); n && holds_rows(**n)) one_line = false;
+    _out << '{';
+    bool first = true;
+    for (auto j : cols) {
+      auto const& c = t.columns[j];
+      auto const& v = r.cells[j];
+      if (c.json_omit_null && std::holds_alternative<std::monostate>(v)) continue;
+      if (one_line)
+        _out << (first ? "" : ", ");
+      else
+        _out << (first ? "\n" : ",\n") << indent(depth + 1);
+      _out << quote(c.name) << ": ";
+      if (auto const* n = std::get_if<nested>(&v); n && !compact(**n))
+        table(**n, depth + 1);
+      else
+        _out << flat_value(v, c);
+      first = false;
+    }
+    if (!one_line) _out << '\n' << indent(depth);
+    _out << '}';
+  }
+
+  std::ostream& _out;
+};
+
+}  // namespace
+
+void write_json(result_set const& results, std::string_view table, std::ostream& out) {
+  auto const ts = tables_for(results, json, table);
+  json_document doc(out);
+  if (results.json_bare && ts.size() == 1)
+    doc.table(*ts.front(), 0);
+  else
+    doc.tables(ts);
+  out << '\n';
+  out.flush();
+}
+
+}  // namespace tracesweep::output

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "output/render.hpp"
+
+#include <cmath>
+#include <iterator>
+
+#include <fmt/format.h>
+
+namespace tracesweep::output {
+
+namespace {
+
+/// `v` in the column's text unit.
+double to_text_unit(double v, column const& col) {
+  if (col.text_unit.empty() || col.text_unit == col.unit) return v;
+  if (col.unit == "ns" && col.text_unit == "ms") return v / 1e6;
+  if (col.unit == "ns" && col.text_unit == "us") return v / 1000.0;
+  if (col.unit == "bytes" && col.text_unit == "MB") return v / 1e6;
+  if (col.unit == "fraction" && col.text_unit == "%") return v * 100.0;
+  return v;
+}
+
+std::string fixed(double v, int decimals) {
+  if (decimals == 0) return fmt::format("{}", static_cast<std::int64_t>(std::nearbyint(v)));
+  return fmt::format("{:.{}f}", v, decimals);
+}
+
+/// Inserts "," every three digits of the integer part.
+std::string group_thousands(std::string const& s) {
+  auto const dot = s.find('.');
+  std::size_t const end = dot == std::string::npos ? s.size() : dot;
+  std::size_t const first = (!s.empty() && s[0] == '-') ? 1 : 0;
+  std::string out = s.substr(0, first);
+  for (std::size_t i = first; i < end; ++i) {
+    if (i > first && (end - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  return out + s.substr(end);
+}
+
+std::string text_number(double v, column const& col) {
+  v = to_text_unit(v, col);
+  return col.decimals >= 0 ? fixed(v, col.decimals) : real_repr(v);
+}
+
+/// Text of a list or map cell: entries joined by the nested table's separators, consecutive
+/// integer keys with equal values folded into "first-last" when asked.
+std::string text_entries(result_table const& t) {
+  if (t.rows.empty()) return "-";
+  auto entry = [&](row const& r, std::size_t j) { return text_cell(r.cells[j], t.columns[j]); };
+  std::string s;
+  if (t.shape != json_shape::map || t.columns.size() < 2) {
+    for (auto const& r : t.rows) s += (s.empty() ? "" : t.text_separator) + entry(r, 0);
+    return s;
+  }
+  for (auto it = t.rows.begin(); it != t.rows.end();) {
+    auto last = it;
+    if (t.text_fold_ranges)
+      for (auto next = std::next(it);
+           next != t.rows.end() && std::holds_alternative<std::int64_t>(next->cells[0]) &&
+           std::holds_alternative<std::int64_t>(last->cells[0]) &&
+           std::get<std::int64_t>(next->cells[0]) == std::get<std::int64_t>(last->cells[0]) + 1 &&
+           next->cells[1] == it->cells[1];
+           ++next)
+        last = next;
+    if (it != t.rows.begin()) s += t.text_separator;
+    s += entry(*it, 0);
+    if (last != it) s += '-' + entry(*last, 0);
+    s += t.text_pair + entry(*it, 1);
+    it = std::next(last);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string real_repr(double v) {
+  if (!std::isfinite(v)) return "null";
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string data_scalar(cell const& c, column const& col) {
+  if (auto const* i = std::get_if<std::int64_t>(&c)) return std::to_string(*i);
+  if (auto const* d = std::get_if<double>(&c)) {
+    if (col.fixed && col.decimals >= 0 && std::isfinite(*d)) return fixed(*d, col.decimals);
+    return real_repr(*d);
+  }
+  if (auto const* b = std::get_if<bool>(&c)) return *b ? "true" : "false";
+  if (auto const* s = std::get_if<std::string>(&c)) return *s;
+  return {};
+}
+
+std::string text_cell(cell const& c, column const& col) {
+  std::string s;
+  if (std::holds_alternative<std::monostate>(c)) return "-";
+  if (auto const* n = std::get_if<std::shared_ptr<result_table const>>(&c))
+    return text_entries(**n);
+  if (auto const* i = std::get_if<std::int64_t>(&c))
+    s = col.decimals >= 0 || !col.text_unit.empty() ? text_number(static_cast<double>(*i), col)
+                                                    : std::to_string(*i);
+  else if (auto const* d = std::get_if<double>(&c))
+    s = text_number(*d, col);
+  else
+    return data_scalar(c, col);
+  return col.thousands ? group_thousands(s) : s;
+}
+
+bool right_aligned(column const& col) noexcept {
+  if (col.text_align != align::automatic) return col.text_align == align::right;
+  return col.type == value_type::integer || col.type == value_type::real;
+}
+
+std::vector<std::size_t> visible_columns(result_table const& t, view v) {
+  std::vector<std::size_t> cols;
+  for (std::size_t j = 0; j < t.columns.size(); ++j)
+    if (t.columns[j].views & v) cols.push_back(j);
+  return cols;
+}
+
+}  // namespace tracesweep::output

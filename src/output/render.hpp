@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// Cell rendering shared by the writers: numbers as data (CSV, JSON) and as text (with the
+// column's unit, decimals and separators), and the entries of list and map cells.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <tracesweep/output/result_table.hpp>
+
+namespace tracesweep::output {
+
+/// Shortest form that reads back as the same double, with ".0" when it would read as an integer;
+/// "null" when not finite.
+[[nodiscard]] std::string real_repr(double v);
+
+/// A scalar as data: integers exact, reals shortest (or the column's fixed decimals), booleans
+/// true/false, strings as they are. Null and nested cells give "".
+[[nodiscard]] std::string data_scalar(cell const& c, column const& col);
+
+/// A cell as the text writer shows it: "-" for null, numbers converted and rounded per the
+/// column's hints, lists and maps joined per the nested table's separators.
+[[nodiscard]] std::string text_cell(cell const& c, column const& col);
+
+/// Whether text aligns the column to the right.
+[[nodiscard]] bool right_aligned(column const& col) noexcept;
+
+/// The columns `v` shows, in column order.
+[[nodiscard]] std::vector<std::size_t> visible_columns(result_table const& t, view v);
+
+}  // namespace tracesweep::output
