@@ -53,6 +53,9 @@ struct context {
   std::ofstream _file;
 };
 
+/// Adds --format to `cmd`: one of the registered output formats (text by default).
+void add_format_option(CLI::App* cmd, std::string& format);
+
 void add_summary_command(CLI::App& app, context& ctx);
 void add_stats_command(CLI::App& app, context& ctx);
 void add_generate_command(CLI::App& app, context& ctx);

@@ -71,4 +71,16 @@ int context::read(std::vector<std::string> const& paths, event_table& table, rea
   return static_cast<int>(failures.size());
 }
 
+void add_format_option(CLI::App* cmd, std::string& format) {
+  std::vector<std::string> names;
+  std::string listed;
+  for (auto const& w : output::writers()) {
+    names.emplace_back(w.name);
+    listed += (listed.empty() ? "" : ", ") + names.back();
+  }
+  cmd->add_option("--format", format, "Output format: " + listed)
+      ->check(CLI::IsMember(names))
+      ->capture_default_str();
+}
+
 }  // namespace tracesweep::cli

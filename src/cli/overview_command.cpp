@@ -31,9 +31,7 @@ void add_overview_command(CLI::App& app, context& ctx) {
       ->capture_default_str();
   cmd->add_option("--compat", args->compat, "tb: the TensorBoard profiler plugin's overview")
       ->check(CLI::IsMember({"tb"}));
-  cmd->add_option("--format", args->format, "text, json or csv")
-      ->check(CLI::IsMember({"text", "json", "csv"}))
-      ->capture_default_str();
+  add_format_option(cmd, args->format);
   cmd->add_option("--comm-pattern", args->comm_pattern,
                   "Regex (case-insensitive) marking communication kernels (non-Paddle inputs)")
       ->capture_default_str();

@@ -47,9 +47,7 @@ void add_stats_command(CLI::App& app, context& ctx) {
   cmd->add_option("--report", args->report, "Report to compute")
       ->required()
       ->check(CLI::IsMember(reports));
-  cmd->add_option("--format", args->format, "text, csv or json")
-      ->check(CLI::IsMember({"text", "csv", "json"}))
-      ->capture_default_str();
+  add_format_option(cmd, args->format);
   cmd->add_option("--name", args->names,
                   "Kernel names: demangled, base (shortName) or mangled (nsys exports)")
       ->check(CLI::IsMember({"demangled", "base", "mangled"}))

@@ -23,9 +23,7 @@ void add_summary_command(CLI::App& app, context& ctx) {
   auto* cmd =
       app.add_subcommand("summary", "Per-device activity, per-kernel statistics, idle gaps");
   cmd->add_option("inputs", args->inputs, "Trace files or directories")->required();
-  cmd->add_option("--format", args->format, "text, json or csv")
-      ->check(CLI::IsMember({"text", "json", "csv"}))
-      ->capture_default_str();
+  add_format_option(cmd, args->format);
   cmd->add_option("--table", args->table, "Only this table: devices, kernels, gaps, inputs");
   cmd->add_option("--comm-pattern", args->comm_pattern,
                   "Regex (case-insensitive) marking communication kernels")
