@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Errors that reach the user: a bad input file (exit 2), a usage mistake (exit 1) and an
-// unavailable backend (exit 2). Each renders as one line: "path: where: why".
+// Errors that reach the user: a bad input file (exit 2), a usage mistake (exit 1), an
+// unavailable backend (exit 2) and a failure on the device (exit 2). Each renders as one line:
+// "path: where: why".
 #pragma once
 
 #include <stdexcept>
@@ -49,6 +50,19 @@ class pattern_error : public std::runtime_error {
 class usage_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// A failure of the accelerator while an analysis ran (exit 2): running out of device memory,
+/// a failed copy or kernel. One line; out of memory says that a lower device memory limit
+/// processes the trace in smaller chunks.
+class device_error : public std::runtime_error {
+ public:
+  device_error(std::string const& what, bool out_of_memory)
+      : std::runtime_error(what), _out_of_memory(out_of_memory) {}
+  [[nodiscard]] bool out_of_memory() const noexcept { return _out_of_memory; }
+
+ private:
+  bool _out_of_memory;
 };
 
 }  // namespace tracesweep
