@@ -182,12 +182,12 @@ class cuda_context {
   /// Host → device through the pinned staging buffer, two halves in flight.
   template <class T>
   void upload(T* dst, T const* src, std::size_t n, cudaStream_t s) {
+    std::size_t const bytes = n * sizeof(T);
     ++_s->transfers.uploads;
-    _s->transfers.upload_bytes += n * sizeof(T);
+    _s->transfers.upload_bytes += bytes;
     auto const* from = reinterpret_cast<char const*>(src);
     auto* to = reinterpret_cast<char*>(dst);
     std::size_t const half = _s->staging->size() / 2;
-    std::size_t const bytes = n * sizeof(T);
     for (std::size_t off = 0, h = 0; off < bytes; off += half, h ^= 1) {
       std::size_t const len = std::min(half, bytes - off);
       char* stage = _s->staging->data() + h * half;
