@@ -2,7 +2,9 @@
 // Side-by-side timings of the analysis primitives on synthetic trace-like events: the CPU
 // backend at 1 thread and at all threads, the CUDA backend with the host-to-device copy counted
 // (columns start on the host, as the backend interface takes them) and, for sort, union and
-// stats, on columns already resident on the device. Median of --reps runs; ratios printed.
+// stats, on columns already resident on the device. "activity" is the whole device part of a
+// summary in one backend::device_activity call (device-resident on the GPU: the columns go up
+// once, the result tables come back). Median of --reps runs; ratios printed.
 // Usage: bench_device [--sizes 10000000,100000000] [--reps 5] [--no-gpu]
 #include <algorithm>
 #include <chrono>
@@ -23,7 +25,7 @@
 #ifdef TRACESWEEP_HAVE_CUDA
 #include <tracesweep/cuda_backend.hpp>
 
-#include "cuda/detail/resident_bench.hpp"
+#include "bench/device/resident_bench.hpp"
 #endif
 
 namespace {
@@ -34,6 +36,8 @@ struct events {
   std::vector<std::int64_t> start, end, dur;
   std::vector<group_id> device;
   std::vector<std::uint32_t> name;
+  std::vector<event_kind> kind;
+  std::vector<std::uint8_t> communication;  ///< per name: every 7th is a communication kernel
 };
 
 /// 8 devices × 4 streams of back-to-back kernels with small gaps, Zipf-like kernel names.
@@ -44,6 +48,9 @@ events synthesize(std::size_t n) {
   e.dur.resize(n);
   e.device.resize(n);
   e.name.resize(n);
+  e.kind.resize(n);
+  e.communication.resize(5000);
+  for (std::size_t k = 0; k < e.communication.size(); k += 7) e.communication[k] = 1;
   std::mt19937_64 rng(2024);
   std::int64_t clock[32] = {};
   for (auto& c : clock) c = 1'700'000'000'000'000'000;
@@ -58,6 +65,7 @@ events synthesize(std::size_t n) {
     e.device[i] = static_cast<group_id>(lane / 4);
     double const u = std::uniform_real_distribution<double>(0, 1)(rng);
     e.name[i] = static_cast<std::uint32_t>(std::pow(5000.0, u)) - 1;  // skewed over 5000 names
+    e.kind[i] = i % 10 == 0 ? event_kind::memcpy : event_kind::kernel;
   }
   return e;
 }
@@ -76,7 +84,7 @@ double median_ms(int reps, std::function<void()> const& fn) {
 }
 
 struct row {
-  double sort = 0, union_ = 0, gaps = 0, stats = 0, inter = 0, total = 0;
+  double sort = 0, union_ = 0, gaps = 0, stats = 0, inter = 0, total = 0, activity = 0;
 };
 
 row time_backend(backend& be, events const& e, int reps) {
@@ -112,12 +120,15 @@ row time_backend(backend& be, events const& e, int reps) {
   auto const comm = be.union_by_group({cs, ce, cg});
   r.inter = median_ms(reps, [&] { (void)be.intersection_by_group(u, comm, 8); });
   r.total = r.sort + r.union_ + r.gaps + r.stats + r.inter;
+  activity_request const request{e.start,         e.end, e.kind, e.device, e.name,
+                                 e.communication, 8,     10'000, 20};
+  r.activity = median_ms(reps, [&] { (void)be.device_activity(request); });
   return r;
 }
 
 void print_row(char const* label, row const& r) {
-  std::printf("  %-28s %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f\n", label, r.sort, r.union_,
-              r.gaps, r.stats, r.inter, r.total);
+  std::printf("  %-28s %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f\n", label, r.sort, r.union_,
+              r.gaps, r.stats, r.inter, r.total, r.activity);
 }
 
 }  // namespace
@@ -147,8 +158,8 @@ int main(int argc, char** argv) {
   if (gpu && !why.empty()) std::printf("GPU: not measured (%s)\n", why.c_str());
   gpu = gpu && why.empty();
   for (std::size_t n : sizes) {
-    std::printf("\n%zu events\n  %-28s %10s %10s %10s %10s %10s %10s\n", n, "", "sort", "union",
-                "gaps", "stats", "intersect", "total");
+    std::printf("\n%zu events\n  %-28s %10s %10s %10s %10s %10s %10s %10s\n", n, "", "sort",
+                "union", "gaps", "stats", "intersect", "total", "activity");
     auto const e = synthesize(n);
     auto cpu1 = make_cpu_backend(1);
     auto cpun = make_cpu_backend(0);
@@ -162,15 +173,15 @@ int main(int argc, char** argv) {
       auto g = make_cuda_backend();
       row const rg = time_backend(*g, e, reps);
       print_row("gpu, H2D copy counted", rg);
-      auto const res = cuda_detail::time_resident({e.start, e.end, e.device}, e.name, e.dur, reps);
+      auto const res = bench::time_resident({e.start, e.end, e.device}, e.name, e.dur, reps);
       std::printf("  %-28s %10.1f %10.1f %10s %10.1f %10s %10.1f   (H2D of 5 columns: %.1f)\n",
                   "gpu, device-resident", res.sort_ms, res.union_ms, "-", res.stats_ms, "-",
                   res.sort_ms + res.union_ms + res.stats_ms, res.h2d_ms);
       std::printf(
           "  ratios vs cpu all threads: copy counted %.1fx end to end; resident "
-          "sort %.1fx, union %.1fx, stats %.1fx\n",
+          "sort %.1fx, union %.1fx, stats %.1fx; device_activity %.1fx\n",
           rn.total / rg.total, rn.sort / res.sort_ms, rn.union_ / res.union_ms,
-          rn.stats / res.stats_ms);
+          rn.stats / res.stats_ms, rn.activity / rg.activity);
     }
 #endif
   }

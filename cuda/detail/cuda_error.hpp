@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Every CUDA runtime call goes through TRACESWEEP_CUDA_TRY: a failure throws cuda_error naming
-// the call; running out of device memory says so and how to chunk.
+// Every CUDA runtime call goes through TRACESWEEP_CUDA_TRY: a failure throws cuda_error (a
+// tracesweep::device_error) naming the call; running out of device memory says so and how to
+// chunk.
 #pragma once
 
 #include <stdexcept>
@@ -8,11 +9,14 @@
 
 #include <cuda_runtime_api.h>
 
+#include <tracesweep/error.hpp>
+
 namespace tracesweep::cuda_detail {
 
-class cuda_error : public std::runtime_error {
+class cuda_error : public device_error {
  public:
-  cuda_error(cudaError_t code, std::string const& what) : std::runtime_error(what), _code(code) {}
+  cuda_error(cudaError_t code, std::string const& what)
+      : device_error(what, code == cudaErrorMemoryAllocation), _code(code) {}
   [[nodiscard]] cudaError_t code() const noexcept { return _code; }
 
  private:
@@ -25,7 +29,7 @@ class cuda_error : public std::runtime_error {
                      cudaGetErrorString(e) + ") at " + file + ":" + std::to_string(line);
   if (e == cudaErrorMemoryAllocation)
     what = "cuda: out of device memory in " + std::string(call) +
-           "; pass --device-memory-limit BYTES to process the trace in smaller chunks";
+           "; a lower device memory limit processes the trace in smaller chunks";
   throw cuda_error(e, what);
 }
 

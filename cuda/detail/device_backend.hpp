@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // The backend interface on top of the device algorithms, for any Context (the CUDA one, or
-// the host twin the CPU-compiled tests use). Splits work that does not fit the memory budget
-// into chunks, runs each on the device and stitches the results on the host (planning.hpp).
+// the host twin the CPU-compiled tests use). device_activity runs device-resident
+// (activity.cuh) when its working set fits the memory budget; otherwise it is composed from the
+// primitives, which split work that does not fit into chunks, run each on the device and stitch
+// the results on the host (planning.hpp). Arguments were checked by the public backend calls.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <limits>
 #include <numeric>
-#include <stdexcept>
 #include <string>
 #include <utility>
 
 #include <tracesweep/backend.hpp>
 
+#include "cuda/detail/activity.cuh"
 #include "cuda/detail/planning.hpp"
 #include "cuda/detail/primitives.cuh"
 
@@ -45,82 +47,72 @@ class device_backend final : public backend {
 
   [[nodiscard]] std::string_view name() const noexcept override { return _name; }
   [[nodiscard]] Context& context() noexcept { return _ctx; }
-  /// Device passes run so far (one per chunk); tests use it to check that chunking happened.
+  /// Device passes run so far (one per chunk, one per device-resident device_activity); tests
+  /// use it to check that chunking happened.
   [[nodiscard]] std::size_t chunks_run() const noexcept { return _chunks; }
+  /// Whether device_activity(r) runs device-resident: its working set fits the budget.
+  [[nodiscard]] bool activity_fits(activity_request const& r) const noexcept {
+    return r.start.size() < max_chunk_rows &&
+           (_limit == 0 || resident_activity_bytes(r.start.size(), r.communication.size(),
+                                                   r.device_count) <= _limit);
+  }
 
-  void sort_pairs(std::span<std::uint64_t> keys, std::span<std::uint32_t> values,
-                  int end_bit) override {
-    if (keys.size() != values.size())
-      throw std::invalid_argument("sort_pairs: keys and values differ in size");
+ private:
+  void do_sort_pairs(std::span<std::uint64_t> keys, std::span<std::uint32_t> values,
+                     int end_bit) override {
+    auto const s = _ctx.stream();
     std::size_t const n = keys.size();
     if (n == 0) return;
     end_bit = std::clamp(end_bit, 1, 64);
     auto const runs = split_rows(n, chunk_rows(bytes_per_row::sort, n));
     for (auto const& r : runs) {
       ++_chunks;
-      auto k = _ctx.template alloc<std::uint64_t>(r.size());
-      auto v = _ctx.template alloc<std::uint32_t>(r.size());
-      _ctx.upload(k.data(), keys.data() + r.begin, r.size());
-      _ctx.upload(v.data(), values.data() + r.begin, r.size());
-      _ctx.sort_pairs(k, v, end_bit);
-      _ctx.download(keys.data() + r.begin, k.data(), r.size());
-      _ctx.download(values.data() + r.begin, v.data(), r.size());
+      auto k = _ctx.template alloc<std::uint64_t>(r.size(), s);
+      auto v = _ctx.template alloc<std::uint32_t>(r.size(), s);
+      _ctx.upload(k.data(), keys.data() + r.begin, r.size(), s);
+      _ctx.upload(v.data(), values.data() + r.begin, r.size(), s);
+      _ctx.sort_pairs(k, v, end_bit, s);
+      _ctx.download(keys.data() + r.begin, k.data(), r.size(), s);
+      _ctx.download(values.data() + r.begin, v.data(), r.size(), s);
     }
     merge_sorted_runs(keys, values, runs);
   }
 
-  [[nodiscard]] interval_union union_by_group(interval_view in) override {
-    if (in.end.size() != in.size() || in.group.size() != in.size())
-      throw std::invalid_argument("union_by_group: start, end and group differ in size");
+  interval_union do_union_by_group(interval_view in) override {
     std::size_t const n = in.size();
     auto const runs = split_rows(n, chunk_rows(bytes_per_row::union_, n));
     std::vector<interval_union> parts;
     for (auto const& r : runs) {
       ++_chunks;
-      parts.push_back(union_on_device(_ctx, slice(in, r)));
+      parts.push_back(union_on_device(_ctx, slice(in, r), _ctx.stream()));
     }
     if (parts.empty()) return {};
     return stitch_unions(parts);
   }
 
-  [[nodiscard]] std::vector<gap> gap_scan(interval_union const& u, group_windows windows,
-                                          std::int64_t min_gap,
-                                          std::size_t top_per_group) override {
-    if (windows.end.size() != windows.start.size())
-      throw std::invalid_argument("gap_scan: window start and end differ in size");
-    if (u.group.size() != u.size() || u.end.size() != u.size())
-      throw std::invalid_argument("gap_scan: union columns differ in size");
-    for (std::size_t i = 0; i < u.size(); ++i)
-      if (u.group[i] >= windows.start.size() || (i > 0 && u.group[i] < u.group[i - 1]))
-        throw std::invalid_argument(
-            "gap_scan: union not sorted by group, or a group has no window (group " +
-            std::to_string(u.group[i]) + ")");
+  std::vector<gap> do_gap_scan(interval_union const& u, group_windows windows, std::int64_t min_gap,
+                               std::size_t top_per_group) override {
     std::vector<gap> all = trailing_gaps(u, windows, min_gap);
     auto const view = u.view();
     for (auto const& r : split_rows(u.size(), chunk_rows(bytes_per_row::gaps, u.size()))) {
       ++_chunks;
       // Each chunk also takes the member before it, for the previous end.
       std::size_t const from = r.begin > 0 ? r.begin - 1 : 0;
-      auto part = gaps_on_device(_ctx, slice(view, row_range{from, r.end}), r.begin - from, windows,
-                                 min_gap, top_per_group);
+      auto part = gaps_on_device(_ctx, _ctx.stream(), slice(view, row_range{from, r.end}),
+                                 r.begin - from, windows, min_gap, top_per_group);
       all.insert(all.end(), part.begin(), part.end());
     }
     return select_top_gaps(std::move(all), top_per_group);
   }
 
-  [[nodiscard]] std::vector<exact_stats> segmented_stats(
-      std::span<std::uint32_t const> keys, std::span<std::int64_t const> values,
-      std::span<double const> quantiles) override {
-    if (values.size() != keys.size())
-      throw std::invalid_argument("segmented_stats: keys and values differ in size");
-    for (double const q : quantiles)
-      if (!(q >= 0.0 && q <= 1.0))
-        throw std::invalid_argument("segmented_stats: quantile outside [0, 1]");
+  std::vector<exact_stats> do_segmented_stats(std::span<std::uint32_t const> keys,
+                                              std::span<std::int64_t const> values,
+                                              std::span<double const> quantiles) override {
     std::size_t const n = keys.size();
     std::size_t const cap = chunk_rows(bytes_per_row::stats(quantiles.size()), n);
     if (n <= cap) {
       ++_chunks;
-      return stats_on_device(_ctx, keys, values, quantiles);
+      return stats_on_device(_ctx, _ctx.stream(), keys, values, quantiles);
     }
     // Whole keys per chunk: scatter the rows by chunk (a stable counting sort on the host).
     auto const plan = plan_key_chunks(keys, cap);
@@ -146,7 +138,7 @@ class device_backend final : public backend {
       std::span<std::int64_t const> const cv(v.data() + offset[c], plan[c].rows);
       if (plan[c].rows <= cap) {
         ++_chunks;
-        auto part = stats_on_device(_ctx, ck, cv, quantiles);
+        auto part = stats_on_device(_ctx, _ctx.stream(), ck, cv, quantiles);
         out.insert(out.end(), std::make_move_iterator(part.begin()),
                    std::make_move_iterator(part.end()));
       } else {
@@ -156,18 +148,10 @@ class device_backend final : public backend {
     return out;
   }
 
-  [[nodiscard]] std::vector<std::int64_t> intersection_by_group(interval_union const& a,
-                                                                interval_union const& b,
-                                                                std::size_t group_count) override {
+  std::vector<std::int64_t> do_intersection_by_group(interval_union const& a,
+                                                     interval_union const& b,
+                                                     std::size_t group_count) override {
     std::vector<std::int64_t> out(group_count, 0);
-    for (auto const* u : {&a, &b}) {
-      if (u->group.size() != u->size() || u->end.size() != u->size())
-        throw std::invalid_argument("intersection_by_group: union columns differ in size");
-      for (group_id const g : u->group)
-        if (g >= group_count)
-          throw std::invalid_argument("intersection_by_group: group " + std::to_string(g) +
-                                      " >= group_count");
-    }
     if (a.size() == 0 || b.size() == 0) return out;
     std::size_t const cap = chunk_rows(bytes_per_row::intersection, a.size() + b.size());
     // Half the budget for a slice of a, half for the matching part of b.
@@ -180,7 +164,7 @@ class device_backend final : public backend {
       std::size_t const b_cap = a.size() + b.size() <= cap ? b.size() : half;
       for (auto const& br : split_rows(need.size(), b_cap)) {
         ++_chunks;
-        intersection_on_device(_ctx, slice(av, r),
+        intersection_on_device(_ctx, _ctx.stream(), slice(av, r),
                                slice(bv, row_range{need.begin + br.begin, need.begin + br.end}),
                                out);
       }
@@ -188,7 +172,13 @@ class device_backend final : public backend {
     return out;
   }
 
- private:
+  /// Device-resident when the working set fits the budget, else the chunked primitives.
+  activity_result do_device_activity(activity_request const& r) override {
+    if (!activity_fits(r)) return compose_device_activity(*this, r);
+    ++_chunks;
+    return activity_on_device(_ctx, _ctx.stream(), r);
+  }
+
   [[nodiscard]] std::size_t chunk_rows(std::size_t per_row, std::size_t rows) const noexcept {
     return std::min(rows_per_chunk(_limit, per_row, rows), max_chunk_rows);
   }
@@ -213,16 +203,11 @@ class device_backend final : public backend {
     sort_pairs(sorted, index, bits_for(hi_norm));
     moments m;
     for (auto const x : values) m = moments_plus_fn{}(m, to_moments_fn{}(x));
-    if (m.overflow) throw_sum_sq_overflow(key);
     auto value_at = [&](std::uint64_t rank) {
       return static_cast<std::int64_t>(sorted[rank] + static_cast<std::uint64_t>(lo));
     };
-    exact_stats s;
     std::uint64_t const c = values.size();
-    s.key = key;
-    s.count = c;
-    s.sum = static_cast<int128>((static_cast<uint128>(m.sum.hi) << 64) | m.sum.lo);
-    s.sum_sq = (static_cast<uint128>(m.sum_sq.hi) << 64) | m.sum_sq.lo;
+    exact_stats s = exact_from_moments(key, m);
     s.min = value_at(0);
     s.max = value_at(c - 1);
     s.median_lo = value_at((c - 1) / 2);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The host twin of the CUDA context: the same seams implemented with Thrust's CPP system, so
 // g++ compiles and CI runs the device algorithms without a GPU. It counts the bytes its
-// buffers hold, so tests can check that chunking keeps to a memory limit.
+// buffers hold, so tests can check that chunking keeps to a memory limit, and the host↔device
+// transfers, so tests can check what a device-resident analysis copies; it can fail an
+// allocation on demand, so tests can check how a device error surfaces.
 #pragma once
 
 #include <algorithm>
@@ -9,11 +11,16 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <thrust/sort.h>
 #include <thrust/system/cpp/execution_policy.h>
 #include <thrust/transform.h>
+
+#include <tracesweep/error.hpp>
+
+#include "cuda/detail/column.hpp"
 
 namespace tracesweep::cuda_detail {
 
@@ -25,17 +32,32 @@ class host_context {
     bool operator()(std::uint64_t a, std::uint64_t b) const { return (a & mask) < (b & mask); }
   };
 
+  /// Stands for a CUDA stream: the twin runs everything in order on the calling thread.
+  struct stream_type {};
+
   struct usage {
     std::size_t current = 0;
     std::size_t peak = 0;
+    std::size_t allocations = 0;
+    /// Allocations that succeed before the next one fails (none fails while unset).
+    std::size_t fail_after = static_cast<std::size_t>(-1);
   };
+
+  using transfer_counts = cuda_detail::transfer_counts;
 
   /// An owning buffer whose bytes count towards the context's usage.
   template <class T>
   class buffer {
    public:
     buffer() = default;
-    buffer(std::size_t n, std::shared_ptr<usage> u) : _data(n), _usage(std::move(u)) {
+    buffer(std::size_t n, std::shared_ptr<usage> u) {
+      if (u->allocations++ >= u->fail_after)
+        throw device_error("device: out of memory allocating " + std::to_string(n * sizeof(T)) +
+                               " bytes (injected); a lower device memory limit processes the "
+                               "trace in smaller chunks",
+                           true);
+      _data.resize(n);
+      _usage = std::move(u);
       _usage->current += n * sizeof(T);
       _usage->peak = std::max(_usage->peak, _usage->current);
     }
@@ -67,15 +89,17 @@ class host_context {
     std::shared_ptr<usage> _usage;
   };
 
+  [[nodiscard]] stream_type stream() const noexcept { return {}; }
   template <class T>
-  [[nodiscard]] buffer<T> alloc(std::size_t n) {
+  [[nodiscard]] buffer<T> alloc(std::size_t n, stream_type = {}) {
     return buffer<T>(n, _usage);
   }
-  [[nodiscard]] auto policy() const { return thrust::cpp::par; }
+  [[nodiscard]] auto policy(stream_type = {}) const { return thrust::cpp::par; }
 
   /// Twin of cub::DeviceRadixSort::SortPairs with a DoubleBuffer: the stable order of the keys
   /// restricted to bits [0, end_bit), which is the stable order of the keys themselves.
-  void sort_pairs(buffer<std::uint64_t>& keys, buffer<std::uint32_t>& values, int end_bit) {
+  void sort_pairs(buffer<std::uint64_t>& keys, buffer<std::uint32_t>& values, int end_bit,
+                  stream_type = {}) {
     // The double buffers CUB needs, so the memory accounting matches the device.
     auto alt_keys = alloc<std::uint64_t>(keys.size());
     auto alt_values = alloc<std::uint32_t>(values.size());
@@ -87,24 +111,34 @@ class host_context {
 
   /// Twin of the segment-flag kernel.
   template <class Fn>
-  void mark_segment_starts(Fn fn, std::uint8_t* flag, std::size_t n) {
+  void mark_segment_starts(Fn fn, std::uint8_t* flag, std::size_t n, stream_type = {}) {
     thrust::transform(policy(), thrust::counting_iterator<std::size_t>(0),
                       thrust::counting_iterator<std::size_t>(n), flag, fn);
   }
 
   template <class T>
-  void upload(T* dst, T const* src, std::size_t n) {
+  void upload(T* dst, T const* src, std::size_t n, stream_type = {}) {
+    ++_transfers->uploads;
+    _transfers->upload_bytes += n * sizeof(T);
     if (n) std::memcpy(dst, src, n * sizeof(T));
   }
   template <class T>
-  void download(T* dst, T const* src, std::size_t n) {
+  void download(T* dst, T const* src, std::size_t n, stream_type = {}) {
+    ++_transfers->downloads;
+    _transfers->download_bytes += n * sizeof(T);
     if (n) std::memcpy(dst, src, n * sizeof(T));
   }
 
   [[nodiscard]] usage const& memory() const noexcept { return *_usage; }
+  [[nodiscard]] transfer_counts const& transfers() const noexcept { return *_transfers; }
+  /// The next `n` allocations succeed; every later one throws device_error (out of memory).
+  void fail_allocation_after(std::size_t n) noexcept {
+    _usage->fail_after = _usage->allocations + n;
+  }
 
  private:
   std::shared_ptr<usage> _usage = std::make_shared<usage>();
+  std::shared_ptr<transfer_counts> _transfers = std::make_shared<transfer_counts>();
 };
 
 }  // namespace tracesweep::cuda_detail

@@ -4,13 +4,16 @@
 // a pool allocator) and by g++ with the host twin context (Thrust's CPP system), which CI tests
 // against the CPU backend. No extended lambdas: every operation is a functor struct.
 //
-// A Context provides:
-//   alloc<T>(n)                 an owning buffer with data() and size()
-//   policy()                    a Thrust execution policy
-//   sort_pairs(keys, values, end_bit)   stable ascending sort of u64 keys + u32 values (seam:
+// A Context provides (every call that allocates, copies or runs work takes its stream, as the
+// columns of column.hpp do):
+//   stream_type, stream()       the stream type and the context's own stream
+//   alloc<T>(n, s)              an owning buffer with data() and size(), ordered on s
+//   policy(s)                   a Thrust execution policy on s
+//   sort_pairs(keys, values, end_bit, s)   stable ascending sort of u64 keys + u32 values (seam:
 //                               cub::DeviceRadixSort on CUDA, thrust::stable_sort_by_key on CPP)
-//   mark_segment_starts(...)    seam: a hand-written kernel on CUDA, thrust::transform on CPP
-//   upload(dst, src, n) / download(dst, src, n)    host↔device copies (download synchronises)
+//   mark_segment_starts(..., s) seam: a hand-written kernel on CUDA, thrust::transform on CPP
+//   upload(dst, src, n, s) / download(dst, src, n, s)   counted host↔device copies (download
+//                               returns once the data is on the host)
 #pragma once
 
 #include <cstddef>
@@ -221,18 +224,20 @@ struct length_fn {
 // ---- building blocks ---------------------------------------------------------------------
 
 template <class Context>
-range_i64 value_range(Context& ctx, int64_t const* v, std::size_t n) {
+range_i64 value_range(Context& ctx, int64_t const* v, std::size_t n,
+                      typename Context::stream_type s) {
   auto it = thrust::make_transform_iterator(v, to_range_fn{});
   return thrust::reduce(
-      ctx.policy(), it, it + n,
+      ctx.policy(s), it, it + n,
       range_i64{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()},
       range_merge_fn{});
 }
 template <class Context>
-range_i64 value_range(Context& ctx, uint32_t const* v, std::size_t n) {
+range_i64 value_range(Context& ctx, uint32_t const* v, std::size_t n,
+                      typename Context::stream_type s) {
   auto it = thrust::make_transform_iterator(v, u32_to_range_fn{});
   return thrust::reduce(
-      ctx.policy(), it, it + n,
+      ctx.policy(s), it, it + n,
       range_i64{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()},
       range_merge_fn{});
 }
@@ -240,10 +245,11 @@ range_i64 value_range(Context& ctx, uint32_t const* v, std::size_t n) {
 /// The stable lexicographic order of rows by normalised key columns (most significant first):
 /// the plan from plan_sort_passes, each pass one radix sort through the `sort_pairs` seam.
 template <class Context, class Columns>
-auto sorted_order(Context& ctx, Columns const& columns, std::span<int const> bits, std::size_t n) {
-  auto order = ctx.template alloc<uint32_t>(n);
-  thrust::sequence(ctx.policy(), order.data(), order.data() + n);
-  auto keys = ctx.template alloc<uint64_t>(n);
+auto sorted_order(Context& ctx, Columns const& columns, std::span<int const> bits, std::size_t n,
+                  typename Context::stream_type s) {
+  auto order = ctx.template alloc<uint32_t>(n, s);
+  thrust::sequence(ctx.policy(s), order.data(), order.data() + n);
+  auto keys = ctx.template alloc<uint64_t>(n, s);
   for (auto const& pass : plan_sort_passes(bits)) {
     pack_key_fn pack{};
     pack.count = static_cast<int>(pass.columns.size());
@@ -252,9 +258,9 @@ auto sorted_order(Context& ctx, Columns const& columns, std::span<int const> bit
       pack.shift[c] = pass.columns[c].shift;
     }
     pack.order = order.data();
-    thrust::transform(ctx.policy(), thrust::counting_iterator<std::size_t>(0),
+    thrust::transform(ctx.policy(s), thrust::counting_iterator<std::size_t>(0),
                       thrust::counting_iterator<std::size_t>(n), keys.data(), pack);
-    ctx.sort_pairs(keys, order, pass.end_bit);
+    ctx.sort_pairs(keys, order, pass.end_bit, s);
   }
   return order;
 }
@@ -269,75 +275,103 @@ struct device_intervals {
   std::size_t size;
 };
 
-/// Per-group union of intervals resident on the device; the result comes back to the host.
+/// Intervals left on the device: a per-group union (sorted by (group, start)) or gaps.
 template <class Context>
-interval_union union_resident(Context& ctx, device_intervals raw) {
+struct resident_intervals {
+  decltype(std::declval<Context&>().template alloc<uint32_t>(0)) group;
+  decltype(std::declval<Context&>().template alloc<int64_t>(0)) start;
+  decltype(std::declval<Context&>().template alloc<int64_t>(0)) end;
+  std::size_t size = 0;
+  [[nodiscard]] device_intervals view() const {
+    return {start.data(), end.data(), group.data(), size};
+  }
+};
+
+/// Per-group union of intervals resident on the device, left on the device.
+template <class Context>
+resident_intervals<Context> union_device(Context& ctx, device_intervals raw,
+                                         typename Context::stream_type s) {
   std::size_t const rows = raw.size;
-  interval_union out;
+  resident_intervals<Context> out;
   if (rows == 0) return out;
 
   // Zero-length intervals add nothing: keep the rows with end > start.
-  auto kept = ctx.template alloc<uint32_t>(rows);
+  auto kept = ctx.template alloc<uint32_t>(rows, s);
   auto const kept_end =
-      thrust::copy_if(ctx.policy(), thrust::counting_iterator<uint32_t>(0),
+      thrust::copy_if(ctx.policy(s), thrust::counting_iterator<uint32_t>(0),
                       thrust::counting_iterator<uint32_t>(static_cast<uint32_t>(rows)), kept.data(),
                       positive_length_fn{raw.start, raw.end});
   std::size_t const n = static_cast<std::size_t>(kept_end - kept.data());
   if (n == 0) return out;
 
-  auto const start_range = value_range(ctx, raw.start, rows);
-  auto const group_range = value_range(ctx, raw.group, rows);
+  auto const start_range = value_range(ctx, raw.start, rows, s);
+  auto const group_range = value_range(ctx, raw.group, rows, s);
   std::vector<decltype(ctx.template alloc<uint64_t>(0))> columns;
-  columns.push_back(ctx.template alloc<uint64_t>(rows));
-  columns.push_back(ctx.template alloc<uint64_t>(rows));
-  thrust::transform(ctx.policy(), raw.group, raw.group + rows, columns[0].data(),
+  columns.push_back(ctx.template alloc<uint64_t>(rows, s));
+  columns.push_back(ctx.template alloc<uint64_t>(rows, s));
+  thrust::transform(ctx.policy(s), raw.group, raw.group + rows, columns[0].data(),
                     normalise_u32_fn{static_cast<uint32_t>(group_range.lo)});
-  thrust::transform(ctx.policy(), raw.start, raw.start + rows, columns[1].data(),
+  thrust::transform(ctx.policy(s), raw.start, raw.start + rows, columns[1].data(),
                     normalise_i64_fn{start_range.lo});
   int const bits[2] = {bits_for(static_cast<uint64_t>(group_range.hi - group_range.lo)),
                        bits_for(normalise(start_range.hi, start_range.lo))};
   // Sort only the kept rows: gather their columns first.
   for (auto& c : columns) {
-    auto compact = ctx.template alloc<uint64_t>(n);
-    thrust::gather(ctx.policy(), kept.data(), kept.data() + n, c.data(), compact.data());
+    auto compact = ctx.template alloc<uint64_t>(n, s);
+    thrust::gather(ctx.policy(s), kept.data(), kept.data() + n, c.data(), compact.data());
     c = std::move(compact);
   }
-  auto order = sorted_order(ctx, columns, bits, n);
+  auto order = sorted_order(ctx, columns, bits, n, s);
   columns.clear();
   // rows of the raw columns in sorted order
-  auto rows_sorted = ctx.template alloc<uint32_t>(n);
-  thrust::gather(ctx.policy(), order.data(), order.data() + n, kept.data(), rows_sorted.data());
-  auto start = ctx.template alloc<int64_t>(n);
-  auto end = ctx.template alloc<int64_t>(n);
-  auto group = ctx.template alloc<uint32_t>(n);
-  thrust::gather(ctx.policy(), rows_sorted.data(), rows_sorted.data() + n, raw.start, start.data());
-  thrust::gather(ctx.policy(), rows_sorted.data(), rows_sorted.data() + n, raw.end, end.data());
-  thrust::gather(ctx.policy(), rows_sorted.data(), rows_sorted.data() + n, raw.group, group.data());
+  auto rows_sorted = ctx.template alloc<uint32_t>(n, s);
+  thrust::gather(ctx.policy(s), order.data(), order.data() + n, kept.data(), rows_sorted.data());
+  auto start = ctx.template alloc<int64_t>(n, s);
+  auto end = ctx.template alloc<int64_t>(n, s);
+  auto group = ctx.template alloc<uint32_t>(n, s);
+  thrust::gather(ctx.policy(s), rows_sorted.data(), rows_sorted.data() + n, raw.start,
+                 start.data());
+  thrust::gather(ctx.policy(s), rows_sorted.data(), rows_sorted.data() + n, raw.end, end.data());
+  thrust::gather(ctx.policy(s), rows_sorted.data(), rows_sorted.data() + n, raw.group,
+                 group.data());
 
   // Running max of ends within each group, then segment flags and compaction.
-  auto run_max = ctx.template alloc<int64_t>(n);
-  thrust::inclusive_scan_by_key(ctx.policy(), group.data(), group.data() + n, end.data(),
+  auto run_max = ctx.template alloc<int64_t>(n, s);
+  thrust::inclusive_scan_by_key(ctx.policy(s), group.data(), group.data() + n, end.data(),
                                 run_max.data(), thrust::equal_to<uint32_t>{}, max_i64_fn{});
-  auto flag = ctx.template alloc<uint8_t>(n);
+  auto flag = ctx.template alloc<uint8_t>(n, s);
   ctx.mark_segment_starts(segment_start_fn{group.data(), start.data(), run_max.data()}, flag.data(),
-                          n);
-  auto seg_start = ctx.template alloc<int64_t>(n);
-  auto seg_end = ctx.template alloc<int64_t>(n);
-  auto seg_group = ctx.template alloc<uint32_t>(n);
-  auto const s_end = thrust::copy_if(ctx.policy(), start.data(), start.data() + n, flag.data(),
+                          n, s);
+  auto seg_start = ctx.template alloc<int64_t>(n, s);
+  auto seg_end = ctx.template alloc<int64_t>(n, s);
+  auto seg_group = ctx.template alloc<uint32_t>(n, s);
+  auto const s_end = thrust::copy_if(ctx.policy(s), start.data(), start.data() + n, flag.data(),
                                      seg_start.data(), is_set_fn{});
   std::size_t const segments = static_cast<std::size_t>(s_end - seg_start.data());
-  thrust::copy_if(ctx.policy(), group.data(), group.data() + n, flag.data(), seg_group.data(),
+  thrust::copy_if(ctx.policy(s), group.data(), group.data() + n, flag.data(), seg_group.data(),
                   is_set_fn{});
-  thrust::copy_if(ctx.policy(), run_max.data(), run_max.data() + n,
+  thrust::copy_if(ctx.policy(s), run_max.data(), run_max.data() + n,
                   thrust::counting_iterator<std::size_t>(0), seg_end.data(),
                   is_segment_end_fn{flag.data(), n});
-  out.group.resize(segments);
-  out.start.resize(segments);
-  out.end.resize(segments);
-  ctx.download(out.group.data(), seg_group.data(), segments);
-  ctx.download(out.start.data(), seg_start.data(), segments);
-  ctx.download(out.end.data(), seg_end.data(), segments);
+  out.group = std::move(seg_group);
+  out.start = std::move(seg_start);
+  out.end = std::move(seg_end);
+  out.size = segments;
+  return out;
+}
+
+/// Per-group union of intervals resident on the device; the result comes back to the host.
+template <class Context>
+interval_union union_resident(Context& ctx, device_intervals raw, typename Context::stream_type s) {
+  auto const u = union_device(ctx, raw, s);
+  interval_union out;
+  if (u.size == 0) return out;
+  out.group.resize(u.size);
+  out.start.resize(u.size);
+  out.end.resize(u.size);
+  ctx.download(out.group.data(), u.group.data(), u.size, s);
+  ctx.download(out.start.data(), u.start.data(), u.size, s);
+  ctx.download(out.end.data(), u.end.data(), u.size, s);
   return out;
 }
 
@@ -354,153 +388,209 @@ struct uploaded_intervals {
 };
 
 template <class Context>
-uploaded_intervals<Context> upload_intervals(Context& ctx, interval_view in) {
+uploaded_intervals<Context> upload_intervals(Context& ctx, interval_view in,
+                                             typename Context::stream_type s) {
   std::size_t const rows = in.size();
-  uploaded_intervals<Context> d{ctx.template alloc<int64_t>(rows),
-                                ctx.template alloc<int64_t>(rows),
-                                ctx.template alloc<uint32_t>(rows), rows};
-  ctx.upload(d.start.data(), in.start.data(), rows);
-  ctx.upload(d.end.data(), in.end.data(), rows);
-  ctx.upload(d.group.data(), in.group.data(), rows);
+  uploaded_intervals<Context> d{ctx.template alloc<int64_t>(rows, s),
+                                ctx.template alloc<int64_t>(rows, s),
+                                ctx.template alloc<uint32_t>(rows, s), rows};
+  ctx.upload(d.start.data(), in.start.data(), rows, s);
+  ctx.upload(d.end.data(), in.end.data(), rows, s);
+  ctx.upload(d.group.data(), in.group.data(), rows, s);
   return d;
 }
 
 /// Per-group union of host intervals: one upload of the columns, then union_resident.
 template <class Context>
-interval_union union_on_device(Context& ctx, interval_view in) {
+interval_union union_on_device(Context& ctx, interval_view in, typename Context::stream_type s) {
   if (in.size() == 0) return {};
-  auto const d = upload_intervals(ctx, in);
-  return union_resident(ctx, d.view());
+  auto const d = upload_intervals(ctx, in, s);
+  return union_resident(ctx, d.view(), s);
+}
+
+/// Orders gaps by (group, duration desc, start) and keeps the first `top_per_group` of each
+/// group (0 = all), on the device: the device twin of select_top_gaps.
+template <class Context>
+resident_intervals<Context> top_gaps_device(Context& ctx, typename Context::stream_type s,
+                                            resident_intervals<Context> const& in,
+                                            std::size_t top_per_group) {
+  std::size_t const n = in.size;
+  resident_intervals<Context> out;
+  if (n == 0) return out;
+  auto g_len = ctx.template alloc<int64_t>(n, s);
+  thrust::transform(ctx.policy(s), in.end.data(), in.end.data() + n, in.start.data(), g_len.data(),
+                    difference_fn{});
+  auto const group_range = value_range(ctx, in.group.data(), n, s);
+  auto const len_range = value_range(ctx, g_len.data(), n, s);
+  auto const from_range = value_range(ctx, in.start.data(), n, s);
+  std::vector<decltype(ctx.template alloc<uint64_t>(0))> columns;
+  for (int c = 0; c < 3; ++c) columns.push_back(ctx.template alloc<uint64_t>(n, s));
+  thrust::transform(ctx.policy(s), in.group.data(), in.group.data() + n, columns[0].data(),
+                    normalise_u32_fn{static_cast<uint32_t>(group_range.lo)});
+  thrust::transform(ctx.policy(s), g_len.data(), g_len.data() + n, columns[1].data(),
+                    descending_i64_fn{len_range.hi});
+  thrust::transform(ctx.policy(s), in.start.data(), in.start.data() + n, columns[2].data(),
+                    normalise_i64_fn{from_range.lo});
+  int const bits[3] = {bits_for(static_cast<uint64_t>(group_range.hi - group_range.lo)),
+                       bits_for(normalise(len_range.hi, len_range.lo)),
+                       bits_for(normalise(from_range.hi, from_range.lo))};
+  g_len = {};
+  auto order = sorted_order(ctx, columns, bits, n, s);
+  columns.clear();
+  out.group = ctx.template alloc<uint32_t>(n, s);
+  out.start = ctx.template alloc<int64_t>(n, s);
+  out.end = ctx.template alloc<int64_t>(n, s);
+  out.size = n;
+  thrust::gather(ctx.policy(s), order.data(), order.data() + n, in.group.data(), out.group.data());
+  thrust::gather(ctx.policy(s), order.data(), order.data() + n, in.start.data(), out.start.data());
+  thrust::gather(ctx.policy(s), order.data(), order.data() + n, in.end.data(), out.end.data());
+  if (top_per_group == 0) return out;
+  // rank within group = exclusive count of equal groups before; keep rank < top.
+  auto rank = ctx.template alloc<uint64_t>(n, s);
+  thrust::exclusive_scan_by_key(ctx.policy(s), out.group.data(), out.group.data() + n,
+                                thrust::constant_iterator<uint64_t>(1), rank.data(), uint64_t{0});
+  resident_intervals<Context> kept;
+  kept.group = ctx.template alloc<uint32_t>(n, s);
+  kept.start = ctx.template alloc<int64_t>(n, s);
+  kept.end = ctx.template alloc<int64_t>(n, s);
+  below_fn const keep{top_per_group};
+  auto const e = thrust::copy_if(ctx.policy(s), out.group.data(), out.group.data() + n, rank.data(),
+                                 kept.group.data(), keep);
+  kept.size = static_cast<std::size_t>(e - kept.group.data());
+  thrust::copy_if(ctx.policy(s), out.start.data(), out.start.data() + n, rank.data(),
+                  kept.start.data(), keep);
+  thrust::copy_if(ctx.policy(s), out.end.data(), out.end.data() + n, rank.data(), kept.end.data(),
+                  keep);
+  return kept;
+}
+
+/// The holes before the members of a union on the device that `before` keeps, as gap rows.
+template <class Context>
+resident_intervals<Context> holes_before_device(Context& ctx, typename Context::stream_type s,
+                                                gap_before_fn const& before, std::size_t rows) {
+  resident_intervals<Context> out;
+  auto rows_kept = ctx.template alloc<uint32_t>(rows, s);
+  auto const kept_end = thrust::copy_if(
+      ctx.policy(s), thrust::counting_iterator<uint32_t>(0),
+      thrust::counting_iterator<uint32_t>(static_cast<uint32_t>(rows)), rows_kept.data(), before);
+  std::size_t const n = static_cast<std::size_t>(kept_end - rows_kept.data());
+  if (n == 0) return out;
+  out.start = ctx.template alloc<int64_t>(n, s);
+  out.end = ctx.template alloc<int64_t>(n, s);
+  out.group = ctx.template alloc<uint32_t>(n, s);
+  out.size = n;
+  thrust::transform(ctx.policy(s), rows_kept.data(), rows_kept.data() + n, out.start.data(),
+                    gap_from_fn{before});
+  thrust::transform(ctx.policy(s), rows_kept.data(), rows_kept.data() + n, out.end.data(),
+                    gap_to_fn{before});
+  thrust::gather(ctx.policy(s), rows_kept.data(), rows_kept.data() + n, before.group,
+                 out.group.data());
+  return out;
 }
 
 /// Holes before the members [first, rows) of a slice of a union (rows before `first` give the
 /// previous end), at least `min_gap` long, ordered by (group, duration desc, start), the first
 /// `top_per_group` of each group kept (0 = all).
 template <class Context>
-std::vector<gap> gaps_on_device(Context& ctx, interval_view u, std::size_t first,
-                                group_windows windows, std::int64_t min_gap,
+std::vector<gap> gaps_on_device(Context& ctx, typename Context::stream_type s, interval_view u,
+                                std::size_t first, group_windows windows, std::int64_t min_gap,
                                 std::size_t top_per_group) {
   std::size_t const rows = u.size();
   std::size_t const groups = windows.start.size();
   std::vector<gap> out;
   if (rows <= first || groups == 0) return out;
-  auto const d = upload_intervals(ctx, u);
-  auto ws = ctx.template alloc<int64_t>(groups);
-  auto we = ctx.template alloc<int64_t>(groups);
-  ctx.upload(ws.data(), windows.start.data(), groups);
-  ctx.upload(we.data(), windows.end.data(), groups);
+  auto const d = upload_intervals(ctx, u, s);
+  auto ws = ctx.template alloc<int64_t>(groups, s);
+  auto we = ctx.template alloc<int64_t>(groups, s);
+  ctx.upload(ws.data(), windows.start.data(), groups, s);
+  ctx.upload(we.data(), windows.end.data(), groups, s);
 
   gap_before_fn const before{d.group.data(), d.start.data(),
                              d.end.data(),   ws.data(),
                              we.data(),      groups,
                              first,          static_cast<uint64_t>(min_gap > 1 ? min_gap : 1)};
-  auto rows_kept = ctx.template alloc<uint32_t>(rows);
-  auto const kept_end = thrust::copy_if(
-      ctx.policy(), thrust::counting_iterator<uint32_t>(0),
-      thrust::counting_iterator<uint32_t>(static_cast<uint32_t>(rows)), rows_kept.data(), before);
-  std::size_t const n = static_cast<std::size_t>(kept_end - rows_kept.data());
-  if (n == 0) return out;
-  auto g_from = ctx.template alloc<int64_t>(n);
-  auto g_to = ctx.template alloc<int64_t>(n);
-  auto g_group = ctx.template alloc<uint32_t>(n);
-  auto g_len = ctx.template alloc<int64_t>(n);
-  thrust::transform(ctx.policy(), rows_kept.data(), rows_kept.data() + n, g_from.data(),
-                    gap_from_fn{before});
-  thrust::transform(ctx.policy(), rows_kept.data(), rows_kept.data() + n, g_to.data(),
-                    gap_to_fn{before});
-  thrust::gather(ctx.policy(), rows_kept.data(), rows_kept.data() + n, d.group.data(),
-                 g_group.data());
-  thrust::transform(ctx.policy(), g_to.data(), g_to.data() + n, g_from.data(), g_len.data(),
-                    difference_fn{});
-
-  auto const group_range = value_range(ctx, g_group.data(), n);
-  auto const len_range = value_range(ctx, g_len.data(), n);
-  auto const from_range = value_range(ctx, g_from.data(), n);
-  std::vector<decltype(ctx.template alloc<uint64_t>(0))> columns;
-  for (int c = 0; c < 3; ++c) columns.push_back(ctx.template alloc<uint64_t>(n));
-  thrust::transform(ctx.policy(), g_group.data(), g_group.data() + n, columns[0].data(),
-                    normalise_u32_fn{static_cast<uint32_t>(group_range.lo)});
-  thrust::transform(ctx.policy(), g_len.data(), g_len.data() + n, columns[1].data(),
-                    descending_i64_fn{len_range.hi});
-  thrust::transform(ctx.policy(), g_from.data(), g_from.data() + n, columns[2].data(),
-                    normalise_i64_fn{from_range.lo});
-  int const bits[3] = {bits_for(static_cast<uint64_t>(group_range.hi - group_range.lo)),
-                       bits_for(normalise(len_range.hi, len_range.lo)),
-                       bits_for(normalise(from_range.hi, from_range.lo))};
-  auto order = sorted_order(ctx, columns, bits, n);
-  columns.clear();
-  auto s_group = ctx.template alloc<uint32_t>(n);
-  auto s_from = ctx.template alloc<int64_t>(n);
-  auto s_to = ctx.template alloc<int64_t>(n);
-  thrust::gather(ctx.policy(), order.data(), order.data() + n, g_group.data(), s_group.data());
-  thrust::gather(ctx.policy(), order.data(), order.data() + n, g_from.data(), s_from.data());
-  thrust::gather(ctx.policy(), order.data(), order.data() + n, g_to.data(), s_to.data());
-
-  std::size_t m = n;
-  if (top_per_group > 0) {
-    // rank within group = exclusive count of equal groups before; keep rank < top.
-    auto rank = ctx.template alloc<uint64_t>(n);
-    thrust::exclusive_scan_by_key(ctx.policy(), s_group.data(), s_group.data() + n,
-                                  thrust::constant_iterator<uint64_t>(1), rank.data(), uint64_t{0});
-    auto c_group = ctx.template alloc<uint32_t>(n);
-    auto c_from = ctx.template alloc<int64_t>(n);
-    auto c_to = ctx.template alloc<int64_t>(n);
-    below_fn const keep{top_per_group};
-    auto const e = thrust::copy_if(ctx.policy(), s_group.data(), s_group.data() + n, rank.data(),
-                                   c_group.data(), keep);
-    m = static_cast<std::size_t>(e - c_group.data());
-    thrust::copy_if(ctx.policy(), s_from.data(), s_from.data() + n, rank.data(), c_from.data(),
-                    keep);
-    thrust::copy_if(ctx.policy(), s_to.data(), s_to.data() + n, rank.data(), c_to.data(), keep);
-    s_group = std::move(c_group);
-    s_from = std::move(c_from);
-    s_to = std::move(c_to);
-  }
+  auto const top =
+      top_gaps_device(ctx, s, holes_before_device(ctx, s, before, rows), top_per_group);
+  std::size_t const m = top.size;
   std::vector<std::uint32_t> h_group(m);
   std::vector<std::int64_t> h_from(m), h_to(m);
-  ctx.download(h_group.data(), s_group.data(), m);
-  ctx.download(h_from.data(), s_from.data(), m);
-  ctx.download(h_to.data(), s_to.data(), m);
+  ctx.download(h_group.data(), top.group.data(), m, s);
+  ctx.download(h_from.data(), top.start.data(), m, s);
+  ctx.download(h_to.data(), top.end.data(), m, s);
   out.resize(m);
   for (std::size_t i = 0; i < m; ++i) out[i] = {h_group[i], h_from[i], h_to[i]};
   return out;
 }
 
-/// Exact statistics per distinct key of columns resident on the device, ordered by key.
+/// Values sorted by (key, value) and the moments of each distinct key, on the device.
 template <class Context>
-std::vector<exact_stats> stats_resident(Context& ctx, uint32_t const* keys, int64_t const* values,
-                                        std::size_t n, std::span<double const> quantiles) {
-  std::vector<exact_stats> out;
+struct sorted_moments {
+  decltype(std::declval<Context&>().template alloc<int64_t>(0)) values;  ///< sorted values
+  decltype(std::declval<Context&>().template alloc<uint32_t>(0)) keys;   ///< distinct keys
+  decltype(std::declval<Context&>().template alloc<moments>(0)) moments_;
+  std::size_t groups = 0;
+};
+
+template <class Context>
+sorted_moments<Context> sorted_moments_device(Context& ctx, typename Context::stream_type s,
+                                              uint32_t const* keys, int64_t const* values,
+                                              std::size_t n) {
+  sorted_moments<Context> out;
   if (n == 0) return out;
-  auto const key_range = value_range(ctx, keys, n);
-  auto const value_range_ = value_range(ctx, values, n);
+  auto const key_range = value_range(ctx, keys, n, s);
+  auto const value_range_ = value_range(ctx, values, n, s);
   std::vector<decltype(ctx.template alloc<uint64_t>(0))> columns;
-  columns.push_back(ctx.template alloc<uint64_t>(n));
-  columns.push_back(ctx.template alloc<uint64_t>(n));
-  thrust::transform(ctx.policy(), keys, keys + n, columns[0].data(),
+  columns.push_back(ctx.template alloc<uint64_t>(n, s));
+  columns.push_back(ctx.template alloc<uint64_t>(n, s));
+  thrust::transform(ctx.policy(s), keys, keys + n, columns[0].data(),
                     normalise_u32_fn{static_cast<uint32_t>(key_range.lo)});
-  thrust::transform(ctx.policy(), values, values + n, columns[1].data(),
+  thrust::transform(ctx.policy(s), values, values + n, columns[1].data(),
                     normalise_i64_fn{value_range_.lo});
   int const bits[2] = {bits_for(static_cast<uint64_t>(key_range.hi - key_range.lo)),
                        bits_for(normalise(value_range_.hi, value_range_.lo))};
-  auto order = sorted_order(ctx, columns, bits, n);
+  auto order = sorted_order(ctx, columns, bits, n, s);
   columns.clear();
-  auto s_keys = ctx.template alloc<uint32_t>(n);
-  auto s_values = ctx.template alloc<int64_t>(n);
-  thrust::gather(ctx.policy(), order.data(), order.data() + n, keys, s_keys.data());
-  thrust::gather(ctx.policy(), order.data(), order.data() + n, values, s_values.data());
+  auto s_keys = ctx.template alloc<uint32_t>(n, s);
+  out.values = ctx.template alloc<int64_t>(n, s);
+  thrust::gather(ctx.policy(s), order.data(), order.data() + n, keys, s_keys.data());
+  thrust::gather(ctx.policy(s), order.data(), order.data() + n, values, out.values.data());
+  order = {};
 
-  auto u_keys = ctx.template alloc<uint32_t>(n);
-  auto u_moments = ctx.template alloc<moments>(n);
+  out.keys = ctx.template alloc<uint32_t>(n, s);
+  out.moments_ = ctx.template alloc<moments>(n, s);
   auto const ends = thrust::reduce_by_key(
-      ctx.policy(), s_keys.data(), s_keys.data() + n,
-      thrust::make_transform_iterator(s_values.data(), to_moments_fn{}), u_keys.data(),
-      u_moments.data(), thrust::equal_to<uint32_t>{}, moments_plus_fn{});
-  std::size_t const groups = static_cast<std::size_t>(ends.first - u_keys.data());
+      ctx.policy(s), s_keys.data(), s_keys.data() + n,
+      thrust::make_transform_iterator(out.values.data(), to_moments_fn{}), out.keys.data(),
+      out.moments_.data(), thrust::equal_to<uint32_t>{}, moments_plus_fn{});
+  out.groups = static_cast<std::size_t>(ends.first - out.keys.data());
+  return out;
+}
+
+/// The exact parts of one key read from its moments (all but the order statistics); throws
+/// std::overflow_error when Σx² overflowed.
+inline exact_stats exact_from_moments(std::uint32_t key, moments const& m) {
+  if (m.overflow) throw_sum_sq_overflow(key);
+  exact_stats s;
+  s.key = key;
+  s.count = m.count;
+  s.sum = static_cast<int128>((static_cast<uint128>(m.sum.hi) << 64) | m.sum.lo);
+  s.sum_sq = (static_cast<uint128>(m.sum_sq.hi) << 64) | m.sum_sq.lo;
+  return s;
+}
+
+/// Exact statistics per distinct key of columns resident on the device, ordered by key.
+template <class Context>
+std::vector<exact_stats> stats_resident(Context& ctx, typename Context::stream_type s,
+                                        uint32_t const* keys, int64_t const* values, std::size_t n,
+                                        std::span<double const> quantiles) {
+  std::vector<exact_stats> out;
+  if (n == 0) return out;
+  auto const sorted = sorted_moments_device(ctx, s, keys, values, n);
+  std::size_t const groups = sorted.groups;
   std::vector<std::uint32_t> h_ukeys(groups);
   std::vector<moments> h_moments(groups);
-  ctx.download(h_ukeys.data(), u_keys.data(), groups);
-  ctx.download(h_moments.data(), u_moments.data(), groups);
+  ctx.download(h_ukeys.data(), sorted.keys.data(), groups, s);
+  ctx.download(h_moments.data(), sorted.moments_.data(), groups, s);
 
   // Order statistics: the sorted ranks every group needs, gathered in one pass.
   std::size_t const per_group = 4 + 2 * quantiles.size();
@@ -520,24 +610,19 @@ std::vector<exact_stats> stats_resident(Context& ctx, uint32_t const* keys, int6
     }
     offset += c;
   }
-  auto d_ranks = ctx.template alloc<uint64_t>(ranks.size());
-  auto d_picked = ctx.template alloc<int64_t>(ranks.size());
-  ctx.upload(d_ranks.data(), ranks.data(), ranks.size());
-  thrust::gather(ctx.policy(), d_ranks.data(), d_ranks.data() + ranks.size(), s_values.data(),
+  auto d_ranks = ctx.template alloc<uint64_t>(ranks.size(), s);
+  auto d_picked = ctx.template alloc<int64_t>(ranks.size(), s);
+  ctx.upload(d_ranks.data(), ranks.data(), ranks.size(), s);
+  thrust::gather(ctx.policy(s), d_ranks.data(), d_ranks.data() + ranks.size(), sorted.values.data(),
                  d_picked.data());
   std::vector<std::int64_t> picked(ranks.size());
-  ctx.download(picked.data(), d_picked.data(), picked.size());
+  ctx.download(picked.data(), d_picked.data(), picked.size(), s);
 
   out.resize(groups);
   for (std::size_t g = 0; g < groups; ++g) {
     exact_stats& s = out[g];
-    moments const& m = h_moments[g];
     std::int64_t const* p = picked.data() + g * per_group;
-    if (m.overflow) throw_sum_sq_overflow(h_ukeys[g]);
-    s.key = h_ukeys[g];
-    s.count = m.count;
-    s.sum = static_cast<int128>((static_cast<uint128>(m.sum.hi) << 64) | m.sum.lo);
-    s.sum_sq = (static_cast<uint128>(m.sum_sq.hi) << 64) | m.sum_sq.lo;
+    s = exact_from_moments(h_ukeys[g], h_moments[g]);
     s.min = p[0];
     s.max = p[1];
     s.median_lo = p[2];
@@ -552,47 +637,67 @@ std::vector<exact_stats> stats_resident(Context& ctx, uint32_t const* keys, int6
 
 /// Exact statistics per distinct key of host columns: one upload, then stats_resident.
 template <class Context>
-std::vector<exact_stats> stats_on_device(Context& ctx, std::span<std::uint32_t const> h_keys,
+std::vector<exact_stats> stats_on_device(Context& ctx, typename Context::stream_type s,
+                                         std::span<std::uint32_t const> h_keys,
                                          std::span<std::int64_t const> h_values,
                                          std::span<double const> quantiles) {
   std::size_t const n = h_keys.size();
   if (n == 0) return {};
-  auto keys = ctx.template alloc<uint32_t>(n);
-  auto values = ctx.template alloc<int64_t>(n);
-  ctx.upload(keys.data(), h_keys.data(), n);
-  ctx.upload(values.data(), h_values.data(), n);
-  return stats_resident(ctx, keys.data(), values.data(), n, quantiles);
+  auto keys = ctx.template alloc<uint32_t>(n, s);
+  auto values = ctx.template alloc<int64_t>(n, s);
+  ctx.upload(keys.data(), h_keys.data(), n, s);
+  ctx.upload(values.data(), h_values.data(), n, s);
+  return stats_resident(ctx, s, keys.data(), values.data(), n, quantiles);
+}
+
+/// Per-group sums on the device: `size` distinct groups, ascending.
+template <class Context>
+struct group_sums {
+  decltype(std::declval<Context&>().template alloc<uint32_t>(0)) group;
+  decltype(std::declval<Context&>().template alloc<int64_t>(0)) sum;
+  std::size_t size = 0;
+};
+
+/// Σ |a_i ∩ b| per group of the members of a, on the device; b covers every member a can
+/// overlap. Both sorted by (group, start).
+template <class Context>
+group_sums<Context> overlap_by_group_device(Context& ctx, typename Context::stream_type s,
+                                            device_intervals a, device_intervals b) {
+  std::size_t const na = a.size, nb = b.size;
+  group_sums<Context> out;
+  if (na == 0 || nb == 0) return out;
+  auto cum = ctx.template alloc<int64_t>(nb, s);
+  auto len = ctx.template alloc<int64_t>(nb, s);
+  thrust::transform(ctx.policy(s), b.start, b.start + nb, b.end, len.data(), length_fn{});
+  thrust::exclusive_scan(ctx.policy(s), len.data(), len.data() + nb, cum.data(), int64_t{0});
+  len = {};
+  coverage_fn const cover{b.group, b.start, b.end, cum.data(), nb};
+  auto overlap = ctx.template alloc<int64_t>(na, s);
+  thrust::transform(ctx.policy(s), thrust::counting_iterator<std::size_t>(0),
+                    thrust::counting_iterator<std::size_t>(na), overlap.data(),
+                    overlap_fn{cover, a.group, a.start, a.end});
+  out.group = ctx.template alloc<uint32_t>(na, s);
+  out.sum = ctx.template alloc<int64_t>(na, s);
+  auto const ends = thrust::reduce_by_key(ctx.policy(s), a.group, a.group + na, overlap.data(),
+                                          out.group.data(), out.sum.data());
+  out.size = static_cast<std::size_t>(ends.first - out.group.data());
+  return out;
 }
 
 /// Σ |a_i ∩ b| per group of the members of slice a, added into `per_group`; b is a slice of a
 /// union that covers every member a can overlap.
 template <class Context>
-void intersection_on_device(Context& ctx, interval_view a, interval_view b,
-                            std::vector<std::int64_t>& per_group) {
-  std::size_t const na = a.size(), nb = b.size();
-  if (na == 0 || nb == 0) return;
-  auto const da = upload_intervals(ctx, a);
-  auto const db = upload_intervals(ctx, b);
-
-  auto cum = ctx.template alloc<int64_t>(nb);
-  auto len = ctx.template alloc<int64_t>(nb);
-  thrust::transform(ctx.policy(), db.start.data(), db.start.data() + nb, db.end.data(), len.data(),
-                    length_fn{});
-  thrust::exclusive_scan(ctx.policy(), len.data(), len.data() + nb, cum.data(), int64_t{0});
-  coverage_fn const cover{db.group.data(), db.start.data(), db.end.data(), cum.data(), nb};
-  auto overlap = ctx.template alloc<int64_t>(na);
-  thrust::transform(ctx.policy(), thrust::counting_iterator<std::size_t>(0),
-                    thrust::counting_iterator<std::size_t>(na), overlap.data(),
-                    overlap_fn{cover, da.group.data(), da.start.data(), da.end.data()});
-  auto u_group = ctx.template alloc<uint32_t>(na);
-  auto u_sum = ctx.template alloc<int64_t>(na);
-  auto const ends = thrust::reduce_by_key(ctx.policy(), da.group.data(), da.group.data() + na,
-                                          overlap.data(), u_group.data(), u_sum.data());
-  std::size_t const groups = static_cast<std::size_t>(ends.first - u_group.data());
+void intersection_on_device(Context& ctx, typename Context::stream_type s, interval_view a,
+                            interval_view b, std::vector<std::int64_t>& per_group) {
+  if (a.size() == 0 || b.size() == 0) return;
+  auto const da = upload_intervals(ctx, a, s);
+  auto const db = upload_intervals(ctx, b, s);
+  auto const sums = overlap_by_group_device(ctx, s, da.view(), db.view());
+  std::size_t const groups = sums.size;
   std::vector<std::uint32_t> h_group(groups);
   std::vector<std::int64_t> h_sum(groups);
-  ctx.download(h_group.data(), u_group.data(), groups);
-  ctx.download(h_sum.data(), u_sum.data(), groups);
+  ctx.download(h_group.data(), sums.group.data(), groups, s);
+  ctx.download(h_sum.data(), sums.sum.data(), groups, s);
   for (std::size_t i = 0; i < groups; ++i)
     if (h_group[i] < per_group.size()) per_group[h_group[i]] += h_sum[i];
 }

@@ -4,17 +4,61 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <tracesweep/event_kind.hpp>
 #include <tracesweep/intervals.hpp>
 #include <tracesweep/stats.hpp>
 
 namespace tracesweep {
 
+/// What a summary asks of the device activity of a trace: the columns it reads, as they are in
+/// the event table and the trace model. Rows whose kind is not device activity (kernel, memcpy,
+/// memset) are ignored; the others must have a dense device id below `device_count`.
+struct activity_request {
+  std::span<std::int64_t const> start;
+  std::span<std::int64_t const> end;
+  std::span<event_kind const> kind;
+  std::span<group_id const> device_group;  ///< dense device id per row (trace_model)
+  std::span<std::uint32_t const> name;     ///< string id per row
+  /// Per string id: nonzero for communication kernels; ids past its end are computation.
+  std::span<std::uint8_t const> communication;
+  std::size_t device_count = 0;
+  std::int64_t min_gap = 0;       ///< gap_scan's min_gap
+  std::size_t top_per_group = 0;  ///< gap_scan's top_per_group (0 = all)
+};
+
+/// The numbers of one device (index = dense device id). A device without activity rows has the
+/// empty window [INT64_MAX, INT64_MIN) and zeros elsewhere.
+struct device_activity_row {
+  std::int64_t window_start = std::numeric_limits<std::int64_t>::max();
+  std::int64_t window_end = std::numeric_limits<std::int64_t>::min();
+  std::int64_t busy = 0;           ///< |union of activity|
+  std::int64_t kernel_busy = 0;    ///< |union of kernels|
+  std::int64_t memcpy_busy = 0;    ///< |union of memcpys|
+  std::int64_t memset_busy = 0;    ///< |union of memsets|
+  std::int64_t communication = 0;  ///< |union of communication kernels|
+  std::int64_t computation = 0;    ///< |union of the other kernels|
+  std::int64_t overlap = 0;        ///< |communication ∩ computation|
+  std::int64_t kernel_count = 0;
+  friend bool operator==(device_activity_row const&, device_activity_row const&) = default;
+};
+
+/// The result tables of backend::device_activity.
+struct activity_result {
+  std::vector<device_activity_row> devices;  ///< device_count rows
+  std::vector<gap> gaps;             ///< gap_scan of the activity union over each device's window
+  std::vector<exact_stats> kernels;  ///< segmented_stats of kernel durations by name id
+};
+
+/// The analysis primitives. Each public call checks its arguments once (throwing
+/// std::invalid_argument) and then runs the backend's implementation (the do_ functions), so
+/// the implementations may assume valid input.
 class backend {
  public:
   virtual ~backend() = default;
@@ -22,27 +66,55 @@ class backend {
 
   /// Stable sort of `keys` ascending, permuting `values` alongside. Only bits
   /// [0, end_bit) of the keys may be set (end_bit = 64 when unknown).
-  virtual void sort_pairs(std::span<std::uint64_t> keys, std::span<std::uint32_t> values,
-                          int end_bit = 64) = 0;
+  void sort_pairs(std::span<std::uint64_t> keys, std::span<std::uint32_t> values, int end_bit = 64);
 
   /// Union per group. Touching intervals merge; zero-length intervals add nothing.
-  [[nodiscard]] virtual interval_union union_by_group(interval_view intervals) = 0;
+  [[nodiscard]] interval_union union_by_group(interval_view intervals);
 
   /// Holes of `u` inside each group's window that last at least `min_gap` ns, the longest
-  /// `top_per_group` per group (0 = all), ordered by (group, duration desc, start).
-  [[nodiscard]] virtual std::vector<gap> gap_scan(interval_union const& u, group_windows windows,
-                                                  std::int64_t min_gap,
-                                                  std::size_t top_per_group) = 0;
+  /// `top_per_group` per group (0 = all), ordered by (group, duration desc, start). `u` must be
+  /// sorted by group and every group must have a window.
+  [[nodiscard]] std::vector<gap> gap_scan(interval_union const& u, group_windows windows,
+                                          std::int64_t min_gap, std::size_t top_per_group);
 
   /// Exact statistics of `values` per distinct key, ordered by key. `quantiles` in [0, 1].
-  [[nodiscard]] virtual std::vector<exact_stats> segmented_stats(
-      std::span<std::uint32_t const> keys, std::span<std::int64_t const> values,
-      std::span<double const> quantiles) = 0;
+  [[nodiscard]] std::vector<exact_stats> segmented_stats(std::span<std::uint32_t const> keys,
+                                                         std::span<std::int64_t const> values,
+                                                         std::span<double const> quantiles);
 
   /// |a ∩ b| per group (index = group id, `group_count` entries).
-  [[nodiscard]] virtual std::vector<std::int64_t> intersection_by_group(
-      interval_union const& a, interval_union const& b, std::size_t group_count) = 0;
+  [[nodiscard]] std::vector<std::int64_t> intersection_by_group(interval_union const& a,
+                                                                interval_union const& b,
+                                                                std::size_t group_count);
+
+  /// The device-activity part of a summary in one call: row selection, the unions per device
+  /// (activity; per kind; communication and computation kernels), their intersection, the gap
+  /// scan over the activity union inside each device's window (the window spans the device's
+  /// activity rows) and the statistics of kernel durations by name. Equal on every backend to
+  /// compose_device_activity over the CPU backend.
+  [[nodiscard]] activity_result device_activity(activity_request const& request);
+
+ protected:
+  virtual void do_sort_pairs(std::span<std::uint64_t> keys, std::span<std::uint32_t> values,
+                             int end_bit) = 0;
+  virtual interval_union do_union_by_group(interval_view intervals) = 0;
+  virtual std::vector<gap> do_gap_scan(interval_union const& u, group_windows windows,
+                                       std::int64_t min_gap, std::size_t top_per_group) = 0;
+  virtual std::vector<exact_stats> do_segmented_stats(std::span<std::uint32_t const> keys,
+                                                      std::span<std::int64_t const> values,
+                                                      std::span<double const> quantiles) = 0;
+  virtual std::vector<std::int64_t> do_intersection_by_group(interval_union const& a,
+                                                             interval_union const& b,
+                                                             std::size_t group_count) = 0;
+  /// Defaults to compose_device_activity(*this, request).
+  virtual activity_result do_device_activity(activity_request const& request);
 };
+
+/// device_activity built from the other primitives of `be` over host memory: the selected rows
+/// are gathered on the host and each union, the intersection, the gap scan and the statistics
+/// is one primitive call. The CPU backend's implementation, and the CUDA backend's when the
+/// resident working set does not fit its memory limit. `request` must be valid.
+[[nodiscard]] activity_result compose_device_activity(backend& be, activity_request const& request);
 
 enum class backend_choice { automatic, cpu, cuda };
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Errors that reach the user: a bad input file (exit 2), a usage mistake (exit 1), an unavailable
-// backend (exit 2) and a result table asked for by a name it lacks (the CLI makes it a usage
-// error). Each renders as one line: "path: where: why".
+// backend (exit 2), a failure on the device (exit 2) and a result table asked for by a name it
+// lacks (the CLI makes it a usage error). Each renders as one line: "path: where: why". None
+// names a command-line option: the CLI maps them to the options they came from.
 #pragma once
 
 #include <stdexcept>
@@ -69,6 +70,19 @@ class unknown_table_error : public std::runtime_error {
  private:
   std::string _table;
   std::vector<std::string> _valid;
+};
+
+/// A failure of the accelerator while an analysis ran (exit 2): running out of device memory,
+/// a failed copy or kernel. One line; out of memory says that a lower device memory limit
+/// processes the trace in smaller chunks.
+class device_error : public std::runtime_error {
+ public:
+  device_error(std::string const& what, bool out_of_memory)
+      : std::runtime_error(what), _out_of_memory(out_of_memory) {}
+  [[nodiscard]] bool out_of_memory() const noexcept { return _out_of_memory; }
+
+ private:
+  bool _out_of_memory;
 };
 
 }  // namespace tracesweep

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CPU reference backend: forwards each call to its primitive on a fixed thread budget.
-#include <stdexcept>
+// Arguments are checked once by the public backend calls (src/core/backend.cpp).
+#include <algorithm>
 #include <thread>
 
 #include <tracesweep/backend.hpp>
@@ -17,36 +18,35 @@ class cpu_backend final : public backend {
 
   [[nodiscard]] std::string_view name() const noexcept override { return "cpu"; }
 
-  void sort_pairs(std::span<std::uint64_t> keys, std::span<std::uint32_t> values,
-                  int end_bit) override {
-    if (keys.size() != values.size())
-      throw std::invalid_argument("sort_pairs: keys and values differ in size");
+ private:
+  void do_sort_pairs(std::span<std::uint64_t> keys, std::span<std::uint32_t> values,
+                     int end_bit) override {
     cpu::radix_sort<std::uint32_t>(keys, values, end_bit, _threads);
   }
 
-  [[nodiscard]] interval_union union_by_group(interval_view intervals) override {
+  interval_union do_union_by_group(interval_view intervals) override {
     return cpu::union_by_group(intervals, _threads);
   }
 
-  [[nodiscard]] std::vector<gap> gap_scan(interval_union const& u, group_windows windows,
-                                          std::int64_t min_gap,
-                                          std::size_t top_per_group) override {
+  std::vector<gap> do_gap_scan(interval_union const& u, group_windows windows, std::int64_t min_gap,
+                               std::size_t top_per_group) override {
     return cpu::gap_scan(u, windows, min_gap, top_per_group, _threads);
   }
 
-  [[nodiscard]] std::vector<exact_stats> segmented_stats(
-      std::span<std::uint32_t const> keys, std::span<std::int64_t const> values,
-      std::span<double const> quantiles) override {
+  std::vector<exact_stats> do_segmented_stats(std::span<std::uint32_t const> keys,
+                                              std::span<std::int64_t const> values,
+                                              std::span<double const> quantiles) override {
     return cpu::segmented_stats(keys, values, quantiles, _threads);
   }
 
-  [[nodiscard]] std::vector<std::int64_t> intersection_by_group(interval_union const& a,
-                                                                interval_union const& b,
-                                                                std::size_t group_count) override {
+  std::vector<std::int64_t> do_intersection_by_group(interval_union const& a,
+                                                     interval_union const& b,
+                                                     std::size_t group_count) override {
     return cpu::intersection_by_group(a, b, group_count);
   }
 
- private:
+  // do_device_activity: the default, compose_device_activity over these primitives on the
+  // host columns (no copies beyond the gathered rows each union needs).
   unsigned _threads;
 };
 

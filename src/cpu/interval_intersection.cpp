@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // |a ∩ b| per group: a two-pointer walk over two unions sorted by (group, start).
 #include <algorithm>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "primitives.hpp"
@@ -12,16 +10,6 @@ namespace tracesweep::cpu {
 std::vector<std::int64_t> intersection_by_group(interval_union const& a, interval_union const& b,
                                                 std::size_t group_count) {
   std::vector<std::int64_t> out(group_count, 0);
-  auto check = [group_count](interval_union const& u) {
-    if (u.group.size() != u.size() || u.end.size() != u.size())
-      throw std::invalid_argument("intersection_by_group: union columns differ in size");
-    for (group_id const g : u.group)
-      if (g >= group_count)
-        throw std::invalid_argument("intersection_by_group: group " + std::to_string(g) +
-                                    " >= group_count");
-  };
-  check(a);
-  check(b);
   std::size_t i = 0;
   std::size_t j = 0;
   while (i < a.size() && j < b.size()) {

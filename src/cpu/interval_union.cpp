@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
-#include <stdexcept>
 #include <tuple>
 #include <vector>
 
@@ -93,8 +92,6 @@ interval_union union_of_sorted(sorted_intervals sorted, unsigned threads) {
 interval_union union_by_group(interval_view iv, unsigned threads) {
   threads = std::max(1u, threads);
   std::size_t const n = iv.size();
-  if (iv.end.size() != n || iv.group.size() != n)
-    throw std::invalid_argument("union_by_group: start, end and group differ in size");
 
   std::size_t m = 0;
   std::int64_t smin = std::numeric_limits<std::int64_t>::max();

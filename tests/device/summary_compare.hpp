@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Field-by-field summary comparison (integers equal, doubles bit-identical) and the list of
-// trace files, shared by the CPU-compiled parity suite and the CUDA backend test.
+// Field-by-field summary comparison (integers equal, doubles bit-identical), the list of trace
+// files and reading one, shared by the CPU-compiled device tests and the CUDA backend test.
 #pragma once
 
 #include <algorithm>
@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tracesweep/error.hpp>
+#include <tracesweep/input_reader.hpp>
 #include <tracesweep/summary.hpp>
 
 namespace tracesweep::test {
@@ -86,6 +88,18 @@ inline std::vector<std::filesystem::path> trace_files(std::filesystem::path cons
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+/// Reads `path` into an empty `table`: false (and `table` emptied) when it is not a trace
+/// tracesweep reads; not every file in the traces folder is one.
+inline bool read_trace(std::filesystem::path const& path, event_table& table) {
+  try {
+    read_input(path.string(), table, read_options{});
+    return true;
+  } catch (input_error const&) {
+    table = event_table{};
+    return false;
+  }
 }
 
 }  // namespace tracesweep::test

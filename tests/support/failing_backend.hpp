@@ -14,22 +14,24 @@ class failing_backend final : public backend {
  public:
   explicit failing_backend(std::exception_ptr e) : _e(std::move(e)) {}
   [[nodiscard]] std::string_view name() const noexcept override { return "failing"; }
-  void sort_pairs(std::span<std::uint64_t>, std::span<std::uint32_t>, int) override { fail(); }
-  [[nodiscard]] interval_union union_by_group(interval_view) override { fail(); }
-  [[nodiscard]] std::vector<gap> gap_scan(interval_union const&, group_windows, std::int64_t,
-                                          std::size_t) override {
+
+ protected:
+  void do_sort_pairs(std::span<std::uint64_t>, std::span<std::uint32_t>, int) override { fail(); }
+  interval_union do_union_by_group(interval_view) override { fail(); }
+  std::vector<gap> do_gap_scan(interval_union const&, group_windows, std::int64_t,
+                               std::size_t) override {
     fail();
   }
-  [[nodiscard]] std::vector<exact_stats> segmented_stats(std::span<std::uint32_t const>,
-                                                         std::span<std::int64_t const>,
-                                                         std::span<double const>) override {
+  std::vector<exact_stats> do_segmented_stats(std::span<std::uint32_t const>,
+                                              std::span<std::int64_t const>,
+                                              std::span<double const>) override {
     fail();
   }
-  [[nodiscard]] std::vector<std::int64_t> intersection_by_group(interval_union const&,
-                                                                interval_union const&,
-                                                                std::size_t) override {
+  std::vector<std::int64_t> do_intersection_by_group(interval_union const&, interval_union const&,
+                                                     std::size_t) override {
     fail();
   }
+  activity_result do_device_activity(activity_request const&) override { fail(); }
 
  private:
   [[noreturn]] void fail() const { std::rethrow_exception(_e); }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// For bench/device only: times the primitives on columns already resident on the GPU (the
-// interactive case), next to the host-to-device copy that put them there.
+// bench_device's GPU half (resident_bench.cu, nvcc): times the primitives on columns already
+// resident on the GPU (the interactive case), next to the host-to-device copy that put them
+// there. Benchmark code only; the tool never links it.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +9,7 @@
 
 #include <tracesweep/intervals.hpp>
 
-namespace tracesweep::cuda_detail {
+namespace tracesweep::bench {
 
 struct resident_times {
   double h2d_ms = 0;   ///< start, end, group, name, duration columns to the device (pinned staging)
@@ -22,4 +23,4 @@ struct resident_times {
                                            std::span<std::uint32_t const> names,
                                            std::span<std::int64_t const> durations, int reps);
 
-}  // namespace tracesweep::cuda_detail
+}  // namespace tracesweep::bench

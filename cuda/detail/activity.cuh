@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: Apache-2.0
+// backend::device_activity on the device: the request's columns go up once (column.hpp), every
+// step runs on device columns, and three result tables come back — the per-device numbers, the
+// gaps and the per-name kernel statistics. Compiled by nvcc with the CUDA context and by g++
+// with the host twin, like primitives.cuh.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include <thrust/copy.h>
+#include <thrust/fill.h>
+#include <thrust/functional.h>
+#include <thrust/gather.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/reduce.h>
+#include <thrust/scan.h>
+#include <thrust/scatter.h>
+#include <thrust/transform.h>
+
+#include <tracesweep/backend.hpp>
+#include <tracesweep/event_kind.hpp>
+
+#include "cuda/detail/column.hpp"
+#include "cuda/detail/primitives.cuh"
+
+namespace tracesweep::cuda_detail {
+
+static_assert(sizeof(event_kind) == 1);
+static_assert(static_cast<int>(event_kind::kernel) == 0 &&
+              static_cast<int>(event_kind::memcpy) == 1 &&
+              static_cast<int>(event_kind::memset) == 2);
+
+/// The per-device table on the device: `activity_columns` int64 columns of device_count values,
+/// one after the other, in the order of device_activity_row.
+enum activity_column : int {
+  col_window_start,
+  col_window_end,
+  col_busy,
+  col_kernel,
+  col_memcpy,
+  col_memset,
+  col_communication,
+  col_computation,
+  col_overlap,
+  col_kernel_count,
+  activity_columns
+};
+
+/// One gap as it comes back to the host.
+struct gap_row {
+  uint32_t group;
+  int64_t start;
+  int64_t end;
+};
+
+/// One key's exact statistics as they come back to the host.
+struct stats_row {
+  uint32_t key;
+  moments m;
+  int64_t min;
+  int64_t max;
+  int64_t median_lo;
+  int64_t median_hi;
+};
+
+// ---- functors ------------------------------------------------------------------------------
+
+/// Rows of kind kernel, memcpy or memset (kind <= max_kind).
+struct kind_at_most_fn {
+  uint8_t const* kind;
+  uint8_t max_kind;
+  TRACESWEEP_HOST_DEVICE bool operator()(uint32_t row) const { return kind[row] <= max_kind; }
+};
+
+/// Dense device × kind id of an activity row: device · 3 + kind.
+struct device_kind_fn {
+  uint8_t const* kind;
+  uint32_t const* group;
+  TRACESWEEP_HOST_DEVICE uint32_t operator()(uint32_t row) const {
+    return group[row] * 3 + kind[row];
+  }
+};
+
+/// Kernel rows whose name is (or is not) a communication kernel.
+struct communication_fn {
+  uint32_t const* name;
+  uint8_t const* flag;
+  std::size_t flags;
+  bool want;
+  TRACESWEEP_HOST_DEVICE bool operator()(uint32_t row) const {
+    uint32_t const n = name[row];
+    return (n < flags && flag[n] != 0) == want;
+  }
+};
+
+struct duration_fn {
+  int64_t const* start;
+  int64_t const* end;
+  TRACESWEEP_HOST_DEVICE int64_t operator()(uint32_t row) const { return end[row] - start[row]; }
+};
+
+/// Window and kernel count of a run of activity rows of one device.
+struct window_acc {
+  int64_t lo;
+  int64_t hi;
+  int64_t kernels;
+};
+struct to_window_fn {
+  int64_t const* start;
+  int64_t const* end;
+  uint8_t const* kind;
+  TRACESWEEP_HOST_DEVICE window_acc operator()(uint32_t row) const {
+    return {start[row], end[row], kind[row] == 0 ? 1 : 0};
+  }
+};
+struct window_merge_fn {
+  TRACESWEEP_HOST_DEVICE window_acc operator()(window_acc a, window_acc b) const {
+    return {a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi, a.kernels + b.kernels};
+  }
+};
+struct window_field_fn {
+  int field;  ///< 0 lo, 1 hi, 2 kernels
+  TRACESWEEP_HOST_DEVICE int64_t operator()(window_acc const& w) const {
+    return field == 0 ? w.lo : field == 1 ? w.hi : w.kernels;
+  }
+};
+
+/// Position in the per-device table of group g's value of column `base`.
+struct table_index_fn {
+  std::size_t offset;
+  TRACESWEEP_HOST_DEVICE std::size_t operator()(uint32_t g) const { return offset + g; }
+};
+/// Position of device × kind id k (device · 3 + kind) in the kernel / memcpy / memset columns.
+struct kind_table_index_fn {
+  std::size_t devices;
+  TRACESWEEP_HOST_DEVICE std::size_t operator()(uint32_t k) const {
+    return (col_kernel + k % 3) * devices + k / 3;
+  }
+};
+
+struct member_length_fn {
+  int64_t const* start;
+  int64_t const* end;
+  TRACESWEEP_HOST_DEVICE int64_t operator()(std::size_t i) const { return end[i] - start[i]; }
+};
+
+/// The gap from a device's last union member (or its window start) to its window end.
+struct trailing_gap_fn {
+  int64_t const* window_start;
+  int64_t const* window_end;
+  int64_t const* last_end;  ///< INT64_MIN for a device without members
+  uint64_t shortest;
+  TRACESWEEP_HOST_DEVICE int64_t from(uint32_t g) const {
+    return last_end[g] > window_start[g] ? last_end[g] : window_start[g];
+  }
+  TRACESWEEP_HOST_DEVICE int64_t to(uint32_t g) const { return window_end[g]; }
+  TRACESWEEP_HOST_DEVICE bool operator()(uint32_t g) const {
+    int64_t const f = from(g), t = to(g);
+    return t > f && static_cast<uint64_t>(t) - static_cast<uint64_t>(f) >= shortest;
+  }
+};
+struct trailing_from_fn {
+  trailing_gap_fn g;
+  TRACESWEEP_HOST_DEVICE int64_t operator()(uint32_t i) const { return g.from(i); }
+};
+struct trailing_to_fn {
+  trailing_gap_fn g;
+  TRACESWEEP_HOST_DEVICE int64_t operator()(uint32_t i) const { return g.to(i); }
+};
+
+struct gap_row_fn {
+  uint32_t const* group;
+  int64_t const* from;
+  int64_t const* to;
+  TRACESWEEP_HOST_DEVICE gap_row operator()(std::size_t i) const {
+    return {group[i], from[i], to[i]};
+  }
+};
+
+struct moments_count_fn {
+  TRACESWEEP_HOST_DEVICE uint64_t operator()(moments const& m) const { return m.count; }
+};
+
+/// Key i's row: its moments and the order statistics read from the values sorted by
+/// (key, value), whose run for key i starts at offset[i].
+struct stats_row_fn {
+  uint32_t const* key;
+  moments const* m;
+  uint64_t const* offset;
+  int64_t const* sorted;
+  TRACESWEEP_HOST_DEVICE stats_row operator()(std::size_t i) const {
+    uint64_t const o = offset[i], c = m[i].count;
+    return {key[i], m[i], sorted[o], sorted[o + c - 1], sorted[o + (c - 1) / 2], sorted[o + c / 2]};
+  }
+};
+
+// ---- planning ----------------------------------------------------------------------------
+
+/// Upper bound of the device bytes activity_on_device holds at once for `rows` table rows,
+/// `flags` communication flags and `devices` devices: the six columns (25 bytes a row), the
+/// selected rows and their unions, and the largest step's working set (a union, a gap scan or
+/// the statistics sort, each below 200 bytes a row), with margin for the radix sort's
+/// temporary storage.
+[[nodiscard]] constexpr std::size_t resident_activity_bytes(std::size_t rows, std::size_t flags,
+                                                            std::size_t devices) noexcept {
+  return rows * 384 + flags + devices * 256 + (std::size_t{64} << 10);
+}
+
+// ---- the pipeline --------------------------------------------------------------------------
+
+/// Sums of a device table's groups scattered into its column (`where` maps group → position).
+template <class Context, class Where>
+void scatter_sums(Context& ctx, typename Context::stream_type s, group_sums<Context> const& sums,
+                  int64_t* table, Where where) {
+  if (sums.size == 0) return;
+  thrust::scatter(ctx.policy(s), sums.sum.data(), sums.sum.data() + sums.size,
+                  thrust::make_transform_iterator(sums.group.data(), where), table);
+}
+
+/// Total length per group of a union on the device.
+template <class Context>
+group_sums<Context> lengths_by_group_device(Context& ctx, typename Context::stream_type s,
+                                            resident_intervals<Context> const& u) {
+  group_sums<Context> out;
+  if (u.size == 0) return out;
+  out.group = ctx.template alloc<uint32_t>(u.size, s);
+  out.sum = ctx.template alloc<int64_t>(u.size, s);
+  auto const len = thrust::make_transform_iterator(thrust::counting_iterator<std::size_t>(0),
+                                                   member_length_fn{u.start.data(), u.end.data()});
+  auto const ends = thrust::reduce_by_key(ctx.policy(s), u.group.data(), u.group.data() + u.size,
+                                          len, out.group.data(), out.sum.data());
+  out.size = static_cast<std::size_t>(ends.first - out.group.data());
+  return out;
+}
+
+/// The rows of `rows` that `keep` selects.
+template <class Context, class Pred>
+auto select_rows(Context& ctx, typename Context::stream_type s, uint32_t const* rows, std::size_t n,
+                 Pred keep) {
+  auto out = ctx.template alloc<uint32_t>(n, s);
+  auto const e = thrust::copy_if(ctx.policy(s), rows, rows + n, out.data(), keep);
+  return std::pair{std::move(out), static_cast<std::size_t>(e - out.data())};
+}
+
+/// Union per group of the selected rows of start/end, `group` giving each selected row's group.
+template <class Context, class GroupOf>
+resident_intervals<Context> union_of_rows(Context& ctx, typename Context::stream_type s,
+                                          column_view<int64_t> start, column_view<int64_t> end,
+                                          uint32_t const* rows, std::size_t n, GroupOf group_of) {
+  if (n == 0) return {};
+  auto r_start = ctx.template alloc<int64_t>(n, s);
+  auto r_end = ctx.template alloc<int64_t>(n, s);
+  auto r_group = ctx.template alloc<uint32_t>(n, s);
+  thrust::gather(ctx.policy(s), rows, rows + n, start.data, r_start.data());
+  thrust::gather(ctx.policy(s), rows, rows + n, end.data, r_end.data());
+  thrust::transform(ctx.policy(s), rows, rows + n, r_group.data(), group_of);
+  return union_device(ctx, {r_start.data(), r_end.data(), r_group.data(), n}, s);
+}
+
+struct gather_u32_fn {
+  uint32_t const* v;
+  TRACESWEEP_HOST_DEVICE uint32_t operator()(uint32_t row) const { return v[row]; }
+};
+
+/// device_activity on the device, every step ordered on `s`. `r` must be valid (the public
+/// backend call checks it) and hold fewer than 2^32 rows.
+template <class Context>
+activity_result activity_on_device(Context& ctx, typename Context::stream_type s,
+                                   activity_request const& r) {
+  std::size_t const n = r.start.size();
+  std::size_t const devices = r.device_count;
+  auto const policy = ctx.policy(s);
+
+  // The columns the analysis reads: one upload each.
+  auto const start = upload_column(ctx, r.start, s);
+  auto const end = upload_column(ctx, r.end, s);
+  auto const kind =
+      upload_column(ctx,
+                    std::span<std::uint8_t const>(
+                        reinterpret_cast<std::uint8_t const*>(r.kind.data()), r.kind.size()),
+                    s);
+  auto const group = upload_column(ctx, r.device_group, s);
+  auto const name = upload_column(ctx, r.name, s);
+  auto const flag = upload_column(ctx, r.communication, s);
+
+  // The per-device table: empty windows, zeros.
+  column<int64_t, Context> table(ctx, devices * activity_columns, s);
+  int64_t* const t = table.data();
+  thrust::fill(policy, t, t + devices, std::numeric_limits<int64_t>::max());
+  thrust::fill(policy, t + devices, t + 2 * devices, std::numeric_limits<int64_t>::min());
+  thrust::fill(policy, t + 2 * devices, t + activity_columns * devices, int64_t{0});
+  auto const at = [devices](int c) {
+    return table_index_fn{static_cast<std::size_t>(c) * devices};
+  };
+
+  // Row selection: device activity, and the kernels among it.
+  auto const [act_rows, m] = [&] {
+    auto all = ctx.template alloc<uint32_t>(n, s);
+    thrust::sequence(policy, all.data(), all.data() + n);
+    return select_rows(ctx, s, all.data(), n, kind_at_most_fn{kind.data(), 2});
+  }();
+  auto const [kernel_rows, kernels] =
+      select_rows(ctx, s, act_rows.data(), m, kind_at_most_fn{kind.data(), 0});
+
+  // Windows and kernel counts: activity rows by device (one radix pass), reduced per device.
+  if (m > 0) {
+    auto by_device = ctx.template alloc<uint64_t>(m, s);
+    auto order = ctx.template alloc<uint32_t>(m, s);
+    thrust::gather(policy, act_rows.data(), act_rows.data() + m, group.data(), by_device.data());
+    thrust::copy(policy, act_rows.data(), act_rows.data() + m, order.data());
+    ctx.sort_pairs(by_device, order, std::max(1, bits_for(devices)), s);
+    by_device = {};
+    auto keys = ctx.template alloc<uint32_t>(m, s);
+    auto acc = ctx.template alloc<window_acc>(m, s);
+    auto const sorted_group =
+        thrust::make_transform_iterator(order.data(), gather_u32_fn{group.data()});
+    auto const ends = thrust::reduce_by_key(
+        policy, sorted_group, sorted_group + m,
+        thrust::make_transform_iterator(order.data(),
+                                        to_window_fn{start.data(), end.data(), kind.data()}),
+        keys.data(), acc.data(), thrust::equal_to<uint32_t>{}, window_merge_fn{});
+    std::size_t const present = static_cast<std::size_t>(ends.first - keys.data());
+    int const fields[3] = {col_window_start, col_window_end, col_kernel_count};
+    for (int f = 0; f < 3; ++f)
+      thrust::scatter(policy, thrust::make_transform_iterator(acc.data(), window_field_fn{f}),
+                      thrust::make_transform_iterator(acc.data() + present, window_field_fn{f}),
+                      thrust::make_transform_iterator(keys.data(), at(fields[f])), t);
+  }
+
+  // Unions: activity per device, per device × kind; busy time of each.
+  auto const activity = union_of_rows(ctx, s, start.view(), end.view(), act_rows.data(), m,
+                                      gather_u32_fn{group.data()});
+  scatter_sums(ctx, s, lengths_by_group_device(ctx, s, activity), t, at(col_busy));
+  {
+    auto const by_kind = union_of_rows(ctx, s, start.view(), end.view(), act_rows.data(), m,
+                                       device_kind_fn{kind.data(), group.data()});
+    scatter_sums(ctx, s, lengths_by_group_device(ctx, s, by_kind), t, kind_table_index_fn{devices});
+  }
+
+  // Communication and computation kernels: their unions and the overlap of the two.
+  {
+    auto const [comm_rows, nc] =
+        select_rows(ctx, s, kernel_rows.data(), kernels,
+                    communication_fn{name.data(), flag.data(), flag.size(), true});
+    auto const comm = union_of_rows(ctx, s, start.view(), end.view(), comm_rows.data(), nc,
+                                    gather_u32_fn{group.data()});
+    auto const [comp_rows, np] =
+        select_rows(ctx, s, kernel_rows.data(), kernels,
+                    communication_fn{name.data(), flag.data(), flag.size(), false});
+    auto const comp = union_of_rows(ctx, s, start.view(), end.view(), comp_rows.data(), np,
+                                    gather_u32_fn{group.data()});
+    scatter_sums(ctx, s, lengths_by_group_device(ctx, s, comm), t, at(col_communication));
+    scatter_sums(ctx, s, lengths_by_group_device(ctx, s, comp), t, at(col_computation));
+    scatter_sums(ctx, s, overlap_by_group_device(ctx, s, comm.view(), comp.view()), t,
+                 at(col_overlap));
+  }
+
+  // Gaps of the activity union inside each device's window: the holes before each member and
+  // the trailing hole of each device, then the longest top_per_group of each device.
+  column<gap_row, Context> gaps;
+  {
+    int64_t const* const ws = t + col_window_start * devices;
+    int64_t const* const we = t + col_window_end * devices;
+    uint64_t const shortest = static_cast<uint64_t>(r.min_gap > 1 ? r.min_gap : 1);
+    gap_before_fn const before{activity.group.data(),
+                               activity.start.data(),
+                               activity.end.data(),
+                               ws,
+                               we,
+                               devices,
+                               0,
+                               shortest};
+    auto const inner = holes_before_device(ctx, s, before, activity.size);
+    auto last_end = ctx.template alloc<int64_t>(devices, s);
+    thrust::fill(policy, last_end.data(), last_end.data() + devices,
+                 std::numeric_limits<int64_t>::min());
+    if (activity.size > 0) {
+      auto keys = ctx.template alloc<uint32_t>(activity.size, s);
+      auto last = ctx.template alloc<int64_t>(activity.size, s);
+      auto const ends = thrust::reduce_by_key(
+          policy, activity.group.data(), activity.group.data() + activity.size, activity.end.data(),
+          keys.data(), last.data(), thrust::equal_to<uint32_t>{}, max_i64_fn{});
+      thrust::scatter(policy, last.data(), ends.second, keys.data(), last_end.data());
+    }
+    trailing_gap_fn const trailing{ws, we, last_end.data(), shortest};
+    auto const [trail, nt] = [&] {
+      auto ids = ctx.template alloc<uint32_t>(devices, s);
+      thrust::sequence(policy, ids.data(), ids.data() + devices);
+      return select_rows(ctx, s, ids.data(), devices, trailing);
+    }();
+    resident_intervals<Context> all;
+    all.size = inner.size + nt;
+    all.group = ctx.template alloc<uint32_t>(all.size, s);
+    all.start = ctx.template alloc<int64_t>(all.size, s);
+    all.end = ctx.template alloc<int64_t>(all.size, s);
+    if (inner.size > 0) {
+      thrust::copy(policy, inner.group.data(), inner.group.data() + inner.size, all.group.data());
+      thrust::copy(policy, inner.start.data(), inner.start.data() + inner.size, all.start.data());
+      thrust::copy(policy, inner.end.data(), inner.end.data() + inner.size, all.end.data());
+    }
+    thrust::copy(policy, trail.data(), trail.data() + nt, all.group.data() + inner.size);
+    thrust::transform(policy, trail.data(), trail.data() + nt, all.start.data() + inner.size,
+                      trailing_from_fn{trailing});
+    thrust::transform(policy, trail.data(), trail.data() + nt, all.end.data() + inner.size,
+                      trailing_to_fn{trailing});
+    auto const top = top_gaps_device(ctx, s, all, r.top_per_group);
+    gaps = column<gap_row, Context>(ctx, top.size, s);
+    thrust::transform(policy, thrust::counting_iterator<std::size_t>(0),
+                      thrust::counting_iterator<std::size_t>(top.size), gaps.data(),
+                      gap_row_fn{top.group.data(), top.start.data(), top.end.data()});
+  }
+
+  // Kernel durations by name: sorted by (name, duration), moments and order statistics per name.
+  column<stats_row, Context> stats;
+  {
+    auto names = ctx.template alloc<uint32_t>(kernels, s);
+    auto durations = ctx.template alloc<int64_t>(kernels, s);
+    thrust::gather(policy, kernel_rows.data(), kernel_rows.data() + kernels, name.data(),
+                   names.data());
+    thrust::transform(policy, kernel_rows.data(), kernel_rows.data() + kernels, durations.data(),
+                      duration_fn{start.data(), end.data()});
+    auto const sorted = sorted_moments_device(ctx, s, names.data(), durations.data(), kernels);
+    auto offset = ctx.template alloc<uint64_t>(sorted.groups, s);
+    thrust::exclusive_scan(
+        policy, thrust::make_transform_iterator(sorted.moments_.data(), moments_count_fn{}),
+        thrust::make_transform_iterator(sorted.moments_.data() + sorted.groups, moments_count_fn{}),
+        offset.data(), uint64_t{0});
+    stats = column<stats_row, Context>(ctx, sorted.groups, s);
+    thrust::transform(policy, thrust::counting_iterator<std::size_t>(0),
+                      thrust::counting_iterator<std::size_t>(sorted.groups), stats.data(),
+                      stats_row_fn{sorted.keys.data(), sorted.moments_.data(), offset.data(),
+                                   sorted.values.data()});
+  }
+
+  // The result tables: three downloads.
+  auto const h_table = download_column(ctx, table.view(), s);
+  auto const h_gaps = download_column(ctx, gaps.view(), s);
+  auto const h_stats = download_column(ctx, stats.view(), s);
+
+  activity_result out;
+  out.devices.resize(devices);
+  for (std::size_t g = 0; g < devices; ++g) {
+    auto const v = [&](int c) { return h_table[static_cast<std::size_t>(c) * devices + g]; };
+    auto& d = out.devices[g];
+    d.window_start = v(col_window_start);
+    d.window_end = v(col_window_end);
+    d.busy = v(col_busy);
+    d.kernel_busy = v(col_kernel);
+    d.memcpy_busy = v(col_memcpy);
+    d.memset_busy = v(col_memset);
+    d.communication = v(col_communication);
+    d.computation = v(col_computation);
+    d.overlap = v(col_overlap);
+    d.kernel_count = v(col_kernel_count);
+  }
+  out.gaps.reserve(h_gaps.size());
+  for (auto const& g : h_gaps) out.gaps.push_back({g.group, g.start, g.end});
+  out.kernels.reserve(h_stats.size());
+  for (auto const& row : h_stats) {
+    exact_stats e = exact_from_moments(row.key, row.m);
+    e.min = row.min;
+    e.max = row.max;
+    e.median_lo = row.median_lo;
+    e.median_hi = row.median_hi;
+    out.kernels.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace tracesweep::cuda_detail

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CUDA context the device algorithms run on: stream-ordered memory from the device's pool
+// (cudaMallocAsync, release threshold raised so freed memory is reused), pinned staging for
+// host↔device copies (counted), cub::DeviceRadixSort behind the sort seam, and the one
+// hand-written kernel (segment flags). The algorithms themselves are in primitives.cuh and
+// activity.cuh. nvcc only.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <utility>
+
+#include <thrust/system/cuda/execution_policy.h>
+#include <cub/device/device_radix_sort.cuh>
+
+#include "cuda/detail/column.hpp"
+#include "cuda/detail/cuda_error.hpp"
+
+namespace tracesweep::cuda_detail {
+
+/// Device memory of `n` T's, freed on its stream when it goes out of scope.
+template <class T>
+class device_buffer {
+ public:
+  device_buffer() = default;
+  device_buffer(std::size_t n, cudaStream_t stream) : _size(n), _stream(stream) {
+    if (n == 0) return;
+    void* p = nullptr;
+    TRACESWEEP_CUDA_TRY(cudaMallocAsync(&p, n * sizeof(T), stream));
+    _data = static_cast<T*>(p);
+  }
+  device_buffer(device_buffer&& o) noexcept { swap(o); }
+  device_buffer& operator=(device_buffer&& o) noexcept {
+    device_buffer(std::move(o)).swap(*this);
+    return *this;
+  }
+  device_buffer(device_buffer const&) = delete;
+  device_buffer& operator=(device_buffer const&) = delete;
+  ~device_buffer() {
+    if (_data) (void)cudaFreeAsync(_data, _stream);  // a destructor cannot throw
+  }
+  void swap(device_buffer& o) noexcept {
+    std::swap(_data, o._data);
+    std::swap(_size, o._size);
+    std::swap(_stream, o._stream);
+  }
+  [[nodiscard]] T* data() noexcept { return _data; }
+  [[nodiscard]] T const* data() const noexcept { return _data; }
+  [[nodiscard]] std::size_t size() const noexcept { return _size; }
+
+ private:
+  T* _data = nullptr;
+  std::size_t _size = 0;
+  cudaStream_t _stream = nullptr;
+};
+
+/// Page-locked host memory for staging copies.
+class pinned_buffer {
+ public:
+  explicit pinned_buffer(std::size_t bytes) : _bytes(bytes) {
+    TRACESWEEP_CUDA_TRY(cudaMallocHost(&_data, bytes));
+  }
+  pinned_buffer(pinned_buffer const&) = delete;
+  pinned_buffer& operator=(pinned_buffer const&) = delete;
+  ~pinned_buffer() { (void)cudaFreeHost(_data); }
+  [[nodiscard]] char* data() const noexcept { return static_cast<char*>(_data); }
+  [[nodiscard]] std::size_t size() const noexcept { return _bytes; }
+
+ private:
+  void* _data = nullptr;
+  std::size_t _bytes = 0;
+};
+
+/// Thrust's temporary storage from the same stream-ordered pool.
+struct stream_allocator {
+  using value_type = char;
+  cudaStream_t stream;
+  char* allocate(std::ptrdiff_t n) {
+    void* p = nullptr;
+    TRACESWEEP_CUDA_TRY(cudaMallocAsync(&p, static_cast<std::size_t>(n), stream));
+    return static_cast<char*>(p);
+  }
+  void deallocate(char* p, std::size_t) { (void)cudaFreeAsync(p, stream); }
+};
+
+template <class Fn>
+__global__ void mark_segment_starts_kernel(Fn fn, std::uint8_t* flag, std::size_t n) {
+  std::size_t const stride = static_cast<std::size_t>(blockDim.x) * gridDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride)
+    flag[i] = fn(i);
+}
+
+/// Shared state of one backend: its device, stream, staging and CUB temporary storage.
+struct cuda_state {
+  int device = 0;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t staged[2] = {nullptr, nullptr};
+  std::unique_ptr<pinned_buffer> staging;
+  device_buffer<char> sort_temp;
+  transfer_counts transfers;
+
+  explicit cuda_state(int dev) : device(dev) {
+    TRACESWEEP_CUDA_TRY(cudaSetDevice(dev));
+    cudaMemPool_t pool = nullptr;
+    TRACESWEEP_CUDA_TRY(cudaDeviceGetDefaultMemPool(&pool, dev));
+    std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
+    TRACESWEEP_CUDA_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    TRACESWEEP_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    for (auto& e : staged)
+      TRACESWEEP_CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    staging = std::make_unique<pinned_buffer>(std::size_t{32} << 20);
+  }
+  cuda_state(cuda_state const&) = delete;
+  cuda_state& operator=(cuda_state const&) = delete;
+  ~cuda_state() {
+    sort_temp = {};
+    (void)cudaStreamSynchronize(stream);
+    for (auto e : staged) (void)cudaEventDestroy(e);
+    (void)cudaStreamDestroy(stream);
+  }
+};
+
+/// The Context of primitives.cuh and column.hpp on a CUDA device. Work is ordered on the
+/// stream each call names; the context's own stream is stream(). The pinned staging and the
+/// radix sort's temporary storage are shared, so use one stream at a time.
+class cuda_context {
+ public:
+  template <class T>
+  using buffer = device_buffer<T>;
+  using stream_type = cudaStream_t;
+
+  explicit cuda_context(int device) : _s(std::make_shared<cuda_state>(device)) {}
+
+  [[nodiscard]] cudaStream_t stream() const noexcept { return _s->stream; }
+  template <class T>
+  [[nodiscard]] device_buffer<T> alloc(std::size_t n, cudaStream_t s) {
+    return device_buffer<T>(n, s);
+  }
+  template <class T>
+  [[nodiscard]] device_buffer<T> alloc(std::size_t n) {
+    return alloc<T>(n, _s->stream);
+  }
+  [[nodiscard]] auto policy(cudaStream_t s) const {
+    return thrust::cuda::par_nosync(stream_allocator{s}).on(s);
+  }
+  [[nodiscard]] auto policy() const { return policy(_s->stream); }
+
+  /// The CUB seam: stable LSD radix sort over bits [0, end_bit) with a DoubleBuffer and reused
+  /// temporary storage; the sorted data ends up in `keys`/`values` (buffers swapped, not copied).
+  void sort_pairs(device_buffer<std::uint64_t>& keys, device_buffer<std::uint32_t>& values,
+                  int end_bit, cudaStream_t s) {
+    std::size_t const n = keys.size();
+    if (n <= 1) return;
+    auto alt_keys = alloc<std::uint64_t>(n, s);
+    auto alt_values = alloc<std::uint32_t>(n, s);
+    cub::DoubleBuffer<std::uint64_t> k(keys.data(), alt_keys.data());
+    cub::DoubleBuffer<std::uint32_t> v(values.data(), alt_values.data());
+    std::size_t temp_bytes = 0;
+    TRACESWEEP_CUDA_TRY(
+        cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, k, v, n, 0, end_bit, s));
+    if (_s->sort_temp.size() < temp_bytes) _s->sort_temp = alloc<char>(temp_bytes, s);
+    TRACESWEEP_CUDA_TRY(
+        cub::DeviceRadixSort::SortPairs(_s->sort_temp.data(), temp_bytes, k, v, n, 0, end_bit, s));
+    if (k.Current() != keys.data()) keys.swap(alt_keys);
+    if (v.Current() != values.data()) values.swap(alt_values);
+  }
+
+  template <class Fn>
+  void mark_segment_starts(Fn fn, std::uint8_t* flag, std::size_t n, cudaStream_t s) {
+    if (n == 0) return;
+    int const block = 256;
+    std::size_t const blocks = std::min<std::size_t>((n + block - 1) / block, 65'535);
+    mark_segment_starts_kernel<<<static_cast<unsigned>(blocks), block, 0, s>>>(fn, flag, n);
+    TRACESWEEP_CUDA_TRY(cudaGetLastError());
+  }
+
+  /// Host → device through the pinned staging buffer, two halves in flight.
+  template <class T>
+  void upload(T* dst, T const* src, std::size_t n, cudaStream_t s) {
+    std::size_t const bytes = n * sizeof(T);
+    ++_s->transfers.uploads;
+    _s->transfers.upload_bytes += bytes;
+    auto const* from = reinterpret_cast<char const*>(src);
+    auto* to = reinterpret_cast<char*>(dst);
+    std::size_t const half = _s->staging->size() / 2;
+    for (std::size_t off = 0, h = 0; off < bytes; off += half, h ^= 1) {
+      std::size_t const len = std::min(half, bytes - off);
+      char* stage = _s->staging->data() + h * half;
+      TRACESWEEP_CUDA_TRY(cudaEventSynchronize(_s->staged[h]));  // the half is free again
+      std::memcpy(stage, from + off, len);
+      TRACESWEEP_CUDA_TRY(cudaMemcpyAsync(to + off, stage, len, cudaMemcpyHostToDevice, s));
+      TRACESWEEP_CUDA_TRY(cudaEventRecord(_s->staged[h], s));
+    }
+  }
+
+  /// Device → host through the staging buffer; returns when the data is on the host.
+  template <class T>
+  void download(T* dst, T const* src, std::size_t n, cudaStream_t s) {
+    ++_s->transfers.downloads;
+    _s->transfers.download_bytes += n * sizeof(T);
+    auto const* from = reinterpret_cast<char const*>(src);
+    auto* to = reinterpret_cast<char*>(dst);
+    std::size_t const chunk = _s->staging->size();
+    for (std::size_t off = 0; off < n * sizeof(T); off += chunk) {
+      std::size_t const len = std::min(chunk, n * sizeof(T) - off);
+      TRACESWEEP_CUDA_TRY(
+          cudaMemcpyAsync(_s->staging->data(), from + off, len, cudaMemcpyDeviceToHost, s));
+      TRACESWEEP_CUDA_TRY(cudaStreamSynchronize(s));
+      std::memcpy(to + off, _s->staging->data(), len);
+    }
+  }
+
+  [[nodiscard]] transfer_counts const& transfers() const noexcept { return _s->transfers; }
+
+ private:
+  std::shared_ptr<cuda_state> _s;
+};
+
+}  // namespace tracesweep::cuda_detail

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: Apache-2.0
+// backend::device_activity on the device algorithms compiled by g++ (host twin context):
+// device-resident against the CPU backend on random tables; the exact host↔device transfers of
+// a whole summary (one upload per column read, one download per result table); the fallback
+// to the chunked primitives under a memory limit; and a device error injected at every
+// allocation of a summary, which must surface as tracesweep::device_error.
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <tracesweep/backend.hpp>
+#include <tracesweep/error.hpp>
+#include <tracesweep/input_reader.hpp>
+#include <tracesweep/summary.hpp>
+
+#include "cuda/detail/device_backend.hpp"
+#include "cuda/detail/host_context.hpp"
+#include "support/trace_paths.hpp"
+#include "tests/device/summary_compare.hpp"
+
+namespace tracesweep::cuda_detail {
+namespace {
+
+using twin_backend = device_backend<host_context>;
+
+/// Columns of a random table in the shape of an activity_request.
+struct random_table {
+  std::vector<event_kind> kind;
+  std::vector<std::int64_t> start, end;
+  std::vector<group_id> device;
+  std::vector<std::uint32_t> name;
+  std::vector<std::uint8_t> communication;
+  std::size_t devices = 0;
+  [[nodiscard]] activity_request request(std::int64_t min_gap, std::size_t top) const {
+    return {start, end, kind, device, name, communication, devices, min_gap, top};
+  }
+};
+
+random_table make_table(std::mt19937_64& rng, std::size_t n, std::size_t devices) {
+  random_table t;
+  t.devices = devices;
+  std::size_t const names = 1 + rng() % 12;
+  // Fewer flags than names: ids past the end are computation.
+  for (std::size_t i = 0; i + 2 < names; ++i) t.communication.push_back(rng() % 3 == 0);
+  event_kind const kinds[] = {event_kind::kernel, event_kind::memcpy, event_kind::memset,
+                              event_kind::api_call, event_kind::cpu_op};
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int64_t const s = 1'000'000 + static_cast<std::int64_t>(rng() % 20'000);
+    std::int64_t const len = rng() % 7 == 0 ? 0 : static_cast<std::int64_t>(rng() % 400);
+    event_kind const k = kinds[rng() % 5];
+    t.start.push_back(s);
+    t.end.push_back(s + len);
+    t.kind.push_back(k);
+    t.device.push_back(is_device_activity(k) ? static_cast<group_id>(rng() % devices)
+                                             : static_cast<group_id>(UINT32_MAX));
+    t.name.push_back(static_cast<std::uint32_t>(rng() % names));
+  }
+  return t;
+}
+
+void expect_same(activity_result const& a, activity_result const& b) {
+  EXPECT_EQ(a.devices, b.devices);
+  EXPECT_EQ(a.gaps, b.gaps);
+  EXPECT_EQ(a.kernels, b.kernels);
+}
+
+TEST(DeviceActivity, ResidentMatchesCpuAndChunkedOnRandomTables) {
+  std::mt19937_64 rng(11);
+  auto cpu = make_cpu_backend(2);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::size_t const devices = 1 + rng() % 5;  // some devices may have no rows
+    auto const t = make_table(rng, rng() % 800, devices);
+    std::int64_t const min_gap = static_cast<std::int64_t>(rng() % 50);
+    std::size_t const top = rng() % 4;
+    auto const request = t.request(min_gap, top);
+    auto const expect = cpu->device_activity(request);
+
+    twin_backend resident(host_context{}, 0, "twin");
+    ASSERT_TRUE(resident.activity_fits(request));
+    expect_same(expect, resident.device_activity(request));
+    EXPECT_EQ(resident.chunks_run(), 1u);
+    EXPECT_LE(resident.context().memory().peak,
+              resident_activity_bytes(t.start.size(), t.communication.size(), devices));
+    EXPECT_EQ(resident.context().memory().current, 0u);
+
+    twin_backend chunked(host_context{}, 4 << 10, "twin");
+    ASSERT_FALSE(chunked.activity_fits(request));
+    expect_same(expect, chunked.device_activity(request));
+    EXPECT_LE(chunked.context().memory().peak, std::size_t{4} << 10);
+  }
+}
+
+TEST(DeviceActivity, EmptyRequestGivesEmptyDevices) {
+  twin_backend be(host_context{}, 0, "twin");
+  activity_request r;
+  r.device_count = 2;
+  auto const got = be.device_activity(r);
+  ASSERT_EQ(got.devices.size(), 2u);
+  EXPECT_EQ(got.devices[0], device_activity_row{});
+  EXPECT_TRUE(got.gaps.empty());
+  EXPECT_TRUE(got.kernels.empty());
+}
+
+TEST(DeviceActivity, PreconditionsAreCheckedOnceForEveryBackend) {
+  std::mt19937_64 rng(12);
+  auto t = make_table(rng, 50, 2);
+  auto cpu = make_cpu_backend(1);
+  twin_backend twin(host_context{}, 0, "twin");
+  for (backend* be : {cpu.get(), static_cast<backend*>(&twin)}) {
+    auto r = t.request(0, 0);
+    r.name = r.name.first(10);
+    EXPECT_THROW((void)be->device_activity(r), std::invalid_argument) << be->name();
+    auto bad = t;
+    for (std::size_t i = 0; i < bad.kind.size(); ++i)
+      if (is_device_activity(bad.kind[i])) bad.device[i] = 2;  // only 2 devices
+    EXPECT_THROW((void)be->device_activity(bad.request(0, 0)), std::invalid_argument) << be->name();
+  }
+  EXPECT_EQ(twin.context().transfers(), host_context::transfer_counts{});
+}
+
+/// The first real trace of at least 1000 rows the readers accept.
+bool read_some_trace(std::filesystem::path const& dir, event_table& table) {
+  for (auto const& path : test::trace_files(dir)) {
+    if (test::read_trace(path, table) && table.size() >= 1000) return true;
+    table = event_table{};
+  }
+  return false;
+}
+
+/// A summary copies each column it reads up once and each result table down once.
+TEST(DeviceActivity, SummaryTransfersAreOneUploadPerColumnAndOneDownloadPerResultTable) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(dir);
+  event_table table;
+  ASSERT_TRUE(read_some_trace(dir, table)) << "no readable trace in " << dir;
+  trace_model const model(table);
+  summary_options const options;
+  twin_backend be(host_context{}, 0, "twin");
+  auto const got = compute_summary(model, be, options);
+  test::expect_same(compute_summary(model, *make_cpu_backend(0), options), got, "transfers");
+
+  std::size_t const n = table.size();
+  std::size_t const flags = model.communication_names().size();
+  std::size_t const devices = model.devices().size();
+  ASSERT_GT(devices, 0u);
+  ASSERT_GT(got.kernels.size(), 0u);
+  ASSERT_GT(got.gaps.size(), 0u);
+  std::cout << "transfers of a summary of " << n << " rows, " << devices << " devices, "
+            << got.gaps.size() << " gaps, " << got.kernels.size() << " kernel names\n";
+  host_context::transfer_counts expect;
+  // start, end (int64), kind (1 byte), device_group, name (uint32) per row; a flag per string.
+  expect.uploads = 6;
+  expect.upload_bytes = n * (8 + 8 + 1 + 4 + 4) + flags;
+  // The per-device table (10 int64 per device), the gaps, the statistics per kernel name.
+  expect.downloads = 3;
+  expect.download_bytes = devices * 10 * sizeof(std::int64_t) + got.gaps.size() * sizeof(gap_row) +
+                          got.kernels.size() * sizeof(stats_row);
+  EXPECT_EQ(be.context().transfers().uploads, expect.uploads);
+  EXPECT_EQ(be.context().transfers().upload_bytes, expect.upload_bytes);
+  EXPECT_EQ(be.context().transfers().downloads, expect.downloads);
+  EXPECT_EQ(be.context().transfers().download_bytes, expect.download_bytes);
+  EXPECT_EQ(sizeof(gap_row), 24u);
+  EXPECT_EQ(be.chunks_run(), 1u);
+
+  // The same summary through the chunked primitives copies far more.
+  twin_backend chunked(host_context{}, 64 << 10, "twin");
+  test::expect_same(got, compute_summary(model, chunked, options), "chunked");
+  EXPECT_GT(chunked.context().transfers().uploads, expect.uploads);
+  EXPECT_GT(chunked.context().transfers().downloads, expect.downloads);
+}
+
+/// An allocation failure at any point of a summary surfaces as device_error, one line, saying
+/// how to chunk without naming a command-line flag, and leaves no device memory behind.
+TEST(DeviceActivity, InjectedOutOfMemorySurfacesAsDeviceError) {
+  std::mt19937_64 rng(13);
+  event_table table;
+  table.begin_input("twin.json", "synthetic");
+  auto const comm = table.strings().intern("ncclAllReduce");
+  auto const gemm = table.strings().intern("gemm");
+  event_kind const kinds[] = {event_kind::kernel, event_kind::memcpy, event_kind::cpu_op};
+  for (int i = 0; i < 300; ++i) {
+    event e;
+    e.start_ns = static_cast<std::int64_t>(rng() % 100'000'000);
+    e.end_ns = e.start_ns + static_cast<std::int64_t>(rng() % 500'000);
+    e.kind = kinds[rng() % 3];
+    e.device = e.kind == event_kind::cpu_op ? -1 : static_cast<std::int32_t>(rng() % 2);
+    e.stream = 7;
+    e.name = rng() % 2 ? comm : gemm;
+    table.append(e);
+  }
+  table.finish_input();
+  trace_model const model(table);
+  summary_options const options;
+
+  // Device-resident (no limit) and through the chunked primitives (a small limit).
+  for (std::size_t limit : {std::size_t{0}, std::size_t{8} << 10}) {
+    SCOPED_TRACE("limit " + std::to_string(limit));
+    twin_backend counting(host_context{}, limit, "twin");
+    auto const reference = compute_summary(model, counting, options);
+    std::size_t const allocations = counting.context().memory().allocations;
+    ASSERT_GT(allocations, 20u);
+    for (std::size_t after = 0; after < allocations; ++after) {
+      SCOPED_TRACE("allocation " + std::to_string(after));
+      twin_backend be(host_context{}, limit, "twin");
+      be.context().fail_allocation_after(after);
+      try {
+        (void)compute_summary(model, be, options);
+        ADD_FAILURE() << "no device_error";
+      } catch (device_error const& e) {
+        std::string const what = e.what();
+        EXPECT_TRUE(e.out_of_memory());
+        EXPECT_EQ(what.find('\n'), std::string::npos);
+        EXPECT_NE(what.find("lower device memory limit"), std::string::npos) << what;
+        EXPECT_EQ(what.find("--"), std::string::npos) << what;
+      }
+      EXPECT_EQ(be.context().memory().current, 0u);
+    }
+    twin_backend ok(host_context{}, limit, "twin");
+    test::expect_same(reference, compute_summary(model, ok, options), "after the failures");
+  }
+  // A device_error is a runtime_error: callers that catch those keep working.
+  static_assert(std::is_base_of_v<std::runtime_error, device_error>);
+}
+
+}  // namespace
+}  // namespace tracesweep::cuda_detail
