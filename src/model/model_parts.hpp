@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -29,7 +30,7 @@ struct trace_model::links_part {
   };
   std::vector<rank_calls> by_rank;  ///< by rank index
 
-  links_part(trace_model const& model);
+  explicit links_part(trace_model const& model);
 };
 
 struct trace_model::steps_part {
@@ -37,7 +38,7 @@ struct trace_model::steps_part {
   std::vector<std::size_t> offsets;  ///< rank index r owns rows[offsets[r], offsets[r + 1])
   std::vector<denominator> denominators;
 
-  steps_part(trace_model const& model);
+  explicit steps_part(trace_model const& model);
 };
 
 struct trace_model::nesting_part {
