@@ -45,7 +45,10 @@ trace_model::links_part::links_part(trace_model const& model) {
       launched[static_cast<std::size_t>(launcher[i])] += t.end_ns[i] - t.start_ns[i];
   std::vector<std::size_t> api_rows;
   for (std::size_t i = 0; i < n; ++i)
-    if (t.kind[i] == event_kind::api_call) api_rows.push_back(i);
+    if (t.kind[i] == event_kind::api_call) {
+      api_rows.push_back(i);
+      if (launched[i] != 0) launched_by_call.emplace_back(i, launched[i]);
+    }
   std::stable_sort(api_rows.begin(), api_rows.end(),
                    [&](std::size_t a, std::size_t b) { return t.start_ns[a] < t.start_ns[b]; });
   by_rank.resize(model.ranks().size());
@@ -66,6 +69,14 @@ std::int64_t trace_model::launcher(std::size_t row) const {
 
 bool trace_model::kept(std::size_t row) const {
   return links().kept[row] != 0;
+}
+
+std::int64_t trace_model::kernel_time_launched_by(std::size_t call) const {
+  auto const& v = links().launched_by_call;
+  auto const it =
+      std::lower_bound(v.begin(), v.end(), call,
+                       [](auto const& entry, std::size_t row) { return entry.first < row; });
+  return it != v.end() && it->first == call ? it->second : 0;
 }
 
 std::int64_t trace_model::kernel_time_inside(std::int32_t input, std::int64_t thread,

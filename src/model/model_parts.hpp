@@ -17,6 +17,8 @@ namespace tracesweep {
 struct trace_model::links_part {
   std::vector<std::int64_t> launcher;  ///< per row: the launching api_call row, or -1
   std::vector<std::uint8_t> kept;      ///< per row
+  /// (call row, kernel time it launched) for the calls that launched kernels, by row.
+  std::vector<std::pair<std::size_t, std::int64_t>> launched_by_call;
   /// API calls of one host thread, by start, with the kernel time each launched.
   struct thread_calls {
     std::vector<std::int64_t> start, end, kernel_ns;

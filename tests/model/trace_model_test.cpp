@@ -114,6 +114,10 @@ TEST(TraceModel, KernelTimeLaunched) {
   b.device(event_kind::kernel, 50, 57, 0, 7, 0, 3);  // 7
   b.device(event_kind::kernel, 60, 62, 0, 8, 0, 3);  // 2 more from the same call
   ts::trace_model const m(b.done());
+  EXPECT_EQ(m.kernel_time_launched_by(0), 10);  // the memcpy it launched does not count
+  EXPECT_EQ(m.kernel_time_launched_by(3), 3);
+  EXPECT_EQ(m.kernel_time_launched_by(5), 9);
+  EXPECT_EQ(m.kernel_time_launched_by(1), 0);  // a kernel row
   // Thread 1: calls [10,20) → 10 and [40,50) → 9.
   EXPECT_EQ(m.kernel_time_inside(0, 1, 10, 50), 19);
   EXPECT_EQ(m.kernel_time_inside(0, 1, 10, 49), 10);  // the second call ends past 49
