@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// What an event is. Communication is not a kind: an NCCL kernel is a kernel, classified by name.
+// What an event is: its kind and the role the reader saw in its category. Communication kernels
+// are not a kind: an NCCL kernel is a kernel, classified by name.
 #pragma once
 
 #include <cstdint>
@@ -53,5 +54,42 @@ enum class copy_kind : std::uint8_t {
 
 /// Style of a user range, stored in `subkind` for event_kind::user_range.
 enum class range_style : std::uint8_t { push_pop = 0, start_end = 1, mark = 2 };
+
+/// The family a producer's category puts a row in, where an analysis needs more than the kind
+/// (the TensorBoard plugin types events by category, case-insensitively). Decided by the reader.
+enum class category_role : std::uint8_t {
+  none = 0,    ///< no family: nsys rows, kind-only categories, unknown categories
+  op,          ///< cpu_op / Operator
+  python,      ///< python / python_function
+  annotation,  ///< user_annotation / gpu_user_annotation
+  runtime,     ///< cuda_runtime / Runtime (not cuda_driver, not Paddle's CudaRuntime)
+  phase,       ///< Paddle's ProfileStep / Dataloader / Forward / Backward / Optimization
+};
+
+/// What the reader decided about a row besides its kind, one byte in the table's `role` column:
+/// the category's family and whether Paddle counts the row as a communication range.
+class event_role {
+ public:
+  constexpr event_role() noexcept = default;
+  constexpr explicit event_role(category_role family, bool communication_range = false) noexcept
+      : _bits(static_cast<std::uint8_t>(static_cast<std::uint8_t>(family) |
+                                        (communication_range ? comm_bit : 0))) {}
+
+  [[nodiscard]] constexpr category_role family() const noexcept {
+    return static_cast<category_role>(_bits & family_mask);
+  }
+  /// A host range Paddle's Distributed Summary counts as communication (§1.8): category
+  /// Communication, or Operator whose name contains allreduce, broadcast or rpc (any case).
+  [[nodiscard]] constexpr bool communication_range() const noexcept {
+    return (_bits & comm_bit) != 0;
+  }
+  friend constexpr bool operator==(event_role, event_role) noexcept = default;
+
+ private:
+  static constexpr std::uint8_t family_mask = 0x0F;
+  static constexpr std::uint8_t comm_bit = 0x10;
+  std::uint8_t _bits = 0;
+};
+static_assert(sizeof(event_role) == 1);
 
 }  // namespace tracesweep

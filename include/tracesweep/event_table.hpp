@@ -48,6 +48,7 @@ struct event {
   string_id category = 0;  ///< the producer's own category (Chrome `cat`, nsys table)
   std::int64_t correlation = -1;
   std::int64_t bytes = 0;
+  event_role role{};  ///< what the reader saw in the category (see event_role)
 };
 
 /// Optional side table: occupancy estimates some producers record per kernel (Chrome-trace args
@@ -78,6 +79,7 @@ class event_table {
   std::vector<string_id> category;
   std::vector<std::int64_t> correlation;
   std::vector<std::int64_t> bytes;
+  std::vector<event_role> role;
   /// Optional: see kernel_launch_metrics.
   kernel_launch_metrics launch_metrics;
 

@@ -12,6 +12,7 @@
 
 #include <tracesweep/backend.hpp>
 #include <tracesweep/event_table.hpp>
+#include <tracesweep/model/trace_model.hpp>
 
 namespace tracesweep {
 
@@ -58,7 +59,7 @@ struct stats_table {
 };
 
 /// One table per input (in input order), or one over every input when `merge`.
-[[nodiscard]] std::vector<stats_table> compute_stats_report(event_table const& table, backend& be,
+[[nodiscard]] std::vector<stats_table> compute_stats_report(trace_model const& model, backend& be,
                                                             stats_report report, bool merge);
 
 /// `name` without a trailing `_vNNNNN` API-version suffix (cudaLaunchKernel_v7000 →

@@ -52,15 +52,15 @@ void add_overview_command(CLI::App& app, context& ctx) {
       if (table.inputs().empty())
         throw input_error(args->inputs.front(), "", "no input could be read");
       auto be = ctx.make_backend(table);
+      trace_model const model(table, {args->comm_pattern});
       job_tables t;
       auto want = [&](char const* name) { return !compat && (tb == "all" || tb == name); };
-      if (compat) t.has_tb = true, t.tb = compute_tb_overview(table, *be);
-      if (want("overview")) t.has_overview = true, t.overview = compute_overview(table, *be);
-      if (want("model")) t.has_model = true, t.model = compute_model_summary(table, *be);
+      if (compat) t.has_tb = true, t.tb = compute_tb_overview(model, *be);
+      if (want("overview")) t.has_overview = true, t.overview = compute_overview(model, *be);
+      if (want("model")) t.has_model = true, t.model = compute_model_summary(model, *be);
       if (want("distributed"))
-        t.has_distributed = true,
-        t.distributed = compute_distributed(table, *be, args->comm_pattern);
-      if (want("kernels")) t.has_kernels = true, t.kernels = compute_kernel_table(table, *be);
+        t.has_distributed = true, t.distributed = compute_distributed(model, *be);
+      if (want("kernels")) t.has_kernels = true, t.kernels = compute_kernel_table(model, *be);
       ctx.write(job_results(t), args->format, format == output_format::csv ? tb : "");
       return failed ? static_cast<int>(exit_code::bad_input) : 0;
     };

@@ -65,7 +65,7 @@ void add_stats_command(CLI::App& app, context& ctx) {
       if (table.inputs().empty())
         throw input_error(args->inputs.front(), "", "no input could be read");
       auto be = ctx.make_backend(table);
-      auto const tables = compute_stats_report(table, *be, report, args->merge);
+      auto const tables = compute_stats_report(trace_model(table), *be, report, args->merge);
       ctx.write(stats_results(tables), args->format, "");
       return failed ? static_cast<int>(exit_code::bad_input) : 0;
     };

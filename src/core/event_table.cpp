@@ -31,6 +31,7 @@ bool event_table::append(event const& e) {
   category.push_back(e.category);
   correlation.push_back(e.correlation);
   bytes.push_back(e.bytes);
+  role.push_back(e.role);
   ++_inputs.back().events;
   return true;
 }
@@ -60,7 +61,7 @@ void event_table::abandon_input() {
   auto const n = _current_input_first_row;
   auto cut = [n](auto& column) { column.resize(n); };
   cut(start_ns), cut(end_ns), cut(kind), cut(subkind), cut(input), cut(rank), cut(device);
-  cut(stream), cut(name), cut(category), cut(correlation), cut(bytes);
+  cut(stream), cut(name), cut(category), cut(correlation), cut(bytes), cut(role);
   auto& m = launch_metrics;
   auto const keep = static_cast<std::size_t>(
       std::lower_bound(m.row.begin(), m.row.end(), std::uint64_t{n}) - m.row.begin());
@@ -71,7 +72,7 @@ void event_table::abandon_input() {
 void event_table::reserve(std::size_t rows) {
   auto grow = [rows](auto& column) { column.reserve(rows); };
   grow(start_ns), grow(end_ns), grow(kind), grow(subkind), grow(input), grow(rank), grow(device);
-  grow(stream), grow(name), grow(category), grow(correlation), grow(bytes);
+  grow(stream), grow(name), grow(category), grow(correlation), grow(bytes), grow(role);
 }
 
 }  // namespace tracesweep

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Building the trace model: one pass over the rows for producers, ranks and dense device ids;
-// the communication flags for the names kernels carry.
+// the communication flags for the names kernels carry. The other parts are built on first use
+// (launch_links.cpp, steps.cpp, nesting.cpp).
 #include <tracesweep/model/trace_model.hpp>
 
 #include <algorithm>
 #include <tuple>
 #include <unordered_map>
+
+#include "model/model_parts.hpp"
 
 namespace tracesweep {
 
@@ -44,7 +47,36 @@ std::size_t trace_model::rank_index(std::int32_t rank) const noexcept {
                                            : _ranks.size();
 }
 
-trace_model::trace_model(event_table const& table, model_options const& options) : _table(table) {
+trace_model::~trace_model() = default;
+trace_model::trace_model(trace_model&&) noexcept = default;
+
+bool trace_model::rank_has_producer(std::int32_t rank, producer p) const {
+  auto const& inputs = _table.inputs();
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (_producers[i] == p &&
+        std::binary_search(inputs[i].ranks.begin(), inputs[i].ranks.end(), rank))
+      return true;
+  return false;
+}
+
+trace_model::links_part const& trace_model::links() const {
+  std::call_once(_lazy->links_once, [&] { _lazy->links = std::make_unique<links_part>(*this); });
+  return *_lazy->links;
+}
+
+trace_model::steps_part const& trace_model::step_part() const {
+  std::call_once(_lazy->steps_once, [&] { _lazy->steps = std::make_unique<steps_part>(*this); });
+  return *_lazy->steps;
+}
+
+trace_model::nesting_part const& trace_model::nesting() const {
+  std::call_once(_lazy->nesting_once,
+                 [&] { _lazy->nesting = std::make_unique<nesting_part>(_table); });
+  return *_lazy->nesting;
+}
+
+trace_model::trace_model(event_table const& table, model_options const& options)
+    : _table(table), _lazy(std::make_unique<lazy_parts>()) {
   comm_classifier const classifier(options.comm_pattern);
   for (auto const& info : table.inputs()) {
     _producers.push_back(producer_of_format(info.format));

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Computes the nsys stats reports: each row of the event table gets a dense group key (by name,
-// operation or range and style); the backend returns exact statistics per key; the one shared
-// derive_stats turns them into means, medians and deviations.
+// Computes the nsys stats reports: kernels by name through the kernel statistics pipeline; for
+// the other reports each row of the event table gets a dense group key (by operation, API, range
+// and style); the backend returns exact statistics per key; the one shared derive_stats turns
+// them into means, medians and deviations.
 #include <tracesweep/stats_reports.hpp>
+
+#include <tracesweep/analysis/kernel_stats.hpp>
 
 #include <algorithm>
 #include <array>
@@ -51,8 +54,8 @@ class row_keyer {
   std::uint32_t key(std::size_t i) {
     event_kind const k = _t.kind[i];
     switch (_r) {
-      case stats_report::cuda_gpu_kern_sum:
-        return k == event_kind::kernel ? by_name(_t.name[i], 0) : no_key;
+      case stats_report::cuda_gpu_kern_sum:  // compute_kernel_stats
+        return no_key;
       case stats_report::cuda_api_sum:
         return k == event_kind::api_call ? by_name(_t.name[i], 0) : no_key;
       case stats_report::osrt_sum:
@@ -147,26 +150,38 @@ std::string_view strip_api_version(std::string_view name) noexcept {
   return name;
 }
 
-std::vector<stats_table> compute_stats_report(event_table const& table, backend& be,
+std::vector<stats_table> compute_stats_report(trace_model const& model, backend& be,
                                               stats_report report, bool merge) {
+  auto const& table = model.table();
   std::size_t const groups = merge ? 1 : table.inputs().size();
-  std::vector<std::vector<std::uint32_t>> keys(groups);
-  std::vector<std::vector<std::int64_t>> values(groups);
+  std::vector<std::vector<exact_stats>> stats(groups);
   row_keyer keyer(table, report);
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    auto const k = keyer.key(i);
-    if (k == no_key) continue;
-    auto const g = merge ? 0 : static_cast<std::size_t>(table.input[i]);
-    keys[g].push_back(k);
-    values[g].push_back(keyer.value(i));
+  key_space kernel_keys;
+  if (report == stats_report::cuda_gpu_kern_sum) {
+    kernel_selection selection;
+    selection.grouping = merge ? kernel_grouping::job : kernel_grouping::input;
+    for (auto& k : compute_kernel_stats(model, be, selection)) {
+      k.stats.key = kernel_keys.id(std::string(table.strings().at(k.name)), "");
+      stats[k.group].push_back(std::move(k.stats));
+    }
+  } else {
+    std::vector<std::vector<std::uint32_t>> keys(groups);
+    std::vector<std::vector<std::int64_t>> values(groups);
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      auto const k = keyer.key(i);
+      if (k == no_key) continue;
+      auto const g = merge ? 0 : static_cast<std::size_t>(table.input[i]);
+      keys[g].push_back(k);
+      values[g].push_back(keyer.value(i));
+    }
+    for (std::size_t g = 0; g < groups; ++g)
+      if (!keys[g].empty()) stats[g] = be.segmented_stats(keys[g], values[g], {});
   }
+  auto const& labels = report == stats_report::cuda_gpu_kern_sum ? kernel_keys : keyer.keys();
   std::vector<stats_table> out;
-  for (std::size_t g = 0; g < groups; ++g) {
-    auto const stats =
-        keys[g].empty() ? std::vector<exact_stats>{} : be.segmented_stats(keys[g], values[g], {});
-    out.push_back(finish(report, merge ? std::string("all inputs") : table.inputs()[g].path, stats,
-                         keyer.keys()));
-  }
+  for (std::size_t g = 0; g < groups; ++g)
+    out.push_back(finish(report, merge ? std::string("all inputs") : table.inputs()[g].path,
+                         stats[g], labels));
   return out;
 }
 

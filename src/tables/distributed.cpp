@@ -5,35 +5,23 @@
 // ns, by a plain sort of the per-rank means).
 #include <tracesweep/tables/distributed.hpp>
 
-#include <tracesweep/error.hpp>
-
 #include <algorithm>
-#include <regex>
 
 #include "tables/paddle_comm.hpp"
 
 namespace tracesweep {
 
-distributed_summary compute_distributed(event_table const& table, backend& be,
-                                        std::string const& comm_pattern) {
-  std::regex re;
-  try {
-    re = std::regex(comm_pattern, std::regex::ECMAScript | std::regex::icase);
-  } catch (std::regex_error const& e) {
-    throw usage_error("--comm-pattern '" + comm_pattern +
-                      "': invalid regular expression: " + e.what());
-  }
-  tables::event_links const links(table);
-  auto const denom = tables::denominators(links, be);
-  auto const nr = links.ranks().size();
-  auto const split = tables::paddle_comm_split(links);
+distributed_summary compute_distributed(trace_model const& model, backend& be) {
+  auto const& table = model.table();
+  auto const nr = model.ranks().size();
+  auto const split = tables::paddle_comm_split(model);
 
   std::vector<std::int64_t> cs, ce, ps, pe;
   std::vector<group_id> cg, pg;
   auto add = [&](std::vector<std::int64_t>& s, std::vector<std::int64_t>& e,
                  std::vector<group_id>& g, std::size_t i) {
     s.push_back(table.start_ns[i]), e.push_back(table.end_ns[i]);
-    g.push_back(static_cast<group_id>(tables::rank_index(links, table.rank[i])));
+    g.push_back(static_cast<group_id>(model.rank_index(table.rank[i])));
   };
   for (auto const& sp : split) {
     for (auto i : sp.cpu_comm) add(cs, ce, cg, i);
@@ -41,18 +29,12 @@ distributed_summary compute_distributed(event_table const& table, backend& be,
     for (auto i : sp.compute) add(ps, pe, pg, i);
   }
   std::vector<std::int64_t> step_sum(nr, 0), step_count(nr, 0);
-  std::vector<std::int8_t> name_is_comm(table.strings().size(), -1);
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    auto const r = tables::rank_index(links, table.rank[i]);
-    if (table.kind[i] == event_kind::profiler_step && table.device[i] < 0)
+  for (std::size_t r = 0; r < nr; ++r)
+    for (auto i : model.steps(r))
       step_sum[r] += table.end_ns[i] - table.start_ns[i], ++step_count[r];
-    if (links.paddle(i) || table.kind[i] != event_kind::kernel) continue;
-    auto& c = name_is_comm[table.name[i]];
-    if (c < 0) {
-      auto const n = table.strings().at(table.name[i]);
-      c = std::regex_search(n.begin(), n.end(), re) ? 1 : 0;
-    }
-    if (c)
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (table.kind[i] != event_kind::kernel || model.row_producer(i) == producer::paddle) continue;
+    if (model.is_communication(table.name[i]))
       add(cs, ce, cg, i);
     else
       add(ps, pe, pg, i);
@@ -67,20 +49,19 @@ distributed_summary compute_distributed(event_table const& table, backend& be,
   std::vector<std::uint32_t> keys;
   std::vector<std::int64_t> values;
   for (std::size_t r = 0; r < nr; ++r) {
+    auto const denom = model.rank_denominator(r);
     rank_distributed d;
-    d.rank = links.ranks()[r];
-    d.total_ns = denom[r].total_ns;
+    d.rank = model.ranks()[r];
+    d.total_ns = denom.total_ns;
     d.communication_ns = comm_ns[r];
     d.computation_ns = comp_ns[r];
     d.overlap_ns = overlap_ns[r];
     d.steps = step_count[r];
     d.mean_step_ns = step_count[r]
                          ? static_cast<double>(step_sum[r]) / static_cast<double>(step_count[r])
-                         : static_cast<double>(denom[r].total_ns);
+                         : static_cast<double>(denom.total_ns);
     if (out.slowest_rank < 0 ||
-        d.mean_step_ns >
-            out.ranks[static_cast<std::size_t>(tables::rank_index(links, out.slowest_rank))]
-                .mean_step_ns)
+        d.mean_step_ns > out.ranks[model.rank_index(out.slowest_rank)].mean_step_ns)
       out.slowest_rank = d.rank;
     out.ranks.push_back(d);
     std::int64_t const v[3] = {d.communication_ns, d.computation_ns, d.overlap_ns};

@@ -9,65 +9,101 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <unordered_map>
 
-#include "tables/event_links.hpp"
+#include "tables/model_items.hpp"
 #include "tables/paddle_comm.hpp"
 
 namespace tracesweep {
 
 namespace {
 
-int device_order(std::string const& type) {
-  static constexpr char const* order[] = {"Kernel",     "kernel", "Memcpy",
-                                          "gpu_memcpy", "Memset", "gpu_memset"};
-  for (int k = 0; k < 6; ++k)
-    if (type == order[k]) return k / 2;
-  return type == "Communication" ? 4 : 3;
+/// Type label of a row: the category, or the step / stage the name gave a Kineto row.
+std::string type_label(trace_model const& model, std::size_t i) {
+  auto const& t = model.table();
+  auto const cat = std::string(t.strings().at(t.category[i]));
+  if (model.row_producer(i) == producer::paddle) return cat;
+  switch (t.kind[i]) {
+    case event_kind::profiler_step:
+    case event_kind::data_loader:
+    case event_kind::optimizer:
+      return tables::kineto_item_names[tables::slot_of(t.kind[i])];
+    default:
+      return cat;
+  }
 }
+
+/// Whether stage row `i`'s type label is the model item of its kind on its rank: a Paddle row
+/// whose category is the stage itself, or a Kineto row (its label is Kineto's item name) on a
+/// rank whose items carry Kineto's names.
+bool labelled_as_item(trace_model const& model, std::size_t i) {
+  auto const& t = model.table();
+  if (model.row_producer(i) == producer::paddle) return t.role[i].family() == category_role::phase;
+  return (t.kind[i] == event_kind::data_loader || t.kind[i] == event_kind::optimizer) &&
+         !model.rank_has_producer(t.rank[i], producer::paddle);
+}
+
+/// Device rows: kernels, memcpy, memset, the rest, then Paddle's Communication row.
+int device_order(event_kind k) {
+  switch (k) {
+    case event_kind::kernel:
+      return 0;
+    case event_kind::memcpy:
+      return 1;
+    case event_kind::memset:
+      return 2;
+    default:
+      return 3;
+  }
+}
+constexpr int communication_order = 4;
 
 }  // namespace
 
-std::vector<rank_overview> compute_overview(event_table const& table, backend& be) {
-  tables::event_links const links(table);
-  auto const denom = tables::denominators(links, be);
-  auto const nr = links.ranks().size();
+std::vector<rank_overview> compute_overview(trace_model const& model, backend& be) {
+  auto const& table = model.table();
+  auto const nr = model.ranks().size();
 
   // Group = (rank, type, host/device) → dense id.
   std::map<std::tuple<std::size_t, bool, std::string>, group_id> groups;
   std::vector<std::int64_t> s, e, calls;
   std::vector<group_id> g;
-  std::vector<std::int8_t> stage_group;
+  std::vector<std::size_t> first_row;  // per group
   for (std::size_t i = 0; i < table.size(); ++i) {
-    if (!links.kept(i)) continue;
+    if (!model.kept(i)) continue;
     bool const dev = table.device[i] >= 0;
-    auto const key = std::tuple(tables::rank_index(links, table.rank[i]), dev, links.type_label(i));
+    auto const key = std::tuple(model.rank_index(table.rank[i]), dev, type_label(model, i));
     auto [it, fresh] = groups.emplace(key, static_cast<group_id>(calls.size()));
-    if (fresh) calls.push_back(0), stage_group.push_back(tables::is_stage(table.kind[i]));
+    if (fresh) calls.push_back(0), first_row.push_back(i);
     ++calls[it->second];
     s.push_back(table.start_ns[i]), e.push_back(table.end_ns[i]), g.push_back(it->second);
   }
   auto const busy = busy_per_group(be.union_by_group({s, e, g}), calls.size());
 
   std::vector<rank_overview> out(nr);
+  std::vector<std::map<std::string, int>> order(nr);  // per rank: device row type → order
   for (std::size_t r = 0; r < nr; ++r) {
-    out[r].rank = links.ranks()[r];
-    out[r].total_ns = denom[r].total_ns;
-    out[r].total_from = denom[r].from_steps ? "steps" : "span";
+    auto const d = model.rank_denominator(r);
+    out[r].rank = model.ranks()[r];
+    out[r].total_ns = d.total_ns;
+    out[r].total_from = d.from_steps ? "steps" : "span";
   }
-  auto const model = compute_model_summary(table, be);
+  auto const items = compute_model_summary(model, be);
   for (auto const& [key, id] : groups) {
     auto const& [r, dev, type] = key;
+    auto const i = first_row[id];
     overview_row row{type, dev, calls[id], busy[id], 0, "union"};
-    if (stage_group[id] && !dev) {
-      for (auto const& m : model[r].items)
-        if (m.name == type) row.calls = m.calls, row.time_ns = m.cpu_total_ns, row.rule = "sum";
+    if (!dev && is_stage(table.kind[i]) && labelled_as_item(model, i)) {
+      std::string_view const name =
+          tables::item_name(model, out[r].rank, tables::slot_of(table.kind[i]));
+      for (auto const& m : items[r].items)
+        if (m.name == name) row.calls = m.calls, row.time_ns = m.cpu_total_ns, row.rule = "sum";
     }
+    if (dev) order[r][type] = device_order(table.kind[i]);
     out[r].rows.push_back(std::move(row));
   }
 
   // Paddle: Communication rows are the distributed split's unions; calls = distinct ranges.
-  auto const split = tables::paddle_comm_split(links);
+  auto const split = tables::paddle_comm_split(model);
   std::vector<std::int64_t> cs, ce;
   std::vector<group_id> cg;
   std::vector<std::set<std::pair<std::int64_t, std::int64_t>>> distinct(2 * nr);
@@ -88,21 +124,23 @@ std::vector<rank_overview> compute_overview(event_table const& table, backend& b
         return x.type == "Communication" && x.device == (side == 1);
       });
       if (it == rows.end()) it = rows.insert(rows.end(), overview_row{"Communication", side == 1});
+      if (side == 1) order[r]["Communication"] = communication_order;
       it->calls = static_cast<std::int64_t>(distinct[2 * r + side].size());
       it->time_ns = comm[2 * r + side];
       it->rule = "union";
     }
 
-  for (auto& ro : out) {
+  for (std::size_t r = 0; r < nr; ++r) {
+    auto& ro = out[r];
     for (auto& row : ro.rows)
       row.ratio =
           ro.total_ns > 0 ? static_cast<double>(row.time_ns) / static_cast<double>(ro.total_ns) : 0;
     std::stable_sort(ro.rows.begin(), ro.rows.end(),
-                     [](overview_row const& a, overview_row const& b) {
+                     [&](overview_row const& a, overview_row const& b) {
                        if (a.device != b.device) return !a.device;
                        if (!a.device)
                          return a.time_ns != b.time_ns ? a.time_ns > b.time_ns : a.type < b.type;
-                       auto const oa = device_order(a.type), ob = device_order(b.type);
+                       auto const oa = order[r].at(a.type), ob = order[r].at(b.type);
                        return oa != ob ? oa < ob : a.type < b.type;
                      });
   }

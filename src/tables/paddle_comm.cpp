@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Walks each host thread once: host events nest by (start, −end); each API call hangs under the
-// deepest host event that contains it, and its kernels are classified by that chain.
+// Reads the split off the model's nesting: communication ranges are what the reader marked
+// (event_role::communication_range); each kernel is classified by the ranges above the API call
+// that launched it.
 #include "tables/paddle_comm.hpp"
 
-#include <algorithm>
 #include <cctype>
-#include <map>
 #include <string>
-#include <tuple>
+#include <string_view>
 
 namespace tracesweep::tables {
 
@@ -23,61 +22,32 @@ bool contains_any(std::string_view name, std::initializer_list<std::string_view>
 
 }  // namespace
 
-std::vector<comm_split> paddle_comm_split(event_links const& links) {
-  auto const& t = links.table();
-  std::vector<comm_split> out(links.ranks().size());
-  auto const& pool = t.strings();
-  auto is_comm_node = [&](std::size_t i) {
-    auto const cat = pool.at(t.category[i]);
-    return cat == "Communication" ||
-           (cat == "Operator" &&
-            contains_any(pool.at(t.name[i]), {"allreduce", "broadcast", "rpc"}));
+std::vector<comm_split> paddle_comm_split(trace_model const& model) {
+  auto const& t = model.table();
+  std::vector<comm_split> out(model.ranks().size());
+  auto paddle = [&](std::size_t i) { return model.row_producer(i) == producer::paddle; };
+  auto comm = [&](std::int64_t i) {
+    return t.role[static_cast<std::size_t>(i)].communication_range();
   };
-
-  // Host events and API calls of Paddle inputs, per (input, thread).
-  std::map<std::pair<std::int32_t, std::int64_t>, std::vector<std::size_t>> threads;
   for (std::size_t i = 0; i < t.size(); ++i)
-    if (links.paddle(i) && t.device[i] < 0) threads[{t.input[i], t.stream[i]}].push_back(i);
-
-  // Per API call: whether a communication event contains it, and whether its own parent is one.
-  std::vector<std::int8_t> under_comm(t.size(), 0), parent_state(t.size(), -1);  // -1 no parent
-  for (auto& [key, rows] : threads) {
-    std::stable_sort(rows.begin(), rows.end(), [&](std::size_t a, std::size_t b) {
-      bool const ha = t.kind[a] != event_kind::api_call, hb = t.kind[b] != event_kind::api_call;
-      return std::tuple(t.start_ns[a], !ha, -t.end_ns[a]) <
-             std::tuple(t.start_ns[b], !hb, -t.end_ns[b]);
-    });
-    std::vector<std::size_t> stack;
-    std::vector<int> comm_depth;  // communication events on the stack up to and including j
-    for (auto i : rows) {
-      while (!stack.empty() && t.end_ns[stack.back()] <= t.start_ns[i])
-        stack.pop_back(), comm_depth.pop_back();
-      if (t.kind[i] != event_kind::api_call) {
-        bool const c = is_comm_node(i);
-        if (c) out[rank_index(links, t.rank[i])].cpu_comm.push_back(i);
-        comm_depth.push_back((comm_depth.empty() ? 0 : comm_depth.back()) + (c ? 1 : 0));
-        stack.push_back(i);
-        continue;
-      }
-      for (auto j = stack.size(); j-- > 0;) {
-        auto const n = stack[j];
-        if (t.start_ns[n] <= t.start_ns[i] && t.end_ns[i] <= t.end_ns[n]) {
-          under_comm[i] = comm_depth[j] > 0;
-          parent_state[i] = is_comm_node(n) ? 1 : 0;
-          break;
-        }
-      }
-    }
-  }
+    if (paddle(i) && t.device[i] < 0 && t.kind[i] != event_kind::api_call && comm(i))
+      out[model.rank_index(t.rank[i])].cpu_comm.push_back(i);
   for (std::size_t i = 0; i < t.size(); ++i) {
-    if (t.kind[i] != event_kind::kernel || !links.paddle(i) || !links.kept(i)) continue;
-    auto const a = links.launcher(i);
-    if (a < 0) continue;
-    auto const ai = static_cast<std::size_t>(a);
-    auto& split = out[rank_index(links, t.rank[i])];
-    if (under_comm[ai]) split.gpu_comm.push_back(i);
-    if (parent_state[ai] == 0) {
-      if (contains_any(pool.at(t.name[i]), {"nccl", "xccl"}))
+    if (t.kind[i] != event_kind::kernel || !paddle(i) || !model.kept(i)) continue;
+    auto const call = model.launcher(i);
+    if (call < 0) continue;
+    auto const node = model.parent(static_cast<std::size_t>(call));
+    if (node < 0) continue;  // a call outside every host range
+    auto& split = out[model.rank_index(t.rank[i])];
+    // Rule 1/2: under a communication range (the call's node or any range above it).
+    for (auto n = node; n >= 0; n = model.parent(static_cast<std::size_t>(n)))
+      if (comm(n)) {
+        split.gpu_comm.push_back(i);
+        break;
+      }
+    // Rule 3: kernels of a node's own calls, when the node is not communication.
+    if (!comm(node)) {
+      if (contains_any(t.strings().at(t.name[i]), {"nccl", "xccl"}))
         split.gpu_comm.push_back(i);
       else
         split.compute.push_back(i);

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tables/event_links.hpp"
+#include <tracesweep/model/trace_model.hpp>
 
 namespace tracesweep::tables {
 
@@ -16,7 +16,7 @@ struct comm_split {
   std::vector<std::size_t> compute;   ///< kernel rows counted as computation (may repeat gpu_comm)
 };
 
-/// One per rank of links.ranks(); only rows of Paddle inputs take part.
-[[nodiscard]] std::vector<comm_split> paddle_comm_split(event_links const& links);
+/// One per rank of model.ranks(); only rows of Paddle inputs take part.
+[[nodiscard]] std::vector<comm_split> paddle_comm_split(trace_model const& model);
 
 }  // namespace tracesweep::tables

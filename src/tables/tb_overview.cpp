@@ -5,13 +5,14 @@
 // |s ∩ (roles 0..k)| − |s ∩ (roles 0..k−1)|, which is exactly the plugin's successive subtraction.
 #include <tracesweep/tables/tb_overview.hpp>
 
+#include <tracesweep/analysis/kernel_stats.hpp>
+
 #include <algorithm>
-#include <cctype>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <tuple>
 #include <unordered_map>
-
-#include "tables/event_links.hpp"
 
 namespace tracesweep {
 
@@ -19,12 +20,6 @@ namespace {
 
 constexpr std::int64_t none_max = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t none_min = std::numeric_limits<std::int64_t>::min();
-
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (auto& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return o;
-}
 
 bool starts_with(std::string_view s, std::string_view p) {
   return s.substr(0, p.size()) == p;
@@ -42,7 +37,7 @@ bool is_gloo_op(std::string_view n) {
          n == "gloo:all_gather" || n == "gloo:reduce_scatter";
 }
 
-/// The plugin's event types, from the category (and the reader's step kind).
+/// The plugin's event types: from the kind, else from the family the reader saw in the category.
 enum class tb_type { none, op, python, user_annotation, runtime, kernel, memcpy, memset, step };
 
 tb_type type_of(event_table const& t, std::size_t i) {
@@ -58,12 +53,12 @@ tb_type type_of(event_table const& t, std::size_t i) {
     default:
       break;
   }
-  auto const cat = lower(t.strings().at(t.category[i]));
-  if (cat == "cpu_op" || cat == "operator") return tb_type::op;
-  if (cat == "python" || cat == "python_function") return tb_type::python;
-  if (cat == "user_annotation" || cat == "gpu_user_annotation") return tb_type::user_annotation;
-  if (cat == "cuda_runtime" || cat == "runtime") return tb_type::runtime;
-  return tb_type::none;
+  // By category_role: none, op, python, annotation, runtime, phase.
+  constexpr std::array by_family{tb_type::none,    tb_type::op,
+                                 tb_type::python,  tb_type::user_annotation,
+                                 tb_type::runtime, tb_type::none};
+  auto const family = static_cast<std::size_t>(t.role[i].family());
+  return family < by_family.size() ? by_family[family] : tb_type::none;
 }
 
 std::string step_number(std::string_view name) {
@@ -75,10 +70,16 @@ struct span {
   std::int64_t start, end;
 };
 
+/// Orders kernel statistics by group, against a group number either side.
+struct group_less {
+  bool operator()(kernel_name_stats const& a, std::uint32_t g) const { return a.group < g; }
+  bool operator()(std::uint32_t g, kernel_name_stats const& a) const { return g < a.group; }
+};
+
 }  // namespace
 
-std::vector<tb_overview> compute_tb_overview(event_table const& table, backend& be) {
-  tables::event_links const links(table);
+std::vector<tb_overview> compute_tb_overview(trace_model const& model, backend& be) {
+  auto const& table = model.table();
   auto const& pool = table.strings();
   auto const n_inputs = table.inputs().size();
 
@@ -86,6 +87,10 @@ std::vector<tb_overview> compute_tb_overview(event_table const& table, backend& 
   std::unordered_map<std::uint64_t, std::size_t> metric_of;
   for (std::size_t j = 0; j < table.launch_metrics.size(); ++j)
     metric_of[table.launch_metrics.row[j]] = j;
+
+  kernel_selection by_input;
+  by_input.grouping = kernel_grouping::input;
+  auto const kernel_stats = compute_kernel_stats(model, be, by_input);
 
   std::vector<std::vector<std::size_t>> rows_of(n_inputs);
   for (std::size_t i = 0; i < table.size(); ++i)
@@ -113,7 +118,7 @@ std::vector<tb_overview> compute_tb_overview(event_table const& table, backend& 
       if (is_gloo_op(name)) gloo = true, comm_ops.push_back(rows[k]);
     }
     auto launched_in_comm = [&](std::size_t i) {
-      auto const a = links.launcher(i);
+      auto const a = model.launcher(i);
       if (a < 0 || !nccl) return false;
       auto const ai = static_cast<std::size_t>(a);
       for (auto op : comm_ops)
@@ -123,10 +128,23 @@ std::vector<tb_overview> compute_tb_overview(event_table const& table, backend& 
       return false;
     };
 
-    // Role intervals and steps.
-    std::vector<span> role[tb_role_count - 1];
+    // Steps: the model's steps of this input, in time order.
+    std::vector<std::size_t> step_rows;
+    for (auto const rank : table.inputs()[in].ranks)
+      for (auto i : model.steps(model.rank_index(rank)))
+        if (static_cast<std::size_t>(table.input[i]) == in) step_rows.push_back(i);
+    std::sort(step_rows.begin(), step_rows.end(), [&](std::size_t a, std::size_t b) {
+      return std::tie(table.start_ns[a], a) < std::tie(table.start_ns[b], b);
+    });
     std::vector<span> steps;
     std::vector<std::string> step_names;
+    for (auto i : step_rows) {
+      steps.push_back({table.start_ns[i], table.end_ns[i]});
+      step_names.push_back(step_number(pool.at(table.name[i])));
+    }
+
+    // Role intervals.
+    std::vector<span> role[tb_role_count - 1];
     std::int64_t cpu_min = none_max, cpu_max = none_min;
     for (std::size_t k = 0; k < rows.size(); ++k) {
       auto const i = rows[k];
@@ -146,10 +164,6 @@ std::vector<tb_overview> compute_tb_overview(event_table const& table, backend& 
         case tb_type::runtime:
           role[static_cast<int>(tb_role::runtime)].push_back(sp);
           break;
-        case tb_type::step:
-          steps.push_back(sp);
-          step_names.push_back(step_number(name));
-          break;
         case tb_type::op:
         case tb_type::python:
         case tb_type::user_annotation:
@@ -162,6 +176,7 @@ std::vector<tb_overview> compute_tb_overview(event_table const& table, backend& 
           else
             role[static_cast<int>(tb_role::cpu_exec)].push_back(sp);
           break;
+        case tb_type::step:
         case tb_type::none:
           break;
       }
@@ -170,16 +185,6 @@ std::vector<tb_overview> compute_tb_overview(event_table const& table, backend& 
     }
     if (nccl && gloo) role[static_cast<int>(tb_role::communication)].clear();
     ov.has_communication = !role[static_cast<int>(tb_role::communication)].empty();
-    {  // steps in time order, names alongside
-      std::vector<std::size_t> o(steps.size());
-      for (std::size_t k = 0; k < o.size(); ++k) o[k] = k;
-      std::stable_sort(o.begin(), o.end(),
-                       [&](auto a, auto b) { return steps[a].start < steps[b].start; });
-      std::vector<span> s2;
-      std::vector<std::string> n2;
-      for (auto k : o) s2.push_back(steps[k]), n2.push_back(step_names[k]);
-      steps = std::move(s2), step_names = std::move(n2);
-    }
     if (steps.empty()) {
       if (cpu_min > cpu_max) continue;  // nothing on the host: no overview
       steps.push_back({cpu_min, cpu_max});
@@ -199,7 +204,7 @@ std::vector<tb_overview> compute_tb_overview(event_table const& table, backend& 
       if (type[k] != tb_type::kernel && type[k] != tb_type::memcpy && type[k] != tb_type::memset)
         continue;
       device_rows.push_back(rows[k]);
-      auto const a = links.launcher(rows[k]);
+      auto const a = model.launcher(rows[k]);
       if (a >= 0 && type_of(table, static_cast<std::size_t>(a)) == tb_type::runtime)
         devices_of[static_cast<std::size_t>(a)].push_back(rows[k]);
     }
@@ -383,21 +388,9 @@ std::vector<tb_overview> compute_tb_overview(event_table const& table, backend& 
       ov.gpus.push_back(gm);
     }
 
-    // Kernel table: every kernel of the input, by name.
-    std::unordered_map<string_id, std::uint32_t> dense;
-    std::vector<string_id> names;
-    std::vector<std::uint32_t> keys;
-    std::vector<std::int64_t> durs;
+    // Kernel table: every kernel of the input, by name; the two means weighted by duration.
+    std::unordered_map<string_id, std::array<double, 3>> weighted;  // Σ bps·w, Σ occ·w, Σ w
     for (auto i : kernels) {
-      auto const [it, fresh] =
-          dense.emplace(table.name[i], static_cast<std::uint32_t>(names.size()));
-      if (fresh) names.push_back(table.name[i]);
-      keys.push_back(it->second);
-      durs.push_back(table.end_ns[i] - table.start_ns[i]);
-    }
-    std::vector<double> wb(names.size(), 0), wo(names.size(), 0), wsum(names.size(), 0);
-    for (std::size_t k = 0; k < kernels.size(); ++k) {
-      auto const i = kernels[k];
       double bps = 0, occ = 0;
       if (auto m = metric_of.find(i); m != metric_of.end()) {
         bps = table.launch_metrics.blocks_per_sm[m->second];
@@ -405,18 +398,23 @@ std::vector<tb_overview> compute_tb_overview(event_table const& table, backend& 
         if (std::isnan(bps)) bps = 0;
         if (std::isnan(occ)) occ = 0;
       }
-      auto const w = static_cast<double>(durs[k]) / 1000.0;
-      wb[keys[k]] += bps * w, wo[keys[k]] += occ * w, wsum[keys[k]] += w;
+      auto const w = static_cast<double>(table.end_ns[i] - table.start_ns[i]) / 1000.0;
+      auto& acc = weighted[table.name[i]];
+      acc[0] += bps * w, acc[1] += occ * w, acc[2] += w;
     }
-    for (auto const& s : be.segmented_stats(keys, durs, {})) {
+    auto const [first, last] = std::equal_range(kernel_stats.begin(), kernel_stats.end(),
+                                                static_cast<std::uint32_t>(in), group_less{});
+    for (auto it = first; it != last; ++it) {
+      auto const& s = it->stats;
+      auto const& acc = weighted.at(it->name);
       tb_kernel kr;
-      kr.name = std::string(pool.at(names[s.key]));
+      kr.name = std::string(pool.at(it->name));
       kr.calls = static_cast<std::int64_t>(s.count);
       kr.total_ns = static_cast<std::int64_t>(s.sum);
       kr.max_ns = s.max, kr.min_ns = s.min;
       kr.mean_ns = static_cast<double>(kr.total_ns) / static_cast<double>(kr.calls);
-      kr.blocks_per_sm = wsum[s.key] > 0 ? wb[s.key] / wsum[s.key] : 0;
-      kr.occupancy_pct = wsum[s.key] > 0 ? wo[s.key] / wsum[s.key] : 0;
+      kr.blocks_per_sm = acc[2] > 0 ? acc[0] / acc[2] : 0;
+      kr.occupancy_pct = acc[2] > 0 ? acc[1] / acc[2] : 0;
       ov.kernels.push_back(std::move(kr));
     }
     std::stable_sort(ov.kernels.begin(), ov.kernels.end(),

@@ -11,6 +11,7 @@
 
 #include <tracesweep/backend.hpp>
 #include <tracesweep/input_reader.hpp>
+#include <tracesweep/model/trace_model.hpp>
 #include <tracesweep/tables/distributed.hpp>
 #include <tracesweep/tables/model_summary.hpp>
 #include <tracesweep/tables/overview.hpp>
@@ -61,44 +62,67 @@ std::string label(ts::event_table const& t, std::size_t i) {
   }
 }
 
-}  // namespace
-
-TEST(KinetoOracle, OverviewAndDistributedOnEveryTrace) {
-  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+/// Every Kineto trace file below traces/kineto, sorted.
+std::vector<std::filesystem::path> kineto_files(std::filesystem::path const& traces) {
   std::vector<std::filesystem::path> files;
   for (auto const& e : std::filesystem::recursive_directory_iterator(traces / "kineto"))
     if (e.is_regular_file() && e.path().string().ends_with(".json.gz")) files.push_back(e.path());
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+bool is_comm_kernel(ts::event_table const& t, std::size_t i) {
+  static std::regex const re("nccl|rccl", std::regex::icase);
+  auto const n = std::string(t.strings().at(t.name[i]));
+  return std::regex_search(n, re);
+}
+
+/// Per rank: the ProfilerStep intervals, the span and the denominator (|∪ steps| else the span).
+struct rank_totals {
+  std::map<std::int32_t, std::vector<ivl>> steps;
+  std::map<std::int32_t, ivl> span;
+  std::map<std::int32_t, std::int64_t> total;
+};
+rank_totals totals_of(ts::event_table const& t) {
+  rank_totals o;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    ivl const x{t.start_ns[i], t.end_ns[i]};
+    auto& sp = o.span.try_emplace(t.rank[i], x).first->second;
+    sp.first = std::min(sp.first, x.first), sp.second = std::max(sp.second, x.second);
+    if (t.kind[i] == ts::event_kind::profiler_step) o.steps[t.rank[i]].push_back(x);
+  }
+  for (auto const& [r, sp] : o.span)
+    o.total[r] = o.steps.count(r) ? length(merged(o.steps[r])) : sp.second - sp.first;
+  return o;
+}
+
+}  // namespace
+
+TEST(KinetoOracle, OverviewAndDistributedOnEveryTrace) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  auto const files = kineto_files(traces);
   ASSERT_FALSE(files.empty());
   auto be = ts::make_cpu_backend(2);
-  std::regex const comm_re("nccl|rccl", std::regex::icase);
   for (auto const& f : files) {
     SCOPED_TRACE(f.string());
     ts::event_table t;
     ts::read_input(f.string(), t, {});
-    auto const ov = ts::compute_overview(t, *be);
-    auto const dist = ts::compute_distributed(t, *be);
+    auto const ov = ts::compute_overview(ts::trace_model(t), *be);
+    auto const dist = ts::compute_distributed(ts::trace_model(t), *be);
     // Oracle, per rank.
-    std::map<std::int32_t, std::vector<ivl>> steps, comm, comp;
-    std::map<std::int32_t, ivl> span;
+    auto const totals = totals_of(t);
+    std::map<std::int32_t, std::vector<ivl>> comm, comp;
     std::map<std::tuple<std::int32_t, bool, std::string>, std::vector<ivl>> by_type;
     for (std::size_t i = 0; i < t.size(); ++i) {
       auto const r = t.rank[i];
       ivl const x{t.start_ns[i], t.end_ns[i]};
-      auto& sp = span.try_emplace(r, x).first->second;
-      sp.first = std::min(sp.first, x.first), sp.second = std::max(sp.second, x.second);
-      if (t.kind[i] == ts::event_kind::profiler_step) steps[r].push_back(x);
       by_type[{r, t.device[i] >= 0, label(t, i)}].push_back(x);
-      if (t.kind[i] == ts::event_kind::kernel) {
-        auto const n = std::string(t.strings().at(t.name[i]));
-        (std::regex_search(n, comm_re) ? comm : comp)[r].push_back(x);
-      }
+      if (t.kind[i] == ts::event_kind::kernel) (is_comm_kernel(t, i) ? comm : comp)[r].push_back(x);
     }
-    ASSERT_EQ(ov.size(), span.size());
-    ASSERT_EQ(dist.ranks.size(), span.size());
+    ASSERT_EQ(ov.size(), totals.span.size());
+    ASSERT_EQ(dist.ranks.size(), totals.span.size());
     std::size_t k = 0;
-    for (auto const& [r, sp] : span) {
-      auto const total = steps.count(r) ? length(merged(steps[r])) : sp.second - sp.first;
+    for (auto const& [r, total] : totals.total) {
       EXPECT_EQ(ov[k].rank, r);
       EXPECT_EQ(ov[k].total_ns, total);
       for (auto const& row : ov[k].rows) {
@@ -118,12 +142,6 @@ TEST(KinetoOracle, OverviewAndDistributedOnEveryTrace) {
 }
 
 namespace {
-
-bool is_comm_kernel(ts::event_table const& t, std::size_t i) {
-  static std::regex const re("nccl|rccl", std::regex::icase);
-  auto const n = std::string(t.strings().at(t.name[i]));
-  return std::regex_search(n, re);
-}
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -176,7 +194,7 @@ TEST(KinetoOracle, DistributedAcrossRanksTwoRankJob) {
   for (unsigned threads : {1u, 2u}) {
     SCOPED_TRACE(threads);
     auto be = ts::make_cpu_backend(threads);
-    auto const d = ts::compute_distributed(t, *be);
+    auto const d = ts::compute_distributed(ts::trace_model(t), *be);
     ASSERT_EQ(d.ranks.size(), 2u);
     for (std::size_t k = 0; k < 2; ++k) {
       EXPECT_EQ(d.ranks[k].rank, static_cast<std::int32_t>(k));
@@ -295,22 +313,14 @@ std::int64_t sum_of(std::vector<std::int64_t> const& v) {
 // Runs the oracle on one job and compares every item, the Others row and the ratios.
 void check_model_summary(ts::event_table const& t, ts::backend& be, int& traces_with_steps,
                          std::set<std::string>& names_seen) {
-  std::map<std::int32_t, std::vector<ivl>> steps;
-  std::map<std::int32_t, ivl> span;
+  auto totals = totals_of(t);
+  auto& total = totals.total;
   std::map<std::int32_t, std::int64_t> all_kernels;
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    ivl const x{t.start_ns[i], t.end_ns[i]};
-    auto& sp = span.try_emplace(t.rank[i], x).first->second;
-    sp.first = std::min(sp.first, x.first), sp.second = std::max(sp.second, x.second);
-    if (t.kind[i] == ts::event_kind::profiler_step) steps[t.rank[i]].push_back(x);
-    if (t.kind[i] == ts::event_kind::kernel) all_kernels[t.rank[i]] += x.second - x.first;
-  }
-  std::map<std::int32_t, std::int64_t> total;
-  for (auto const& [r, sp] : span)
-    total[r] = steps.count(r) ? length(merged(steps[r])) : sp.second - sp.first;
-  if (!steps.empty()) ++traces_with_steps;
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (t.kind[i] == ts::event_kind::kernel) all_kernels[t.rank[i]] += t.end_ns[i] - t.start_ns[i];
+  if (!totals.steps.empty()) ++traces_with_steps;
   auto const want = model_oracle(t, total);
-  auto const got = ts::compute_model_summary(t, be);
+  auto const got = ts::compute_model_summary(ts::trace_model(t), be);
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t k = 0; k < want.size(); ++k) {
     auto const& [r, items] = want[k];
@@ -360,10 +370,7 @@ void check_model_summary(ts::event_table const& t, ts::backend& be, int& traces_
 // file alone, and the 2-rank HTA job read as one.
 TEST(KinetoOracle, ModelSummaryOnEveryTrace) {
   TRACESWEEP_REQUIRE_TRACES_DIR(traces);
-  std::vector<std::filesystem::path> files;
-  for (auto const& e : std::filesystem::recursive_directory_iterator(traces / "kineto"))
-    if (e.is_regular_file() && e.path().string().ends_with(".json.gz")) files.push_back(e.path());
-  std::sort(files.begin(), files.end());
+  auto const files = kineto_files(traces);
   auto be = ts::make_cpu_backend(2);
   int with_steps = 0;
   std::set<std::string> names;

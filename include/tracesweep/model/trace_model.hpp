@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The trace model: what every analysis reads besides the columns, derived once per job from the
-// event table. Analyses take (model, backend) and derive none of this themselves.
+// event table: producers, ranks, dense device ids, the communication classifier, launch links
+// (runtime call ↔ device row), profiler steps and the denominators, host-range nesting.
+// Analyses take (model, backend) and derive none of this themselves.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,11 +37,28 @@ struct model_options {
   std::string comm_pattern = "nccl|rccl";
 };
 
+/// A rank's denominator (Paddle §1.4): |∪ its steps| when it has steps, else its span.
+struct denominator {
+  std::int64_t total_ns = 0;
+  bool from_steps = false;
+};
+
+/// Kinds Paddle's Model Summary lists as stages (step phases below ProfileStep).
+[[nodiscard]] constexpr bool is_stage(event_kind k) noexcept {
+  return k == event_kind::data_loader || k == event_kind::forward || k == event_kind::backward ||
+         k == event_kind::optimizer;
+}
+
 class trace_model {
  public:
   /// Derives the model from `table`, which must outlive it. Throws pattern_error when the
-  /// communication pattern does not compile.
+  /// communication pattern does not compile. Producers, ranks, devices and the communication
+  /// names are derived here; launch links, steps and nesting on first use (once, thread-safe),
+  /// so a job that needs only devices does not pay for them.
   trace_model(event_table const& table, model_options const& options = {});
+  ~trace_model();
+  trace_model(trace_model&&) noexcept;
+  trace_model& operator=(trace_model&&) = delete;
 
   [[nodiscard]] event_table const& table() const noexcept { return _table; }
 
@@ -49,6 +69,8 @@ class trace_model {
   [[nodiscard]] producer row_producer(std::size_t row) const {
     return input_producer(_table.input[row]);
   }
+  /// Whether an input of producer `p` holds rank `rank`.
+  [[nodiscard]] bool rank_has_producer(std::int32_t rank, producer p) const;
 
   /// Ranks present, ascending; rank_index(r) is r's position (ranks().size() when absent).
   [[nodiscard]] std::span<std::int32_t const> ranks() const noexcept { return _ranks; }
@@ -67,13 +89,72 @@ class trace_model {
     return _communication;
   }
 
+  // Launch links. A device row (kernel, memcpy, memset) was launched by the first api_call row of
+  // the same input with the same correlation id (≥ 0).
+
+  /// The api_call row that launched `row`, or -1 (not device activity, or no such call).
+  [[nodiscard]] std::int64_t launcher(std::size_t row) const;
+  /// Whether `row` takes part in the job tables: Paddle drops device rows no runtime call
+  /// launched (§1.2); every other row is kept.
+  [[nodiscard]] bool kept(std::size_t row) const;
+  /// Kernel time (kernel rows only, durations added) launched by API call `call`; 0 for a call
+  /// that launched no kernel and for any other row.
+  [[nodiscard]] std::int64_t kernel_time_launched_by(std::size_t call) const;
+  /// Paddle's rule: kernel time (kernel rows only, durations added) launched by the API calls of
+  /// thread (input, thread) that lie wholly inside [start, end].
+  [[nodiscard]] std::int64_t kernel_time_inside(std::int32_t input, std::int64_t thread,
+                                                std::int64_t start, std::int64_t end) const;
+  /// Kineto's rule: kernel time (kernel rows only, durations added) launched by API calls of any
+  /// host thread of rank `rank` whose start lies in [start, end) (half-open, so back-to-back steps
+  /// never share a launch).
+  [[nodiscard]] std::int64_t kernel_time_launched_in(std::int32_t rank, std::int64_t start,
+                                                     std::int64_t end) const;
+
+  // Steps. A step is a host row (device < 0) of kind profiler_step: Kineto's ProfilerStep#N and
+  // Paddle's ProfileStep, as the readers decided. nsys exports have none: NVTX ranges are named by
+  // the user, and taking those named like steps would move the denominators of existing reports
+  // from the span to the steps (the bundled sample names NVTX ranges ProfilerStep#N), so no NVTX
+  // range is a step until that is a deliberate change of the reports.
+
+  /// Step rows of rank ranks()[rank_index], ascending by (start, row).
+  [[nodiscard]] std::span<std::size_t const> steps(std::size_t rank_index) const;
+  /// The denominator of rank ranks()[rank_index]: |∪ its steps| (touching steps merge), else
+  /// max end − min start over its kept rows.
+  [[nodiscard]] denominator rank_denominator(std::size_t rank_index) const;
+
+  // Host-range nesting, from one sweep per (input, thread) over the host rows (device < 0) in
+  // (start, API calls after ranges, −end, row) order, as Paddle builds its node tree (§1.2):
+  // - a range's parent is the innermost range still open when it starts (ranges ending at or
+  //   before its start are closed, so touching ranges are siblings); with proper nesting that is
+  //   the innermost range containing it, and a range that overlaps the end of the open one still
+  //   hangs under it;
+  // - API calls are leaves: a call's parent is the innermost open range that wholly contains it.
+
+  /// The parent row of host row `row`, or -1 (top level, or not a host row).
+  [[nodiscard]] std::int64_t parent(std::size_t row) const;
+  /// Ranges above host row `row` (0 at top level).
+  [[nodiscard]] std::size_t depth(std::size_t row) const;
+  /// Host rows of a stage kind (is_stage) that lie inside no other stage of their thread, by
+  /// (input, thread, start): a stage starting before the end of the last outermost stage of its
+  /// thread is not one (Paddle records a stage and does not descend into it, §1.7).
+  [[nodiscard]] std::span<std::size_t const> outermost_stages() const;
+
  private:
+  struct links_part;
+  struct steps_part;
+  struct nesting_part;
+  struct lazy_parts;
+  [[nodiscard]] links_part const& links() const;
+  [[nodiscard]] steps_part const& step_part() const;
+  [[nodiscard]] nesting_part const& nesting() const;
+
   event_table const& _table;
   std::vector<producer> _producers;
   std::vector<std::int32_t> _ranks;
   std::vector<device_identity> _devices;
   std::vector<group_id> _device_group;
   std::vector<std::uint8_t> _communication;
+  std::unique_ptr<lazy_parts> _lazy;
 };
 
 }  // namespace tracesweep

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include <tracesweep/backend.hpp>
-#include <tracesweep/event_table.hpp>
+#include <tracesweep/model/trace_model.hpp>
 
 namespace tracesweep {
 
@@ -34,8 +34,8 @@ struct distributed_summary {
   std::int32_t slowest_rank = -1;  ///< largest mean step time (lowest rank on ties)
 };
 
-/// `comm_pattern`: ECMAScript regex searched case-insensitively in kernel names (non-Paddle).
-[[nodiscard]] distributed_summary compute_distributed(
-    event_table const& table, backend& be, std::string const& comm_pattern = "nccl|rccl");
+/// Non-Paddle kernels are communication when the model's classifier says so
+/// (model_options::comm_pattern).
+[[nodiscard]] distributed_summary compute_distributed(trace_model const& model, backend& be);
 
 }  // namespace tracesweep

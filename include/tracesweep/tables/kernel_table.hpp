@@ -8,7 +8,7 @@
 #include <vector>
 
 #include <tracesweep/backend.hpp>
-#include <tracesweep/event_table.hpp>
+#include <tracesweep/model/trace_model.hpp>
 
 namespace tracesweep {
 
@@ -25,7 +25,8 @@ struct rank_kernel_table {
   std::vector<kernel_table_row> rows;
 };
 
-[[nodiscard]] std::vector<rank_kernel_table> compute_kernel_table(event_table const& table,
+/// One entry per rank of model.ranks(); only kept kernels (trace_model::kept).
+[[nodiscard]] std::vector<rank_kernel_table> compute_kernel_table(trace_model const& model,
                                                                   backend& be);
 
 }  // namespace tracesweep

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include <tracesweep/backend.hpp>
-#include <tracesweep/event_table.hpp>
+#include <tracesweep/model/trace_model.hpp>
 
 namespace tracesweep {
 
@@ -36,7 +36,7 @@ struct rank_model_summary {
 };
 
 /// One entry per rank, ascending.
-[[nodiscard]] std::vector<rank_model_summary> compute_model_summary(event_table const& table,
+[[nodiscard]] std::vector<rank_model_summary> compute_model_summary(trace_model const& model,
                                                                     backend& be);
 
 }  // namespace tracesweep

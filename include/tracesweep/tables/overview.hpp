@@ -9,7 +9,7 @@
 #include <vector>
 
 #include <tracesweep/backend.hpp>
-#include <tracesweep/event_table.hpp>
+#include <tracesweep/model/trace_model.hpp>
 
 namespace tracesweep {
 
@@ -32,6 +32,6 @@ struct rank_overview {
 };
 
 /// One entry per rank, ascending.
-[[nodiscard]] std::vector<rank_overview> compute_overview(event_table const& table, backend& be);
+[[nodiscard]] std::vector<rank_overview> compute_overview(trace_model const& model, backend& be);
 
 }  // namespace tracesweep

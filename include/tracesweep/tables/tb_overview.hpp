@@ -12,7 +12,7 @@
 #include <vector>
 
 #include <tracesweep/backend.hpp>
-#include <tracesweep/event_table.hpp>
+#include <tracesweep/model/trace_model.hpp>
 
 namespace tracesweep {
 
@@ -67,6 +67,6 @@ struct tb_overview {
 };
 
 /// One entry per input file.
-[[nodiscard]] std::vector<tb_overview> compute_tb_overview(event_table const& table, backend& be);
+[[nodiscard]] std::vector<tb_overview> compute_tb_overview(trace_model const& model, backend& be);
 
 }  // namespace tracesweep

@@ -65,6 +65,7 @@ class table_sink {
       e.category = _global[rows.category[i]];
       e.correlation = rows.correlation[i];
       e.bytes = rows.bytes[i];
+      e.role = rows.role[i];
       bool const kept = _table.append(e);
       if (next_metric < rows.metric_row.size() && rows.metric_row[next_metric] == i) {
         if (kept)

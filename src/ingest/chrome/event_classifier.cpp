@@ -12,6 +12,10 @@ constexpr bool is_digit(char c) noexcept {
   return c >= '0' && c <= '9';
 }
 
+constexpr char ascii_lower(char c) noexcept {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
 struct category_entry {
   std::string_view cat;
   category_info info;
@@ -25,6 +29,11 @@ constexpr category_info device(event_kind k) {
 }
 constexpr category_info paddle(event_kind k) {
   return category_info{k, false, true, false};
+}
+constexpr category_info paddle_phase(event_kind k) {
+  auto info = paddle(k);
+  info.family = category_role::phase;
+  return info;
 }
 
 constexpr std::array category_table{
@@ -45,11 +54,11 @@ constexpr std::array category_table{
     category_entry{"gpu_user_annotation", device(event_kind::user_range)},
     category_entry{"python_function", host(event_kind::other, true)},
     // PaddlePaddle (TracerEventType names). Kernel/Memcpy/Memset/Operator are shared above.
-    category_entry{"ProfileStep", paddle(event_kind::profiler_step)},
-    category_entry{"Dataloader", paddle(event_kind::data_loader)},
-    category_entry{"Forward", paddle(event_kind::forward)},
-    category_entry{"Backward", paddle(event_kind::backward)},
-    category_entry{"Optimization", paddle(event_kind::optimizer)},
+    category_entry{"ProfileStep", paddle_phase(event_kind::profiler_step)},
+    category_entry{"Dataloader", paddle_phase(event_kind::data_loader)},
+    category_entry{"Forward", paddle_phase(event_kind::forward)},
+    category_entry{"Backward", paddle_phase(event_kind::backward)},
+    category_entry{"Optimization", paddle_phase(event_kind::optimizer)},
     category_entry{"OperatorInner", paddle(event_kind::cpu_op)},
     category_entry{"PythonOp", paddle(event_kind::cpu_op)},
     category_entry{"Communication", paddle(event_kind::cpu_op)},  // host-side range (§1.8)
@@ -58,12 +67,45 @@ constexpr std::array category_table{
     category_entry{"PythonUserDefined", paddle(event_kind::user_range)},
 };
 
+bool equals_lower(std::string_view text, std::string_view lower) noexcept {
+  if (text.size() != lower.size()) return false;
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (ascii_lower(text[i]) != lower[i]) return false;
+  return true;
+}
+
+/// The TensorBoard plugin's event types, from the category in any case.
+category_role family_of(std::string_view cat) noexcept {
+  if (equals_lower(cat, "cpu_op") || equals_lower(cat, "operator")) return category_role::op;
+  if (equals_lower(cat, "python") || equals_lower(cat, "python_function"))
+    return category_role::python;
+  if (equals_lower(cat, "user_annotation") || equals_lower(cat, "gpu_user_annotation"))
+    return category_role::annotation;
+  if (equals_lower(cat, "cuda_runtime") || equals_lower(cat, "runtime"))
+    return category_role::runtime;
+  return category_role::none;
+}
+
 }  // namespace
 
 category_info classify_category(std::string_view cat) noexcept {
+  category_info info;
   for (auto const& e : category_table)
-    if (e.cat == cat) return e.info;
-  return category_info{};
+    if (e.cat == cat) {
+      info = e.info;
+      break;
+    }
+  if (info.family == category_role::none) info.family = family_of(cat);
+  info.communication = cat == "Communication";
+  info.communication_by_name = cat == "Operator";
+  return info;
+}
+
+bool is_communication_op_name(std::string_view name) noexcept {
+  for (std::string_view part : {"allreduce", "broadcast", "rpc"})
+    for (std::size_t i = 0; i + part.size() <= name.size(); ++i)
+      if (equals_lower(name.substr(i, part.size()), part)) return true;
+  return false;
 }
 
 std::optional<event_kind> kind_from_name(std::string_view name) noexcept {

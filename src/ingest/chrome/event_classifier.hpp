@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // How one Chrome-trace event maps onto the columns: its kind from `cat` (Kineto, 2021 Kineto
-// and Paddle spellings) and, for host ranges, from its name; memcpy direction from the name;
-// thread / stream numbers from `tid`; Paddle's " [1.234 ms]" name suffix.
+// and Paddle spellings) and, for host ranges, from its name; its role (the category's family,
+// Paddle's communication ranges); memcpy direction from the name; thread / stream numbers from
+// `tid`; Paddle's " [1.234 ms]" name suffix.
 #pragma once
 
 #include <cstdint>
@@ -21,10 +22,23 @@ struct category_info {
   bool paddle_only = false;
   /// Host categories whose kind the name can refine (ProfilerStep#N, DataLoader, Optimizer.step).
   bool name_rules = false;
+  /// The family the TensorBoard plugin reads from the category (case-insensitive), or Paddle's
+  /// step / stage categories.
+  category_role family = category_role::none;
+  /// Paddle's Communication category: every such range is communication.
+  bool communication = false;
+  /// Paddle's Operator category: a communication range when the name says so
+  /// (is_communication_op_name).
+  bool communication_by_name = false;
 };
 
-/// Classifies a `cat` string exactly as written (case-sensitive). Unknown categories → other.
+/// Classifies a `cat` string exactly as written (case-sensitive) for the kind; the family
+/// ignores case. Unknown categories → kind other.
 [[nodiscard]] category_info classify_category(std::string_view cat) noexcept;
+
+/// Paddle's communication operators (§1.8): the name contains allreduce, broadcast or rpc, in
+/// any case.
+[[nodiscard]] bool is_communication_op_name(std::string_view name) noexcept;
 
 /// The kind a host event's name implies, if any: `ProfilerStep#<digits>` → profiler_step,
 /// `enumerate(DataLoader)#…` → data_loader, `Optimizer.step#…` → optimizer.

@@ -32,6 +32,7 @@ std::string_view to_string(skip_reason r) noexcept {
 void chunk_rows::clear() {
   start_ns.clear(), end_ns.clear(), kind.clear(), subkind.clear(), device.clear();
   stream.clear(), name.clear(), category.clear(), correlation.clear(), bytes.clear();
+  role.clear();
   text_thread.clear();
   metric_row.clear(), blocks_per_sm.clear(), occupancy_pct.clear();
   strings = string_pool();
@@ -238,6 +239,7 @@ simdjson::error_code read_event(od::object& obj, event_fields& f) {
 struct name_memo {
   std::int8_t kind = -1;  ///< -1 unknown yet, -2 no kind from the name, else event_kind
   copy_kind copy = copy_kind::unknown;
+  bool communication_op = false;  ///< is_communication_op_name
 };
 
 }  // namespace
@@ -249,7 +251,7 @@ void event_parser::parse(event_chunk const& chunk, bool paddle_schema, std::stri
   out.start_ns.reserve(reserve), out.end_ns.reserve(reserve), out.kind.reserve(reserve);
   out.subkind.reserve(reserve), out.device.reserve(reserve), out.stream.reserve(reserve);
   out.name.reserve(reserve), out.category.reserve(reserve), out.correlation.reserve(reserve);
-  out.bytes.reserve(reserve);
+  out.bytes.reserve(reserve), out.role.reserve(reserve);
 
   std::vector<std::int16_t> category_memo;  // local id → index into category_infos, -1 unknown
   std::vector<category_info> category_infos;
@@ -326,6 +328,7 @@ void event_parser::parse(event_chunk const& chunk, bool paddle_schema, std::stri
       auto const k = kind_from_name(name_text);
       memo.kind = k ? static_cast<std::int8_t>(*k) : std::int8_t{-2};
       memo.copy = memcpy_kind_from_name(name_text);
+      memo.communication_op = is_communication_op_name(name_text);
     }
 
     event_kind kind = info.kind;
@@ -384,6 +387,8 @@ void event_parser::parse(event_chunk const& chunk, bool paddle_schema, std::stri
     out.category.push_back(cat_id);
     out.correlation.push_back(f.has_correlation ? f.correlation : -1);
     out.bytes.push_back(f.bytes);
+    out.role.emplace_back(
+        info.family, info.communication || (info.communication_by_name && memo.communication_op));
   }
 }
 

@@ -43,6 +43,7 @@ struct chunk_rows {
   std::vector<string_id> category;  ///< chunk-local ids into `strings`
   std::vector<std::int64_t> correlation;
   std::vector<std::int64_t> bytes;
+  std::vector<event_role> role;
   /// Host rows whose tid is not a number: (row, chunk-local id of the tid text).
   std::vector<std::pair<std::uint32_t, string_id>> text_thread;
   /// Kernel rows whose args carry "blocks per SM" and/or an achieved-occupancy %, row ascending;

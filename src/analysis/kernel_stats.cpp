@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// One segmented-statistics call over the selected kernel rows, keyed by group × dense name index
+// (names numbered in id order, so the keys come back in (group, name id) order). When groups ×
+// names do not fit the 32-bit keys, consecutive groups are computed a batch at a time.
+#include <tracesweep/analysis/kernel_stats.hpp>
+
+#include <algorithm>
+#include <limits>
+
+namespace tracesweep {
+
+std::vector<kernel_name_stats> compute_kernel_stats(trace_model const& model, backend& be,
+                                                    kernel_selection const& selection) {
+  auto const& t = model.table();
+  auto group_of = [&](std::size_t i) -> std::uint32_t {
+    switch (selection.grouping) {
+      case kernel_grouping::input:
+        return static_cast<std::uint32_t>(t.input[i]);
+      case kernel_grouping::rank:
+        return static_cast<std::uint32_t>(model.rank_index(t.rank[i]));
+      case kernel_grouping::job:
+        break;
+    }
+    return 0;
+  };
+  std::size_t const groups = selection.grouping == kernel_grouping::input  ? t.inputs().size()
+                             : selection.grouping == kernel_grouping::rank ? model.ranks().size()
+                                                                           : 1;
+
+  // The selected rows, and their names numbered densely in id order.
+  constexpr auto unused = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::size_t> rows;
+  std::vector<std::uint32_t> dense(t.strings().size(), unused);
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (t.kind[i] == event_kind::kernel && (!selection.kept_only || model.kept(i))) {
+      rows.push_back(i);
+      dense[t.name[i]] = 0;
+    }
+  std::vector<string_id> names;
+  for (std::size_t id = 0; id < dense.size(); ++id)
+    if (dense[id] != unused) {
+      dense[id] = static_cast<std::uint32_t>(names.size());
+      names.push_back(static_cast<string_id>(id));
+    }
+  std::vector<kernel_name_stats> out;
+  if (rows.empty()) return out;
+
+  std::uint64_t const per_batch =
+      std::max<std::uint64_t>(1, (std::uint64_t{1} << 32) / names.size());
+  std::vector<std::uint32_t> keys;
+  std::vector<std::int64_t> durations;
+  for (std::uint64_t first = 0; first < groups; first += per_batch) {
+    keys.clear(), durations.clear();
+    for (auto i : rows) {
+      std::uint64_t const g = group_of(i);
+      if (g < first || g >= first + per_batch) continue;
+      keys.push_back(static_cast<std::uint32_t>((g - first) * names.size() + dense[t.name[i]]));
+      durations.push_back(t.end_ns[i] - t.start_ns[i]);
+    }
+    if (keys.empty()) continue;
+    for (auto& s : be.segmented_stats(keys, durations, selection.quantiles)) {
+      kernel_name_stats k;
+      k.group = static_cast<std::uint32_t>(first + s.key / names.size());
+      k.name = names[s.key % names.size()];
+      k.stats = std::move(s);
+      out.push_back(std::move(k));
+    }
+  }
+  return out;
+}
+
+}  // namespace tracesweep

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+// Launch links: each device row's launching API call by (input, correlation), Paddle's rule that
+// unlaunched device rows are dropped, and the kernel time the calls of a thread / a rank launched.
+#include <algorithm>
+#include <unordered_map>
+
+#include "model/model_parts.hpp"
+
+namespace tracesweep {
+
+namespace {
+struct launch_key {
+  std::int32_t input;
+  std::int64_t correlation;
+  friend bool operator==(launch_key const&, launch_key const&) = default;
+};
+struct launch_key_hash {
+  std::size_t operator()(launch_key const& k) const noexcept {
+    return std::hash<std::int64_t>{}(k.correlation * 1000003 + k.input);
+  }
+};
+}  // namespace
+
+trace_model::links_part::links_part(trace_model const& model) {
+  auto const& t = model.table();
+  auto const n = t.size();
+  std::unordered_map<launch_key, std::int64_t, launch_key_hash> api;
+  for (std::size_t i = 0; i < n; ++i)
+    if (t.kind[i] == event_kind::api_call && t.correlation[i] >= 0)
+      api.emplace(launch_key{t.input[i], t.correlation[i]}, static_cast<std::int64_t>(i));
+  launcher.assign(n, -1);
+  kept.assign(n, 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!is_device_activity(t.kind[i])) continue;
+    if (t.correlation[i] >= 0)
+      if (auto it = api.find(launch_key{t.input[i], t.correlation[i]}); it != api.end())
+        launcher[i] = it->second;
+    if (launcher[i] < 0 && model.row_producer(i) == producer::paddle) kept[i] = 0;
+  }
+
+  // API calls per host thread with the kernel time each launched.
+  std::vector<std::int64_t> launched(n, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    if (t.kind[i] == event_kind::kernel && launcher[i] >= 0)
+      launched[static_cast<std::size_t>(launcher[i])] += t.end_ns[i] - t.start_ns[i];
+  std::vector<std::size_t> api_rows;
+  for (std::size_t i = 0; i < n; ++i)
+    if (t.kind[i] == event_kind::api_call) {
+      api_rows.push_back(i);
+      if (launched[i] != 0) launched_by_call.emplace_back(i, launched[i]);
+    }
+  std::stable_sort(api_rows.begin(), api_rows.end(),
+                   [&](std::size_t a, std::size_t b) { return t.start_ns[a] < t.start_ns[b]; });
+  by_rank.resize(model.ranks().size());
+  for (auto i : api_rows) {
+    auto& c = calls[{t.input[i], t.stream[i]}];
+    c.start.push_back(t.start_ns[i]);
+    c.end.push_back(t.end_ns[i]);
+    c.kernel_ns.push_back(launched[i]);
+    auto& rc = by_rank[model.rank_index(t.rank[i])];
+    rc.start.push_back(t.start_ns[i]);
+    rc.kernel_ns.push_back(rc.kernel_ns.back() + launched[i]);
+  }
+}
+
+std::int64_t trace_model::launcher(std::size_t row) const {
+  return links().launcher[row];
+}
+
+bool trace_model::kept(std::size_t row) const {
+  return links().kept[row] != 0;
+}
+
+std::int64_t trace_model::kernel_time_launched_by(std::size_t call) const {
+  auto const& v = links().launched_by_call;
+  auto const it =
+      std::lower_bound(v.begin(), v.end(), call,
+                       [](auto const& entry, std::size_t row) { return entry.first < row; });
+  return it != v.end() && it->first == call ? it->second : 0;
+}
+
+std::int64_t trace_model::kernel_time_inside(std::int32_t input, std::int64_t thread,
+                                             std::int64_t start, std::int64_t end) const {
+  auto const& l = links();
+  auto it = l.calls.find({input, thread});
+  if (it == l.calls.end()) return 0;
+  auto const& c = it->second;
+  auto i = static_cast<std::size_t>(std::lower_bound(c.start.begin(), c.start.end(), start) -
+                                    c.start.begin());
+  std::int64_t sum = 0;
+  for (; i < c.start.size() && c.start[i] <= end; ++i)
+    if (c.end[i] <= end) sum += c.kernel_ns[i];
+  return sum;
+}
+
+std::int64_t trace_model::kernel_time_launched_in(std::int32_t rank, std::int64_t start,
+                                                  std::int64_t end) const {
+  auto const r = rank_index(rank);
+  if (r >= _ranks.size() || end <= start) return 0;
+  auto const& rc = links().by_rank[r];
+  auto const lo = std::lower_bound(rc.start.begin(), rc.start.end(), start) - rc.start.begin();
+  auto const hi = std::lower_bound(rc.start.begin(), rc.start.end(), end) - rc.start.begin();
+  return rc.kernel_ns[static_cast<std::size_t>(hi)] - rc.kernel_ns[static_cast<std::size_t>(lo)];
+}
+
+}  // namespace tracesweep

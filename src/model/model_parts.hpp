@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// The parts of the trace model derived on first use: launch links, steps, nesting. Each is built
+// by its own file from the table (and the parts it needs) once, under its once_flag.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include <tracesweep/model/trace_model.hpp>
+
+namespace tracesweep {
+
+struct trace_model::links_part {
+  std::vector<std::int64_t> launcher;  ///< per row: the launching api_call row, or -1
+  std::vector<std::uint8_t> kept;      ///< per row
+  /// (call row, kernel time it launched) for the calls that launched kernels, by row.
+  std::vector<std::pair<std::size_t, std::int64_t>> launched_by_call;
+  /// API calls of one host thread, by start, with the kernel time each launched.
+  struct thread_calls {
+    std::vector<std::int64_t> start, end, kernel_ns;
+  };
+  std::map<std::pair<std::int32_t, std::int64_t>, thread_calls> calls;  ///< by (input, thread)
+  /// API calls of one rank, any thread: starts ascending, prefix sums of the kernel time
+  /// (kernel_ns[k] = Σ launched by calls before k).
+  struct rank_calls {
+    std::vector<std::int64_t> start;
+    std::vector<std::int64_t> kernel_ns{0};
+  };
+  std::vector<rank_calls> by_rank;  ///< by rank index
+
+  explicit links_part(trace_model const& model);
+};
+
+struct trace_model::steps_part {
+  std::vector<std::size_t> rows;     ///< step rows by (rank index, start, row)
+  std::vector<std::size_t> offsets;  ///< rank index r owns rows[offsets[r], offsets[r + 1])
+  std::vector<denominator> denominators;
+
+  explicit steps_part(trace_model const& model);
+};
+
+struct trace_model::nesting_part {
+  std::vector<std::int64_t> parent;  ///< per row, -1 for none
+  std::vector<std::size_t> outermost_stages;
+
+  explicit nesting_part(event_table const& t);
+};
+
+struct trace_model::lazy_parts {
+  std::once_flag links_once, steps_once, nesting_once;
+  std::unique_ptr<links_part> links;
+  std::unique_ptr<steps_part> steps;
+  std::unique_ptr<nesting_part> nesting;
+};
+
+}  // namespace tracesweep

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: Apache-2.0
+// The trace model on hand-built tables: producers, dense device ids, launch links and the kernel
+// time they give, steps and denominators, host-range nesting (nested, touching, overlapping
+// ranges, several threads and inputs) and the outermost stages. Expected values are worked out
+// in the comments.
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <tuple>
+
+#include <tracesweep/model/trace_model.hpp>
+
+#include "support/table_builder.hpp"
+
+namespace ts = tracesweep;
+using ts::event_kind;
+
+namespace {
+
+std::vector<std::size_t> rows_of(std::span<std::size_t const> s) {
+  return {s.begin(), s.end()};
+}
+
+}  // namespace
+
+TEST(TraceModel, ProducersFromFormats) {
+  ts::test::table_builder b;
+  b.input("nsys-sqlite").host(event_kind::api_call, 0, 1, 1, 3);
+  b.input("kineto-json").host(event_kind::cpu_op, 0, 1, 1, 1);
+  b.input("paddle-json").host(event_kind::cpu_op, 0, 1, 1, 2);
+  b.input("other").host(event_kind::cpu_op, 0, 1, 1, 2);
+  ts::trace_model const m(b.done());
+  EXPECT_EQ(m.input_producer(0), ts::producer::nsys);
+  EXPECT_EQ(m.input_producer(1), ts::producer::kineto);
+  EXPECT_EQ(m.input_producer(2), ts::producer::paddle);
+  EXPECT_EQ(m.input_producer(3), ts::producer::other);
+  EXPECT_EQ(m.row_producer(2), ts::producer::paddle);
+  EXPECT_TRUE(m.rank_has_producer(2, ts::producer::paddle));
+  EXPECT_FALSE(m.rank_has_producer(1, ts::producer::paddle));
+  EXPECT_TRUE(m.rank_has_producer(2, ts::producer::other));
+  ASSERT_EQ(m.ranks().size(), 3u);
+  EXPECT_EQ(m.ranks()[0], 1);
+  EXPECT_EQ(m.rank_index(3), 2u);
+  EXPECT_EQ(m.rank_index(7), 3u);  // absent
+}
+
+// Dense ids ordered by (rank, device, input), whatever order rows come in; host rows have none.
+TEST(TraceModel, DeviceIdsByRankDeviceInput) {
+  ts::test::table_builder b;
+  b.input("kineto-json");
+  auto const k1 = b.device(event_kind::kernel, 0, 1, /*device*/ 1, 7, /*rank*/ 1);
+  auto const k0 = b.device(event_kind::memcpy, 0, 1, 0, 7, 1);
+  auto const h = b.host(event_kind::cpu_op, 0, 1, 5, 1);
+  b.input("kineto-json");
+  auto const k2 = b.device(event_kind::memset, 0, 1, 0, 7, /*rank*/ 0);
+  auto const k3 = b.device(event_kind::kernel, 0, 1, 0, 9, 1);  // input 1, rank 1, device 0
+  ts::trace_model const m(b.done());
+  auto const d = m.devices();
+  ASSERT_EQ(d.size(), 4u);
+  auto key = [&](std::size_t k) { return std::tuple(d[k].rank, d[k].device, d[k].input); };
+  EXPECT_EQ(key(0), std::tuple(0, 0, 1));
+  EXPECT_EQ(key(1), std::tuple(1, 0, 0));
+  EXPECT_EQ(key(2), std::tuple(1, 0, 1));
+  EXPECT_EQ(key(3), std::tuple(1, 1, 0));
+  auto const g = m.device_group();
+  EXPECT_EQ(g[k2], 0u);
+  EXPECT_EQ(g[k0], 1u);
+  EXPECT_EQ(g[k3], 2u);
+  EXPECT_EQ(g[k1], 3u);
+  EXPECT_EQ(g[h], ts::no_device);
+}
+
+// Runtime call ↔ device row by (input, correlation); the first call of a correlation wins;
+// Paddle drops device rows no call launched, Kineto keeps them.
+TEST(TraceModel, LaunchLinks) {
+  ts::test::table_builder b;
+  b.input("kineto-json");
+  auto const c1 = b.host(event_kind::api_call, 10, 20, /*thread*/ 1, 0, /*corr*/ 5);
+  auto const c1b = b.host(event_kind::api_call, 30, 40, 1, 0, 5);  // same correlation, later
+  auto const k1 = b.device(event_kind::kernel, 25, 35, 0, 7, 0, 5);
+  auto const orphan = b.device(event_kind::kernel, 50, 60, 0, 7, 0, 99);
+  auto const nocorr = b.device(event_kind::memcpy, 50, 60, 0, 7, 0, -1);
+  b.input("paddle-json");
+  auto const c2 = b.host(event_kind::api_call, 10, 20, 1, 1, 6);
+  auto const k2 = b.device(event_kind::kernel, 21, 30, 0, 7, 1, 6);
+  auto const k_other_input = b.device(event_kind::kernel, 21, 30, 0, 7, 1, 5);  // 5 is input 0's
+  auto const p_orphan = b.device(event_kind::memset, 40, 45, 0, 7, 1, 98);
+  ts::trace_model const m(b.done());
+  EXPECT_EQ(m.launcher(k1), static_cast<std::int64_t>(c1));
+  EXPECT_EQ(m.launcher(orphan), -1);
+  EXPECT_EQ(m.launcher(nocorr), -1);
+  EXPECT_EQ(m.launcher(c1b), -1);  // not device activity
+  EXPECT_EQ(m.launcher(k2), static_cast<std::int64_t>(c2));
+  EXPECT_EQ(m.launcher(k_other_input), -1);
+  EXPECT_TRUE(m.kept(orphan));
+  EXPECT_TRUE(m.kept(nocorr));
+  EXPECT_TRUE(m.kept(k2));
+  EXPECT_FALSE(m.kept(k_other_input));
+  EXPECT_FALSE(m.kept(p_orphan));
+  EXPECT_TRUE(m.kept(c1));
+}
+
+// Kernel time launched: Paddle's rule (calls of one thread lying wholly inside [start, end]) and
+// Kineto's (calls of any thread of the rank starting in [start, end)).
+TEST(TraceModel, KernelTimeLaunched) {
+  ts::test::table_builder b;
+  b.input("kineto-json");
+  b.host(event_kind::api_call, 10, 20, /*thread*/ 1, 0, 1);
+  b.device(event_kind::kernel, 20, 30, 0, 7, 0, 1);  // 10
+  b.device(event_kind::memcpy, 30, 70, 0, 7, 0, 1);  // not a kernel: never counted
+  b.host(event_kind::api_call, 15, 25, /*thread*/ 2, 0, 2);
+  b.device(event_kind::kernel, 30, 33, 0, 7, 0, 2);  // 3
+  b.host(event_kind::api_call, 40, 50, 1, 0, 3);
+  b.device(event_kind::kernel, 50, 57, 0, 7, 0, 3);  // 7
+  b.device(event_kind::kernel, 60, 62, 0, 8, 0, 3);  // 2 more from the same call
+  ts::trace_model const m(b.done());
+  EXPECT_EQ(m.kernel_time_launched_by(0), 10);  // the memcpy it launched does not count
+  EXPECT_EQ(m.kernel_time_launched_by(3), 3);
+  EXPECT_EQ(m.kernel_time_launched_by(5), 9);
+  EXPECT_EQ(m.kernel_time_launched_by(1), 0);  // a kernel row
+  // Thread 1: calls [10,20) → 10 and [40,50) → 9.
+  EXPECT_EQ(m.kernel_time_inside(0, 1, 10, 50), 19);
+  EXPECT_EQ(m.kernel_time_inside(0, 1, 10, 49), 10);  // the second call ends past 49
+  EXPECT_EQ(m.kernel_time_inside(0, 1, 11, 50), 9);   // the first starts before 11
+  EXPECT_EQ(m.kernel_time_inside(0, 2, 0, 100), 3);
+  EXPECT_EQ(m.kernel_time_inside(0, 3, 0, 100), 0);
+  EXPECT_EQ(m.kernel_time_inside(1, 1, 0, 100), 0);
+  // Rank 0, any thread, by call start: 10 (start 10), 3 (start 15), 9 (start 40).
+  EXPECT_EQ(m.kernel_time_launched_in(0, 10, 40), 13);  // half-open: 40 not in
+  EXPECT_EQ(m.kernel_time_launched_in(0, 15, 41), 12);
+  EXPECT_EQ(m.kernel_time_launched_in(0, 40, 40), 0);
+  EXPECT_EQ(m.kernel_time_launched_in(5, 0, 100), 0);  // no such rank
+}
+
+// Steps are host profiler_step rows per rank, by start; the denominator is |∪ steps| (touching
+// and overlapping steps merge) else the span of the kept rows. NVTX ranges are never steps.
+TEST(TraceModel, StepsAndDenominators) {
+  ts::test::table_builder b;
+  b.input("kineto-json");
+  auto const s2 = b.host(event_kind::profiler_step, 100, 200, 1, 0);
+  auto const s1 = b.host(event_kind::profiler_step, 0, 100, 1, 0);    // touches s2
+  auto const s3 = b.host(event_kind::profiler_step, 150, 260, 2, 0);  // overlaps s2
+  auto const s4 = b.host(event_kind::profiler_step, 300, 310, 1, 0);
+  b.host(event_kind::cpu_op, -50, 400, 1, 0);  // the span does not matter with steps
+  b.input("paddle-json");
+  b.host(event_kind::cpu_op, 1000, 1010, 1, 1);
+  b.host(event_kind::api_call, 1005, 1006, 1, 1, 4);
+  b.device(event_kind::kernel, 1010, 1030, 0, 7, 1, 4);
+  b.device(event_kind::kernel, 900, 2000, 0, 7, 1, 77);  // unlaunched: dropped, not in the span
+  b.input("nsys-sqlite");
+  b.host(event_kind::user_range, 10, 20, 1, 2, -1, "ProfilerStep#1");
+  b.host(event_kind::api_call, 5, 30, 1, 2);
+  ts::trace_model const m(b.done());
+  EXPECT_EQ(rows_of(m.steps(0)), (std::vector<std::size_t>{s1, s2, s3, s4}));
+  EXPECT_TRUE(m.steps(1).empty());
+  EXPECT_TRUE(m.steps(2).empty());
+  auto const d0 = m.rank_denominator(0);
+  EXPECT_TRUE(d0.from_steps);
+  EXPECT_EQ(d0.total_ns, 260 + 10);  // [0,260) ∪ [300,310)
+  auto const d1 = m.rank_denominator(1);
+  EXPECT_FALSE(d1.from_steps);
+  EXPECT_EQ(d1.total_ns, 30);  // [1000, 1030)
+  auto const d2 = m.rank_denominator(2);
+  EXPECT_FALSE(d2.from_steps);
+  EXPECT_EQ(d2.total_ns, 25);  // [5, 30)
+}
+
+// One thread, times in ns:
+//   R1 [0,100) ⊃ R2 [10,50) ⊃ call C1 [20,30); R3 [50,60) touches R2's end: a sibling under R1,
+//   with call C2 [55,58); call C3 [85,105) is inside no open range (R1 ends at 100); R4 [90,120)
+//   overlaps R1's end: it still hangs under R1; call C4 [95,110) lies in R4 only; R5 [200,300)
+//   and call C5 [200,210) start together: the call comes after the range, inside it; R6
+//   [200,250) starts with R5 and is shorter: under R5. Thread 2 of the same input and thread 1
+//   of another input have their own trees; device rows have no parent.
+TEST(TraceModel, NestingAndParents) {
+  ts::test::table_builder b;
+  b.input("paddle-json");
+  auto const c1 = b.host(event_kind::api_call, 20, 30, 1);
+  auto const r2 = b.host(event_kind::cpu_op, 10, 50, 1);
+  auto const r1 = b.host(event_kind::cpu_op, 0, 100, 1);
+  auto const r3 = b.host(event_kind::cpu_op, 50, 60, 1);
+  auto const c2 = b.host(event_kind::api_call, 55, 58, 1);
+  auto const c3 = b.host(event_kind::api_call, 85, 105, 1);
+  auto const r4 = b.host(event_kind::cpu_op, 90, 120, 1);
+  auto const c4 = b.host(event_kind::api_call, 95, 110, 1);
+  auto const c5 = b.host(event_kind::api_call, 200, 210, 1);
+  auto const r6 = b.host(event_kind::cpu_op, 200, 250, 1);
+  auto const r5 = b.host(event_kind::cpu_op, 200, 300, 1);
+  auto const t2 = b.host(event_kind::cpu_op, 12, 40, 2);  // another thread: top level
+  auto const k = b.device(event_kind::kernel, 20, 30, 0, 1);
+  b.input("paddle-json");
+  auto const other = b.host(event_kind::cpu_op, 20, 30, 1);  // same thread id, other input
+  ts::trace_model const m(b.done());
+  auto p = [&](std::size_t row) { return m.parent(row); };
+  auto const id = [](std::size_t r) { return static_cast<std::int64_t>(r); };
+  EXPECT_EQ(p(r1), -1);
+  EXPECT_EQ(p(r2), id(r1));
+  EXPECT_EQ(p(c1), id(r2));
+  EXPECT_EQ(p(r3), id(r1));
+  EXPECT_EQ(p(c2), id(r3));
+  EXPECT_EQ(p(c3), -1);
+  EXPECT_EQ(p(r4), id(r1));
+  EXPECT_EQ(p(c4), id(r4));
+  EXPECT_EQ(p(r5), -1);
+  EXPECT_EQ(p(r6), id(r5));
+  EXPECT_EQ(p(c5), id(r6));
+  EXPECT_EQ(p(t2), -1);
+  EXPECT_EQ(p(k), -1);
+  EXPECT_EQ(p(other), -1);
+  EXPECT_EQ(m.depth(r1), 0u);
+  EXPECT_EQ(m.depth(c1), 2u);
+  EXPECT_EQ(m.depth(c4), 2u);
+  EXPECT_EQ(m.depth(c5), 2u);
+}
+
+// Outermost stages per thread: a stage starting before the end of the last outermost stage of
+// its thread is not one (nested, or overlapping its end); touching stages both count; steps and
+// other ranges do not hide stages.
+TEST(TraceModel, OutermostStages) {
+  ts::test::table_builder b;
+  b.input("paddle-json");
+  b.host(event_kind::profiler_step, 0, 1000, 1);
+  auto const f1 = b.host(event_kind::forward, 0, 50, 1);
+  b.host(event_kind::backward, 10, 20, 1);                     // inside f1
+  auto const d1 = b.host(event_kind::data_loader, 50, 60, 1);  // touches f1: outermost
+  b.host(event_kind::optimizer, 55, 70, 1);                    // overlaps d1's end
+  b.host(event_kind::cpu_op, 100, 200, 1);
+  auto const o1 = b.host(event_kind::optimizer, 110, 120, 1);  // under an op, not a stage
+  auto const f2 = b.host(event_kind::forward, 12, 40, 2);      // another thread
+  b.device(event_kind::kernel, 0, 10, 0, 1);
+  ts::trace_model const m(b.done());
+  EXPECT_EQ(rows_of(m.outermost_stages()), (std::vector<std::size_t>{f1, d1, o1, f2}));
+}
+
+// Parts built on first use are the same from every thread.
+TEST(TraceModel, LazyPartsAreBuiltOnce) {
+  ts::test::table_builder b;
+  b.input("kineto-json");
+  b.host(event_kind::profiler_step, 0, 10, 1);
+  ts::trace_model const m(b.done());
+  std::vector<std::thread> threads;
+  std::vector<std::int64_t> totals(4);
+  for (std::size_t i = 0; i < totals.size(); ++i)
+    threads.emplace_back([&, i] { totals[i] = m.rank_denominator(0).total_ns; });
+  for (auto& t : threads) t.join();
+  for (auto v : totals) EXPECT_EQ(v, 10);
+}
