@@ -35,6 +35,11 @@ int report_error(std::exception_ptr e, std::string_view where, std::ostream& err
     return say(err, std::string("--comm-pattern ") + x.what(), exit_code::usage);
   } catch (backend_unavailable const& x) {
     return say(err, std::string("--backend cuda: ") + x.what(), exit_code::bad_input);
+  } catch (device_error const& x) {
+    std::string line = at + x.what();
+    if (x.out_of_memory())
+      line += " (set it with --device-memory-limit BYTES, or use --backend cpu)";
+    return say(err, line, exit_code::bad_input);
   } catch (usage_error const& x) {
     return say(err, x.what(), exit_code::usage);
   } catch (CLI::ParseError const& x) {
