@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -14,11 +15,23 @@
 #include <tracesweep/backend.hpp>
 #include <tracesweep/event_table.hpp>
 #include <tracesweep/input_reader.hpp>
+#include <tracesweep/model/trace_model.hpp>
 #include <tracesweep/output/result_table.hpp>
 
 #include "cli/app.hpp"
 
 namespace tracesweep::cli {
+
+/// What every analysis command takes: inputs, an output format and the communication pattern
+/// the trace model classifies kernels with.
+struct analysis_args {
+  std::vector<std::string> inputs;
+  std::string format = "text";
+  std::string comm_pattern = "nccl|rccl";
+};
+
+/// An analysis: from the job's model and a backend to the result tables to write.
+using analysis_fn = std::function<output::result_set(trace_model const&, backend&)>;
 
 struct context {
   std::string backend_name = "auto";
@@ -48,13 +61,28 @@ struct context {
   /// A table the results lack is a usage error naming --table.
   void write(output::result_set const& results, std::string const& format,
              std::string const& table);
+  /// The skeleton of every analysis command: reads `args.inputs` (reading `options`), builds the
+  /// model and the backend, runs `analyze` and writes its results (`table`: see write()).
+  /// Returns the exit code: 2 when --keep-going left a file out, else 0.
+  int run_analysis(analysis_args const& args, read_options const& options, std::string const& table,
+                   analysis_fn const& analyze);
 
  private:
   std::ofstream _file;
 };
 
+/// Registers subcommand `name` with a fresh argument struct that its callbacks share.
+template <class Args>
+std::pair<std::shared_ptr<Args>, CLI::App*> add_command(CLI::App& app, std::string const& name,
+                                                        std::string const& help) {
+  return {std::make_shared<Args>(), app.add_subcommand(name, help)};
+}
+
 /// Adds --format to `cmd`: one of the registered output formats (text by default).
 void add_format_option(CLI::App* cmd, std::string& format);
+/// Adds the inputs, --format and (when `comm`) --comm-pattern options of an analysis command.
+void add_analysis_options(CLI::App* cmd, analysis_args& args, bool comm,
+                          std::string const& inputs_help = "Trace files or directories");
 
 void add_summary_command(CLI::App& app, context& ctx);
 void add_stats_command(CLI::App& app, context& ctx);

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include <tracesweep/error.hpp>
+#include <tracesweep/model/comm_classifier.hpp>
 #include <tracesweep/output/writer.hpp>
 
 namespace tracesweep::cli {
@@ -69,6 +70,28 @@ int context::read(std::vector<std::string> const& paths, event_table& table, rea
               << reasons << ")\n";
   }
   return static_cast<int>(failures.size());
+}
+
+int context::run_analysis(analysis_args const& args, read_options const& options,
+                          std::string const& table_name, analysis_fn const& analyze) {
+  (void)comm_classifier(args.comm_pattern);  // a bad pattern fails before any input is read
+  event_table table;
+  int const failed = read(args.inputs, table, options);
+  if (table.inputs().empty()) throw input_error(args.inputs.front(), "", "no input could be read");
+  auto be = make_backend(table);
+  trace_model const model(table, {args.comm_pattern});
+  write(analyze(model, *be), args.format, table_name);
+  return failed ? static_cast<int>(exit_code::bad_input) : 0;
+}
+
+void add_analysis_options(CLI::App* cmd, analysis_args& args, bool comm,
+                          std::string const& inputs_help) {
+  cmd->add_option("inputs", args.inputs, inputs_help)->required();
+  add_format_option(cmd, args.format);
+  if (comm)
+    cmd->add_option("--comm-pattern", args.comm_pattern,
+                    "Regex (RE2, case-insensitive) marking communication kernels")
+        ->capture_default_str();
 }
 
 void add_format_option(CLI::App* cmd, std::string& format) {

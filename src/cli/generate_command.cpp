@@ -21,9 +21,8 @@ struct generate_args {
 }  // namespace
 
 void add_generate_command(CLI::App& app, context& ctx) {
-  auto args = std::make_shared<generate_args>();
-  auto* cmd = app.add_subcommand(
-      "generate",
+  auto [args, cmd] = add_command<generate_args>(
+      app, "generate",
       "Write a deterministic synthetic multi-rank training trace (nsys SQLite or Kineto JSON)");
   cmd->add_option("--format", args->format, "nsys-sqlite, kineto-json or kineto-json-gz")
       ->check(CLI::IsMember({"nsys-sqlite", "kineto-json", "kineto-json-gz"}))

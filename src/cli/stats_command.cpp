@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // tracesweep stats --report NAME: the `nsys stats` summary reports, one table per input or
 // one over all inputs with --merge.
-#include <tracesweep/error.hpp>
 #include <tracesweep/stats_reports.hpp>
 #include <tracesweep/stats_results.hpp>
 
@@ -30,24 +29,21 @@ std::uint32_t kinds_of(stats_report r) {
 }
 
 struct stats_args {
-  std::vector<std::string> inputs;
+  analysis_args common;
   std::string report;
-  std::string format = "text";
   std::string names = "demangled";
   bool merge = false;
 };
 }  // namespace
 
 void add_stats_command(CLI::App& app, context& ctx) {
-  auto args = std::make_shared<stats_args>();
   std::vector<std::string> reports;
   for (auto r : all_stats_reports) reports.emplace_back(to_string(r));
-  auto* cmd = app.add_subcommand("stats", "nsys-stats-compatible summary reports");
-  cmd->add_option("inputs", args->inputs, "Trace files or directories")->required();
+  auto [args, cmd] = add_command<stats_args>(app, "stats", "nsys-stats-compatible summary reports");
+  add_analysis_options(cmd, args->common, false);
   cmd->add_option("--report", args->report, "Report to compute")
       ->required()
       ->check(CLI::IsMember(reports));
-  add_format_option(cmd, args->format);
   cmd->add_option("--name", args->names,
                   "Kernel names: demangled, base (shortName) or mangled (nsys exports)")
       ->check(CLI::IsMember({"demangled", "base", "mangled"}))
@@ -60,14 +56,9 @@ void add_stats_command(CLI::App& app, context& ctx) {
       options.kinds = kinds_of(report);
       if (args->names == "base") options.kernel_names = kernel_naming::base;
       if (args->names == "mangled") options.kernel_names = kernel_naming::mangled;
-      event_table table;
-      int const failed = ctx.read(args->inputs, table, options);
-      if (table.inputs().empty())
-        throw input_error(args->inputs.front(), "", "no input could be read");
-      auto be = ctx.make_backend(table);
-      auto const tables = compute_stats_report(trace_model(table), *be, report, args->merge);
-      ctx.write(stats_results(tables), args->format, "");
-      return failed ? static_cast<int>(exit_code::bad_input) : 0;
+      return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto& be) {
+        return stats_results(compute_stats_report(model, be, report, args->merge));
+      });
     };
   });
 }
