@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Kernel statistics by name: the one pipeline behind every per-kernel table (stats
-// cuda_gpu_kern_sum, Paddle's Kernel Summary, the TensorBoard kernel view, the summary's kernels).
-// The kernel rows of a selection, grouped by (group, exact name), with exact duration statistics
-// from backend::segmented_stats; each table derives its own columns and rounding from them.
+// Kernel statistics by name: the one pipeline behind the per-kernel tables (stats
+// cuda_gpu_kern_sum, Paddle's Kernel Summary, the TensorBoard kernel view). The kernel rows of a
+// selection, grouped by (group, exact name), with exact duration statistics from
+// backend::segmented_stats; each table derives its own columns and rounding from them. (The
+// summary's kernels are the same segmented statistics, chained on the device inside
+// backend::device_activity so that they need no upload of their own.)
 #pragma once
 
 #include <cstdint>
