@@ -10,7 +10,7 @@
 #include <tracesweep/generator/synthetic_trace.hpp>
 #include <tracesweep/input_reader.hpp>
 
-#include "nsys/nsys_test_support.hpp"
+#include "nsys_test_support.hpp"
 #include "support/trace_paths.hpp"
 
 namespace tracesweep::test {

@@ -23,7 +23,7 @@
 #include "cuda/detail/device_backend.hpp"
 #include "cuda/detail/host_context.hpp"
 #include "support/trace_paths.hpp"
-#include "tests/device/summary_compare.hpp"
+#include "tests/cuda/summary_compare.hpp"
 
 namespace tracesweep::cuda_detail {
 namespace {

@@ -14,7 +14,7 @@
 #include <tracesweep/summary.hpp>
 
 #include "support/trace_paths.hpp"
-#include "tests/device/summary_compare.hpp"
+#include "tests/cuda/summary_compare.hpp"
 
 namespace tracesweep {
 namespace {

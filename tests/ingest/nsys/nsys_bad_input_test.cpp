@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "nsys/nsys_test_support.hpp"
+#include "nsys_test_support.hpp"
 #include "support/run_cli.hpp"
 #include "support/trace_paths.hpp"
 

@@ -18,7 +18,7 @@
 #include <tracesweep/input_reader.hpp>
 #include <tracesweep/summary.hpp>
 
-#include "nsys/nsys_test_support.hpp"
+#include "nsys_test_support.hpp"
 #include "support/trace_paths.hpp"
 
 namespace tracesweep::test {
