@@ -200,14 +200,19 @@ ts::summary generators_own_summary() {
   return ts::compute_summary(ts::trace_model(t), *be, {});
 }
 
-TEST_F(cli, generated_export_summarises_like_the_generators_own_table) {
-  // The same trace, straight into the table: the writer and reader must not change a number.
-  auto const r = run_cli("summary --format json " + quote(sample));
+/// `summary --format json` of `input` (quoted here) against generators_own_summary().
+void expect_summary_matches_the_generators_own(fs::path const& input) {
+  auto const r = run_cli("summary --format json " + quote(input));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   simdjson::dom::parser p;
   simdjson::dom::element doc;
   ASSERT_EQ(p.parse(r.out).get(doc), simdjson::SUCCESS);
   expect_matches(doc, generators_own_summary());
+}
+
+TEST_F(cli, generated_export_summarises_like_the_generators_own_table) {
+  // The same trace, straight into the table: the writer and reader must not change a number.
+  expect_summary_matches_the_generators_own(sample);
 }
 
 TEST_F(cli, generated_kineto_traces_summarise_like_the_generators_own_table) {
@@ -219,12 +224,7 @@ TEST_F(cli, generated_kineto_traces_summarise_like_the_generators_own_table) {
       quote(out));
   ASSERT_EQ(g.exit_code, 0) << g.err;
   EXPECT_EQ(lines(g.out), 2u) << "one file per rank: " << g.out;
-  auto const r = run_cli("summary --format json " + quote(out));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  simdjson::dom::parser p;
-  simdjson::dom::element doc;
-  ASSERT_EQ(p.parse(r.out).get(doc), simdjson::SUCCESS);
-  expect_matches(doc, generators_own_summary());
+  expect_summary_matches_the_generators_own(out);
 }
 
 TEST_F(cli, summary_options_reach_the_computation) {

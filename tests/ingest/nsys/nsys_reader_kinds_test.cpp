@@ -10,6 +10,7 @@
 #include <tracesweep/generator/synthetic_trace.hpp>
 #include <tracesweep/input_reader.hpp>
 
+#include "generated_export.hpp"
 #include "nsys_test_support.hpp"
 #include "support/trace_paths.hpp"
 
@@ -89,16 +90,9 @@ TEST(nsys_reader_kinds, host_only_selection_accepts_gpu_activity_it_does_not_loa
 
 TEST(nsys_reader_threads, multi_range_generated_export_is_thread_count_independent) {
   // ~1.2M events: several 2^18-rowid ranges per table, so threads really share the work.
-  synthetic_options o;
-  o.ranks = 2;
-  o.devices_per_rank = 2;
-  o.steps = 10;
-  o.kernels_per_step = 15000;
   event_table generated;
-  generate_synthetic_trace(o, generated);
   temp_dir dir("threads");
-  auto const path = dir.path() / "big.sqlite";
-  write_nsys_sqlite(generated, path.string());
+  auto const path = write_generated_export({2, 2, 10, 15000}, generated, dir, "big.sqlite");
   oracle_db db(path);
   auto const kernels = db.query(
       "SELECT count(*), sum(\"end\" - start), sum(correlationId), "
