@@ -188,7 +188,9 @@ void expect_matches(simdjson::dom::element doc, ts::summary const& want) {
   for (auto g : gaps) EXPECT_EQ(std::int64_t(g["duration_ns"]), want.gaps[i++].duration_ns);
 }
 
-ts::summary generators_own_summary() {
+/// The table the fixture's sample export is generated from (seed 7, 2 ranks, 3 steps, 120 kernels
+/// per step).
+ts::event_table sample_table() {
   ts::synthetic_options o;
   o.seed = 7;
   o.ranks = 2;
@@ -196,6 +198,11 @@ ts::summary generators_own_summary() {
   o.kernels_per_step = 120;
   ts::event_table t;
   ts::generate_synthetic_trace(o, t);
+  return t;
+}
+
+ts::summary generators_own_summary() {
+  auto const t = sample_table();
   auto be = ts::make_cpu_backend(1);
   return ts::compute_summary(ts::trace_model(t), *be, {});
 }
@@ -228,13 +235,7 @@ TEST_F(cli, generated_kineto_traces_summarise_like_the_generators_own_table) {
 }
 
 TEST_F(cli, summary_options_reach_the_computation) {
-  ts::synthetic_options o;
-  o.seed = 7;
-  o.ranks = 2;
-  o.steps = 3;
-  o.kernels_per_step = 120;
-  ts::event_table t;
-  ts::generate_synthetic_trace(o, t);
+  auto const t = sample_table();
   auto be = ts::make_cpu_backend(1);
   ts::summary_options so;
   so.min_gap_ns = 0;

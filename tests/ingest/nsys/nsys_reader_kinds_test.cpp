@@ -12,33 +12,16 @@
 
 #include "generated_export.hpp"
 #include "nsys_test_support.hpp"
+#include "support/table_compare.hpp"
 #include "support/trace_paths.hpp"
 
 namespace tracesweep::test {
 namespace {
 
 event_table read(std::filesystem::path const& f, unsigned threads, std::uint32_t kinds) {
-  event_table t;
   read_options o;
-  o.threads = threads;
   o.kinds = kinds;
-  read_input(f.string(), t, o);
-  return t;
-}
-
-void expect_same_rows(event_table const& a, event_table const& b) {
-  EXPECT_EQ(a.start_ns, b.start_ns);
-  EXPECT_EQ(a.end_ns, b.end_ns);
-  EXPECT_EQ(a.kind, b.kind);
-  EXPECT_EQ(a.subkind, b.subkind);
-  EXPECT_EQ(a.rank, b.rank);
-  EXPECT_EQ(a.device, b.device);
-  EXPECT_EQ(a.stream, b.stream);
-  EXPECT_EQ(a.correlation, b.correlation);
-  EXPECT_EQ(a.bytes, b.bytes);
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i)
-    ASSERT_EQ(a.strings().at(a.name[i]), b.strings().at(b.name[i])) << "row " << i;
+  return read_export(f, threads, o);
 }
 
 /// The rows of `kinds` from a full read.

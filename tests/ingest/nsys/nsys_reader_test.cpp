@@ -27,12 +27,9 @@ namespace {
 
 event_table read(std::filesystem::path const& f, unsigned threads,
                  kernel_naming naming = kernel_naming::demangled) {
-  event_table t;
   read_options o;
-  o.threads = threads;
   o.kernel_names = naming;
-  read_input(f.string(), t, o);
-  return t;
+  return read_export(f, threads, o);
 }
 
 struct kind_totals {
