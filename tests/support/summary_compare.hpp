@@ -26,34 +26,35 @@ inline bool same_bits(double a, double b) {
 enum class summary_double { utilization, avg_ns, median_ns, stddev_ns, share };
 
 inline char const* field_name(summary_double f) {
-  switch (f) {
-    case summary_double::utilization:
-      return "utilization";
-    case summary_double::avg_ns:
-      return "avg_ns";
-    case summary_double::median_ns:
-      return "median_ns";
-    case summary_double::stddev_ns:
-      return "stddev_ns";
-    case summary_double::share:
-      return "share";
+  constexpr char const* names[] = {"utilization", "avg_ns", "median_ns", "stddev_ns", "share"};
+  return names[static_cast<int>(f)];
+}
+
+/// The input, rank and device a device or gap row belongs to.
+template <class Row>
+void expect_same_place(Row const& a, Row const& b) {
+  EXPECT_EQ(a.input, b.input);
+  EXPECT_EQ(a.rank, b.rank);
+  EXPECT_EQ(a.device, b.device);
+}
+
+/// `got` and `want` as many rows, each pair through `compare` under the trace "`what` row i".
+template <class Rows, class Compare>
+void expect_rows(Rows const& got, Rows const& want, char const* what, Compare compare) {
+  ASSERT_EQ(got.size(), want.size()) << what << " rows";
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE(std::string(what) + " row " + std::to_string(i));
+    compare(got[i], want[i]);
   }
-  return "?";
 }
 
 /// The device, kernel and gap rows of `got` against `want`, in order: every integer and string
-/// field equal (kernel names asserted, so a different order stops there), every floating field
+/// field equal (a kernel row whose name differs is not compared further), every floating field
 /// through `expect_double(field, got_value, want_value)`. The inputs are left to the caller.
 template <class ExpectDouble>
 void expect_same_rows(summary const& got, summary const& want, ExpectDouble expect_double) {
-  ASSERT_EQ(got.devices.size(), want.devices.size());
-  for (std::size_t i = 0; i < got.devices.size(); ++i) {
-    auto const& a = got.devices[i];
-    auto const& b = want.devices[i];
-    SCOPED_TRACE("device row " + std::to_string(i));
-    EXPECT_EQ(a.input, b.input);
-    EXPECT_EQ(a.rank, b.rank);
-    EXPECT_EQ(a.device, b.device);
+  expect_rows(got.devices, want.devices, "device", [&](auto const& a, auto const& b) {
+    expect_same_place(a, b);
     EXPECT_EQ(a.window_start_ns, b.window_start_ns);
     EXPECT_EQ(a.window_end_ns, b.window_end_ns);
     EXPECT_EQ(a.window_ns, b.window_ns);
@@ -67,13 +68,10 @@ void expect_same_rows(summary const& got, summary const& want, ExpectDouble expe
     EXPECT_EQ(a.computation_ns, b.computation_ns);
     EXPECT_EQ(a.overlap_ns, b.overlap_ns);
     EXPECT_EQ(a.kernel_count, b.kernel_count);
-  }
-  ASSERT_EQ(got.kernels.size(), want.kernels.size());
-  for (std::size_t i = 0; i < got.kernels.size(); ++i) {
-    auto const& a = got.kernels[i];
-    auto const& b = want.kernels[i];
-    SCOPED_TRACE("kernel row " + std::to_string(i) + " (" + b.name + ")");
-    ASSERT_EQ(a.name, b.name) << "kernel order at " << i;
+  });
+  expect_rows(got.kernels, want.kernels, "kernel", [&](auto const& a, auto const& b) {
+    ASSERT_EQ(a.name, b.name) << "kernel order";
+    SCOPED_TRACE(b.name);
     EXPECT_EQ(a.calls, b.calls);
     EXPECT_EQ(a.total_ns, b.total_ns);
     expect_double(summary_double::avg_ns, a.avg_ns, b.avg_ns);
@@ -82,19 +80,13 @@ void expect_same_rows(summary const& got, summary const& want, ExpectDouble expe
     EXPECT_EQ(a.max_ns, b.max_ns);
     expect_double(summary_double::stddev_ns, a.stddev_ns, b.stddev_ns);
     expect_double(summary_double::share, a.share, b.share);
-  }
-  ASSERT_EQ(got.gaps.size(), want.gaps.size());
-  for (std::size_t i = 0; i < got.gaps.size(); ++i) {
-    auto const& a = got.gaps[i];
-    auto const& b = want.gaps[i];
-    SCOPED_TRACE("gap row " + std::to_string(i));
-    EXPECT_EQ(a.input, b.input);
-    EXPECT_EQ(a.rank, b.rank);
-    EXPECT_EQ(a.device, b.device);
+  });
+  expect_rows(got.gaps, want.gaps, "gap", [](auto const& a, auto const& b) {
+    expect_same_place(a, b);
     EXPECT_EQ(a.start_ns, b.start_ns);
     EXPECT_EQ(a.end_ns, b.end_ns);
     EXPECT_EQ(a.duration_ns, b.duration_ns);
-  }
+  });
 }
 
 /// Two backends' summaries: the rows with every floating field bit-identical, and as many inputs.
