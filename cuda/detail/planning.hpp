@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Plain C++ shared by the CUDA backend and its CPU-compiled twin: key normalisation, radix-sort
 // bit ranges and pass planning, chunk sizing, and the host-side stitching of per-chunk results.
-// No device code here, so every function has ordinary unit tests (tests/device/planning_test).
+// No device code here, so every function has ordinary unit tests (tests/cuda/planning_test).
 #pragma once
 
 #include <cstddef>

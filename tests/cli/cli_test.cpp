@@ -188,7 +188,9 @@ void expect_matches(simdjson::dom::element doc, ts::summary const& want) {
   for (auto g : gaps) EXPECT_EQ(std::int64_t(g["duration_ns"]), want.gaps[i++].duration_ns);
 }
 
-ts::summary generators_own_summary() {
+/// The table the fixture's sample export is generated from (seed 7, 2 ranks, 3 steps, 120 kernels
+/// per step).
+ts::event_table sample_table() {
   ts::synthetic_options o;
   o.seed = 7;
   o.ranks = 2;
@@ -196,18 +198,28 @@ ts::summary generators_own_summary() {
   o.kernels_per_step = 120;
   ts::event_table t;
   ts::generate_synthetic_trace(o, t);
+  return t;
+}
+
+ts::summary generators_own_summary() {
+  auto const t = sample_table();
   auto be = ts::make_cpu_backend(1);
   return ts::compute_summary(ts::trace_model(t), *be, {});
 }
 
-TEST_F(cli, generated_export_summarises_like_the_generators_own_table) {
-  // The same trace, straight into the table: the writer and reader must not change a number.
-  auto const r = run_cli("summary --format json " + quote(sample));
+/// `summary --format json` of `input` (quoted here) against generators_own_summary().
+void expect_summary_matches_the_generators_own(fs::path const& input) {
+  auto const r = run_cli("summary --format json " + quote(input));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   simdjson::dom::parser p;
   simdjson::dom::element doc;
   ASSERT_EQ(p.parse(r.out).get(doc), simdjson::SUCCESS);
   expect_matches(doc, generators_own_summary());
+}
+
+TEST_F(cli, generated_export_summarises_like_the_generators_own_table) {
+  // The same trace, straight into the table: the writer and reader must not change a number.
+  expect_summary_matches_the_generators_own(sample);
 }
 
 TEST_F(cli, generated_kineto_traces_summarise_like_the_generators_own_table) {
@@ -219,22 +231,11 @@ TEST_F(cli, generated_kineto_traces_summarise_like_the_generators_own_table) {
       quote(out));
   ASSERT_EQ(g.exit_code, 0) << g.err;
   EXPECT_EQ(lines(g.out), 2u) << "one file per rank: " << g.out;
-  auto const r = run_cli("summary --format json " + quote(out));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  simdjson::dom::parser p;
-  simdjson::dom::element doc;
-  ASSERT_EQ(p.parse(r.out).get(doc), simdjson::SUCCESS);
-  expect_matches(doc, generators_own_summary());
+  expect_summary_matches_the_generators_own(out);
 }
 
 TEST_F(cli, summary_options_reach_the_computation) {
-  ts::synthetic_options o;
-  o.seed = 7;
-  o.ranks = 2;
-  o.steps = 3;
-  o.kernels_per_step = 120;
-  ts::event_table t;
-  ts::generate_synthetic_trace(o, t);
+  auto const t = sample_table();
   auto be = ts::make_cpu_backend(1);
   ts::summary_options so;
   so.min_gap_ns = 0;

@@ -22,8 +22,8 @@
 
 #include "cuda/detail/device_backend.hpp"
 #include "cuda/detail/host_context.hpp"
+#include "support/summary_compare.hpp"
 #include "support/trace_paths.hpp"
-#include "tests/device/summary_compare.hpp"
 
 namespace tracesweep::cuda_detail {
 namespace {

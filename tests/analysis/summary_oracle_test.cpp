@@ -19,6 +19,8 @@
 #include <tracesweep/error.hpp>
 #include <tracesweep/summary.hpp>
 
+#include "support/summary_compare.hpp"
+
 namespace ts = tracesweep;
 
 namespace {
@@ -175,55 +177,27 @@ ts::summary oracle(ts::event_table const& t, ts::summary_options const& o,
   return s;
 }
 
-void expect_near_rel(double a, double b, char const* what, std::string const& name) {
+void expect_near_rel(double a, double b, char const* what) {
   double const tol = 1e-12 * std::max({1.0, std::fabs(a), std::fabs(b)});
-  EXPECT_NEAR(a, b, tol) << what << " of " << name;
+  EXPECT_NEAR(a, b, tol) << what;
 }
 
 void expect_same(ts::summary const& got, ts::summary const& want) {
-  ASSERT_EQ(got.devices.size(), want.devices.size());
-  for (std::size_t i = 0; i < got.devices.size(); ++i) {
-    auto const &g = got.devices[i], &w = want.devices[i];
-    SCOPED_TRACE("device " + std::to_string(i));
-    EXPECT_EQ(g.input, w.input);
-    EXPECT_EQ(g.rank, w.rank);
-    EXPECT_EQ(g.device, w.device);
-    EXPECT_EQ(g.window_start_ns, w.window_start_ns);
-    EXPECT_EQ(g.window_end_ns, w.window_end_ns);
-    EXPECT_EQ(g.window_ns, w.window_ns);
-    EXPECT_EQ(g.busy_ns, w.busy_ns);
-    EXPECT_EQ(g.idle_ns, w.idle_ns);
-    EXPECT_DOUBLE_EQ(g.utilization, w.utilization);
-    EXPECT_GE(g.utilization, 0.0);
-    EXPECT_LE(g.utilization, 1.0);
-    EXPECT_EQ(g.kernel_ns, w.kernel_ns);
-    EXPECT_EQ(g.memcpy_ns, w.memcpy_ns);
-    EXPECT_EQ(g.memset_ns, w.memset_ns);
-    EXPECT_EQ(g.communication_ns, w.communication_ns);
-    EXPECT_EQ(g.computation_ns, w.computation_ns);
-    EXPECT_EQ(g.overlap_ns, w.overlap_ns);
-    EXPECT_EQ(g.kernel_count, w.kernel_count);
-  }
-  ASSERT_EQ(got.kernels.size(), want.kernels.size());
-  for (std::size_t i = 0; i < got.kernels.size(); ++i) {
-    auto const &g = got.kernels[i], &w = want.kernels[i];
-    ASSERT_EQ(g.name, w.name) << "kernel order at " << i;
-    EXPECT_EQ(g.calls, w.calls) << w.name;
-    EXPECT_EQ(g.total_ns, w.total_ns) << w.name;
-    EXPECT_EQ(g.min_ns, w.min_ns) << w.name;
-    EXPECT_EQ(g.max_ns, w.max_ns) << w.name;
-    EXPECT_EQ(g.median_ns, w.median_ns) << w.name;  // exact: halves of integers
-    expect_near_rel(g.avg_ns, w.avg_ns, "avg", w.name);
-    expect_near_rel(g.stddev_ns, w.stddev_ns, "stddev", w.name);
-    expect_near_rel(g.share, w.share, "share", w.name);
-  }
-  ASSERT_EQ(got.gaps.size(), want.gaps.size());
-  for (std::size_t i = 0; i < got.gaps.size(); ++i) {
-    auto const &g = got.gaps[i], &w = want.gaps[i];
-    EXPECT_EQ(std::tie(g.input, g.rank, g.device, g.start_ns, g.end_ns, g.duration_ns),
-              std::tie(w.input, w.rank, w.device, w.start_ns, w.end_ns, w.duration_ns))
-        << "gap " << i;
-  }
+  using ts::test::summary_double;
+  ts::test::expect_same_rows(got, want, [](summary_double f, double g, double w) {
+    switch (f) {
+      case summary_double::utilization:
+        EXPECT_DOUBLE_EQ(g, w);
+        EXPECT_GE(g, 0.0);
+        EXPECT_LE(g, 1.0);
+        break;
+      case summary_double::median_ns:
+        EXPECT_EQ(g, w);  // exact: halves of integers
+        break;
+      default:
+        expect_near_rel(g, w, ts::test::field_name(f));
+    }
+  });
   ASSERT_EQ(got.inputs.size(), want.inputs.size());
   for (std::size_t i = 0; i < got.inputs.size(); ++i) {
     EXPECT_EQ(got.inputs[i].path, want.inputs[i].path);

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "nsys/nsys_test_support.hpp"
+#include "nsys_test_support.hpp"
 #include "support/run_cli.hpp"
 #include "support/trace_paths.hpp"
 
@@ -38,6 +38,13 @@ void expect_rejected(std::string const& command, fs::path const& file, std::stri
   }
 }
 
+/// A copy of the real export the bad-input tests damage, as `dir`/`file`.
+fs::path copy_of_real_export(fs::path const& traces, temp_dir const& dir, std::string const& file) {
+  auto copy = dir.path() / file;
+  fs::copy_file(real_export(traces), copy);
+  return copy;
+}
+
 void expect_rejected_everywhere(fs::path const& file, std::string const& problem,
                                 bool checksum = true) {
   expect_rejected("stats --report cuda_gpu_kern_sum", file, problem, checksum);
@@ -48,8 +55,7 @@ void expect_rejected_everywhere(fs::path const& file, std::string const& problem
 TEST(nsys_bad_input, truncated_export) {
   TRACESWEEP_REQUIRE_TRACES_DIR(traces);
   temp_dir dir("truncated");
-  auto const copy = dir.path() / "truncated.sqlite";
-  fs::copy_file(real_export(traces), copy);
+  auto const copy = copy_of_real_export(traces, dir, "truncated.sqlite");
   fs::resize_file(copy, fs::file_size(copy) / 2);
   expect_rejected_everywhere(copy, "damaged");
 }
@@ -57,8 +63,7 @@ TEST(nsys_bad_input, truncated_export) {
 TEST(nsys_bad_input, zeroed_header_of_an_interrupted_export) {
   TRACESWEEP_REQUIRE_TRACES_DIR(traces);
   temp_dir dir("zeroed");
-  auto const copy = dir.path() / "zeroed.sqlite";
-  fs::copy_file(real_export(traces), copy);
+  auto const copy = copy_of_real_export(traces, dir, "zeroed.sqlite");
   {
     std::fstream f(copy, std::ios::in | std::ios::out | std::ios::binary);
     std::string const zeros(100, '\0');
@@ -92,8 +97,7 @@ TEST(nsys_bad_input, sqlite_but_not_an_nsys_export) {
 TEST(nsys_bad_input, export_without_gpu_activity) {
   TRACESWEEP_REQUIRE_TRACES_DIR(traces);
   temp_dir dir("nogpu");
-  auto const copy = dir.path() / "cpu_only.sqlite";
-  fs::copy_file(real_export(traces), copy);
+  auto const copy = copy_of_real_export(traces, dir, "cpu_only.sqlite");
   {
     oracle_db db(copy, true);
     db.exec(
@@ -109,8 +113,7 @@ TEST(nsys_bad_input, export_without_gpu_activity) {
 TEST(nsys_bad_input, export_held_by_a_writer) {
   TRACESWEEP_REQUIRE_TRACES_DIR(traces);
   temp_dir dir("locked");
-  auto const copy = dir.path() / "being_written.sqlite";
-  fs::copy_file(real_export(traces), copy);
+  auto const copy = copy_of_real_export(traces, dir, "being_written.sqlite");
   auto const pristine = file_checksum(copy);
   {
     oracle_db writer(copy, true);

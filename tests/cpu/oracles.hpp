@@ -3,12 +3,15 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <random>
+#include <span>
 #include <vector>
 
 #include <tracesweep/intervals.hpp>
+#include <tracesweep/stats.hpp>
 
 namespace tracesweep::test {
 
@@ -94,6 +97,31 @@ inline intervals random_intervals(std::mt19937_64& rng, std::size_t n, std::size
     out.add(g, s, s + len);
   }
   return out;
+}
+
+/// The exact statistics of one key's values by sorting them: sums term by term, min, max, the
+/// two middle values, and for each quantile q the values at ranks floor and ceil of q·(n−1)
+/// (q in [0, 1]; `v` not empty).
+inline exact_stats oracle_stats(std::uint32_t key, std::vector<std::int64_t> v,
+                                std::span<double const> quantiles) {
+  std::sort(v.begin(), v.end());
+  exact_stats s;
+  s.key = key;
+  s.count = v.size();
+  for (auto x : v) {
+    s.sum += x;
+    s.sum_sq += static_cast<uint128>(static_cast<int128>(x) * x);
+  }
+  s.min = v.front();
+  s.max = v.back();
+  s.median_lo = v[(v.size() - 1) / 2];
+  s.median_hi = v[v.size() / 2];
+  for (double q : quantiles) {
+    double const pos = q * static_cast<double>(v.size() - 1);
+    s.quantile_lo.push_back(v[static_cast<std::size_t>(std::floor(pos))]);
+    s.quantile_hi.push_back(v[static_cast<std::size_t>(std::ceil(pos))]);
+  }
+  return s;
 }
 
 }  // namespace tracesweep::test

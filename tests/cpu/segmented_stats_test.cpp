@@ -13,6 +13,8 @@
 
 #include <tracesweep/backend.hpp>
 
+#include "oracles.hpp"
+
 namespace {
 
 using namespace tracesweep;
@@ -23,26 +25,7 @@ std::vector<exact_stats> oracle_stats(std::vector<std::uint32_t> const& keys,
   std::map<std::uint32_t, std::vector<std::int64_t>> by_key;
   for (std::size_t i = 0; i < keys.size(); ++i) by_key[keys[i]].push_back(values[i]);
   std::vector<exact_stats> out;
-  for (auto& [k, v] : by_key) {
-    std::sort(v.begin(), v.end());
-    exact_stats s;
-    s.key = k;
-    s.count = v.size();
-    for (auto x : v) {
-      s.sum += x;
-      s.sum_sq += static_cast<uint128>(static_cast<int128>(x) * x);
-    }
-    s.min = v.front();
-    s.max = v.back();
-    s.median_lo = v[(v.size() - 1) / 2];
-    s.median_hi = v[v.size() / 2];
-    for (double q : qs) {
-      double const pos = q * static_cast<double>(v.size() - 1);
-      s.quantile_lo.push_back(v[static_cast<std::size_t>(std::floor(pos))]);
-      s.quantile_hi.push_back(v[static_cast<std::size_t>(std::ceil(pos))]);
-    }
-    out.push_back(s);
-  }
+  for (auto const& [k, v] : by_key) out.push_back(test::oracle_stats(k, v, qs));
   return out;
 }
 

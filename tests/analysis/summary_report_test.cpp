@@ -146,7 +146,7 @@ void expect_schema(simdjson::dom::element got, simdjson::dom::element want, std:
 }
 
 std::filesystem::path golden() {
-  return std::filesystem::path(TRACESWEEP_SOURCE_DIR) / "tests/summary/golden/summary.json";
+  return std::filesystem::path(TRACESWEEP_SOURCE_DIR) / "tests/analysis/golden/summary.json";
 }
 
 TEST(summary_json, matches_the_golden_schema) {

@@ -16,6 +16,7 @@
 
 #include "cuda/detail/device_backend.hpp"
 #include "cuda/detail/host_context.hpp"
+#include "tests/cpu/oracles.hpp"
 
 namespace tracesweep::cuda_detail {
 namespace {
@@ -205,28 +206,6 @@ TEST(DeviceTwin, GapScanMatchesBitmapOracleAndCpu) {
   }
 }
 
-exact_stats oracle_stats(std::uint32_t key, std::vector<std::int64_t> v,
-                         std::span<double const> quantiles) {
-  std::sort(v.begin(), v.end());
-  exact_stats s;
-  s.key = key;
-  s.count = v.size();
-  for (auto x : v) {
-    s.sum += x;
-    s.sum_sq += static_cast<uint128>(static_cast<int128>(x) * x);
-  }
-  s.min = v.front();
-  s.max = v.back();
-  s.median_lo = v[(v.size() - 1) / 2];
-  s.median_hi = v[v.size() / 2];
-  for (double q : quantiles) {
-    auto const r = ranks_for_quantile(q, v.size());
-    s.quantile_lo.push_back(v[r.lo]);
-    s.quantile_hi.push_back(v[r.hi]);
-  }
-  return s;
-}
-
 TEST(DeviceTwin, SegmentedStatsMatchSortedListsAndCpu) {
   std::mt19937_64 rng(4);
   double const quantiles[] = {0.0, 0.25, 0.5, 0.9, 0.99, 1.0};
@@ -252,7 +231,7 @@ TEST(DeviceTwin, SegmentedStatsMatchSortedListsAndCpu) {
       for (auto x : v)
         overflow |=
             __builtin_add_overflow(sq, static_cast<uint128>(static_cast<int128>(x) * x), &sq);
-      oracle.push_back(oracle_stats(k, v, quantiles));
+      oracle.push_back(test::oracle_stats(k, v, quantiles));
     }
     for (std::size_t limit : {std::size_t{0}, std::size_t{32 << 10}}) {
       twin_backend be(host_context{}, limit, "twin");

@@ -13,8 +13,8 @@
 #include <tracesweep/input_reader.hpp>
 #include <tracesweep/summary.hpp>
 
+#include "support/summary_compare.hpp"
 #include "support/trace_paths.hpp"
-#include "tests/device/summary_compare.hpp"
 
 namespace tracesweep {
 namespace {

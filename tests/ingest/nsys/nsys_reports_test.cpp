@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "nsys/nsys_test_support.hpp"
+#include "nsys_test_support.hpp"
 #include "support/run_cli.hpp"
 #include "support/trace_paths.hpp"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Helpers for the nsys tests: the real exports in the shared traces folder, a small sqlite3
-// wrapper for oracle queries, a CSV parser and a file checksum.
+// Helpers for the nsys tests: the real exports in the shared traces folder, reading one, a small
+// sqlite3 wrapper for oracle queries, a CSV parser and a file checksum.
 #pragma once
 
 #include <sqlite3.h>
@@ -15,6 +15,9 @@
 
 #include <unistd.h>
 
+#include <tracesweep/event_table.hpp>
+#include <tracesweep/input_reader.hpp>
+
 namespace tracesweep::test {
 
 /// Every .sqlite file under `traces/nsys`, sorted.
@@ -24,6 +27,15 @@ inline std::vector<std::filesystem::path> nsys_exports(std::filesystem::path con
     if (e.is_regular_file() && e.path().extension() == ".sqlite") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
+}
+
+/// `f` read into a new table with `threads` threads and the other options of `o`.
+inline event_table read_export(std::filesystem::path const& f, unsigned threads,
+                               read_options o = {}) {
+  o.threads = threads;
+  event_table t;
+  read_input(f.string(), t, o);
+  return t;
 }
 
 /// A cell of an oracle query: NULL, integer, real or text.

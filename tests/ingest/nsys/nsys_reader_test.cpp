@@ -18,7 +18,8 @@
 #include <tracesweep/input_reader.hpp>
 #include <tracesweep/summary.hpp>
 
-#include "nsys/nsys_test_support.hpp"
+#include "generated_export.hpp"
+#include "nsys_test_support.hpp"
 #include "support/trace_paths.hpp"
 
 namespace tracesweep::test {
@@ -26,12 +27,9 @@ namespace {
 
 event_table read(std::filesystem::path const& f, unsigned threads,
                  kernel_naming naming = kernel_naming::demangled) {
-  event_table t;
   read_options o;
-  o.threads = threads;
   o.kernel_names = naming;
-  read_input(f.string(), t, o);
-  return t;
+  return read_export(f, threads, o);
 }
 
 struct kind_totals {
@@ -170,16 +168,9 @@ TEST(nsys_reader, metadata_matches_sql_on_every_real_export) {
 TEST(nsys_reader, metadata_from_the_early_2021_gpu_table_and_repeated_keys) {
   // No sample predates nsys 2021.3.1, so build one: TARGET_INFO_CUDA_GPU(deviceId, name) instead
   // of TARGET_INFO_GPU, an id and a thread id repeated (first row wins), a NULL start skipped.
-  synthetic_options o;
-  o.ranks = 1;
-  o.devices_per_rank = 1;
-  o.steps = 1;
-  o.kernels_per_step = 5;
   event_table generated;
-  generate_synthetic_trace(o, generated);
   temp_dir dir("metadata");
-  auto const path = dir.path() / "early.sqlite";
-  write_nsys_sqlite(generated, path.string());
+  auto const path = write_generated_export({1, 1, 1, 5}, generated, dir, "early.sqlite");
   {
     oracle_db db(path, true);
     db.exec(
@@ -339,16 +330,9 @@ TEST(nsys_summary, device_unions_match_a_brute_force_sweep_on_every_real_export)
 }
 
 TEST(nsys_writer, synthetic_trace_round_trips_through_the_nsys_schema) {
-  synthetic_options o;
-  o.ranks = 2;
-  o.devices_per_rank = 2;
-  o.steps = 2;
-  o.kernels_per_step = 50;
   event_table generated;
-  generate_synthetic_trace(o, generated);
   temp_dir dir("roundtrip");
-  auto const path = dir.path() / "synthetic.sqlite";
-  write_nsys_sqlite(generated, path.string());
+  auto const path = write_generated_export({2, 2, 2, 50}, generated, dir, "synthetic.sqlite");
   auto const back = read(path, 2);
 
   // Kernels, copies, memsets and API calls come back one for one with names, ranks, devices,

@@ -10,34 +10,18 @@
 #include <tracesweep/generator/synthetic_trace.hpp>
 #include <tracesweep/input_reader.hpp>
 
-#include "nsys/nsys_test_support.hpp"
+#include "generated_export.hpp"
+#include "nsys_test_support.hpp"
+#include "support/table_compare.hpp"
 #include "support/trace_paths.hpp"
 
 namespace tracesweep::test {
 namespace {
 
 event_table read(std::filesystem::path const& f, unsigned threads, std::uint32_t kinds) {
-  event_table t;
   read_options o;
-  o.threads = threads;
   o.kinds = kinds;
-  read_input(f.string(), t, o);
-  return t;
-}
-
-void expect_same_rows(event_table const& a, event_table const& b) {
-  EXPECT_EQ(a.start_ns, b.start_ns);
-  EXPECT_EQ(a.end_ns, b.end_ns);
-  EXPECT_EQ(a.kind, b.kind);
-  EXPECT_EQ(a.subkind, b.subkind);
-  EXPECT_EQ(a.rank, b.rank);
-  EXPECT_EQ(a.device, b.device);
-  EXPECT_EQ(a.stream, b.stream);
-  EXPECT_EQ(a.correlation, b.correlation);
-  EXPECT_EQ(a.bytes, b.bytes);
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i)
-    ASSERT_EQ(a.strings().at(a.name[i]), b.strings().at(b.name[i])) << "row " << i;
+  return read_export(f, threads, o);
 }
 
 /// The rows of `kinds` from a full read.
@@ -89,16 +73,9 @@ TEST(nsys_reader_kinds, host_only_selection_accepts_gpu_activity_it_does_not_loa
 
 TEST(nsys_reader_threads, multi_range_generated_export_is_thread_count_independent) {
   // ~1.2M events: several 2^18-rowid ranges per table, so threads really share the work.
-  synthetic_options o;
-  o.ranks = 2;
-  o.devices_per_rank = 2;
-  o.steps = 10;
-  o.kernels_per_step = 15000;
   event_table generated;
-  generate_synthetic_trace(o, generated);
   temp_dir dir("threads");
-  auto const path = dir.path() / "big.sqlite";
-  write_nsys_sqlite(generated, path.string());
+  auto const path = write_generated_export({2, 2, 10, 15000}, generated, dir, "big.sqlite");
   oracle_db db(path);
   auto const kernels = db.query(
       "SELECT count(*), sum(\"end\" - start), sum(correlationId), "
