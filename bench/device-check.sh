@@ -34,7 +34,7 @@ log "build (at most 120 s)"
 timeout 120 ninja -C "$build" -j "$(nproc)" cuda_backend_test device_twin_test device_activity_test \
   device_parity_test bench_device tracesweep > "$out/build.log" 2>&1 || { log "build FAILED or timed out (see build.log)"; exit 1; }
 log "ldd tracesweep, bench_device, cuda_backend_test"
-for b in src/cli/tracesweep bench/device/bench_device tests/device/cuda_backend_test; do
+for b in src/cli/tracesweep bench/device/bench_device tests/cuda/cuda_backend_test; do
   echo "-- $b"; ldd "$build/$b"
 done 2>&1 | tee "$out/ldd.log"
 [[ "$dry" == "--dry-run" ]] && { log "dry run: stopping before the GPU steps"; exit 0; }
@@ -42,10 +42,10 @@ done 2>&1 | tee "$out/ldd.log"
 export TRACESWEEP_TRACES="$root/.device/traces" TRACESWEEP_REQUIRE_TRACES=1
 log "GPU parity (cuda_backend_test) and CPU-compiled device tests"
 status=0
-timeout 60 "$build/tests/device/cuda_backend_test" > "$out/cuda_backend_test.log" 2>&1 || status=1
-timeout 30 "$build/tests/device/device_twin_test" > "$out/device_twin_test.log" 2>&1 || status=1
-timeout 60 "$build/tests/device/device_activity_test" > "$out/device_activity_test.log" 2>&1 || status=1
-timeout 30 "$build/tests/device/device_parity_test" > "$out/device_parity_test.log" 2>&1 || status=1
+timeout 60 "$build/tests/cuda/cuda_backend_test" > "$out/cuda_backend_test.log" 2>&1 || status=1
+timeout 30 "$build/tests/cuda/device_twin_test" > "$out/device_twin_test.log" 2>&1 || status=1
+timeout 60 "$build/tests/cuda/device_activity_test" > "$out/device_activity_test.log" 2>&1 || status=1
+timeout 30 "$build/tests/cuda/device_parity_test" > "$out/device_parity_test.log" 2>&1 || status=1
 grep -E "PASSED|FAILED|SKIPPED" "$out"/*_test.log | tee -a "$out/summary.log"
 log "benchmark (at most 150 s)"
 timeout 150 "$build/bench/device/bench_device" --sizes 10000000,100000000 --reps 3 \
