@@ -29,10 +29,16 @@ std::vector<kernel_name_stats> compute_kernel_stats(trace_model const& model, ba
 
   // The selected rows, and their names numbered densely in id order.
   constexpr auto unused = std::numeric_limits<std::uint32_t>::max();
+  auto const selected = [&](std::size_t i) {
+    return t.kind[i] == event_kind::kernel && (!selection.kept_only || model.kept(i));
+  };
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) count += selected(i) ? 1 : 0;
   std::vector<std::size_t> rows;
+  rows.reserve(count);
   std::vector<std::uint32_t> dense(t.strings().size(), unused);
   for (std::size_t i = 0; i < t.size(); ++i)
-    if (t.kind[i] == event_kind::kernel && (!selection.kept_only || model.kept(i))) {
+    if (selected(i)) {
       rows.push_back(i);
       dense[t.name[i]] = 0;
     }
@@ -49,6 +55,8 @@ std::vector<kernel_name_stats> compute_kernel_stats(trace_model const& model, ba
       std::max<std::uint64_t>(1, (std::uint64_t{1} << 32) / names.size());
   std::vector<std::uint32_t> keys;
   std::vector<std::int64_t> durations;
+  keys.reserve(rows.size());
+  durations.reserve(rows.size());
   for (std::uint64_t first = 0; first < groups; first += per_batch) {
     keys.clear(), durations.clear();
     for (auto i : rows) {
