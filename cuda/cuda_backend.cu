@@ -18,7 +18,7 @@ namespace tracesweep {
 
 std::unique_ptr<backend> make_cuda_backend(cuda_options const& options) {
   if (std::string const why = cuda_unavailable_reason(); !why.empty())
-    throw backend_unavailable("--backend cuda: " + why);
+    throw backend_unavailable(why);
   try {
     cuda_detail::cuda_context ctx(options.device);
     std::size_t limit = options.device_memory_limit;
@@ -30,7 +30,7 @@ std::unique_ptr<backend> make_cuda_backend(cuda_options const& options) {
     return std::make_unique<cuda_detail::device_backend<cuda_detail::cuda_context>>(std::move(ctx),
                                                                                     limit, "cuda");
   } catch (cuda_detail::cuda_error const& e) {
-    throw backend_unavailable(std::string("--backend cuda: ") + e.what());
+    throw backend_unavailable(e.what());
   }
 }
 
