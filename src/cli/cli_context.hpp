@@ -50,14 +50,13 @@ struct context {
   }
   hooks const* test_hooks = nullptr;
 
-  /// The output stream: -o FILE, else stdout.
-  std::ostream& out();
   /// The backend the options ask for, for an analysis of `table` (logs the choice with -v).
   std::unique_ptr<backend> make_backend(event_table const& table);
   /// Reads `paths` into `table`; with --keep-going reports each failed file on stderr and
   /// returns how many failed (0 when all were read).
   int read(std::vector<std::string> const& paths, event_table& table, read_options options = {});
-  /// Writes `results` to out() with the writer of `format`; `table` non-empty: only that table.
+  /// Writes `results` to -o FILE (see output_file), else stdout, with the writer of `format`;
+  /// `table` non-empty: only that table. A failed write throws (exit 2).
   /// A table the results lack is a usage error naming --table.
   void write(output::result_set const& results, std::string const& format,
              std::string const& table);
@@ -66,9 +65,6 @@ struct context {
   /// Returns the exit code: 2 when --keep-going left a file out, else 0.
   int run_analysis(analysis_args const& args, read_options const& options, std::string const& table,
                    analysis_fn const& analyze);
-
- private:
-  std::ofstream _file;
 };
 
 /// Registers subcommand `name` with a fresh argument struct that its callbacks share.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/cli_context.hpp"
+#include "cli/output_file.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -10,23 +11,23 @@
 
 namespace tracesweep::cli {
 
-std::ostream& context::out() {
-  phase = "writing the output";
-  if (output_path.empty()) return std::cout;
-  if (!_file.is_open()) {
-    _file.open(output_path, std::ios::binary | std::ios::trunc);
-    if (!_file)
-      throw usage_error("-o " + output_path + ": cannot open for writing: " + std::strerror(errno));
-  }
-  return _file;
-}
-
 void context::write(output::result_set const& results, std::string const& format,
                     std::string const& table) {
   auto const write = output::find_writer(format);
   if (!write) throw usage_error("--format " + format + ": unknown format");
+  phase = "writing the output";
   try {
-    write(results, table, out());
+    if (output_path.empty()) {
+      write(results, table, std::cout);
+      std::cout.flush();
+      if (!std::cout)
+        throw input_error("standard output", "writing the output",
+                          "write failed (device full, closed pipe or I/O error)");
+      return;
+    }
+    output_file file(output_path);
+    write(results, table, file.stream());
+    file.commit();
   } catch (unknown_table_error const& e) {
     std::string expected;
     auto const& valid = e.valid();
@@ -75,6 +76,7 @@ int context::read(std::vector<std::string> const& paths, event_table& table, rea
 int context::run_analysis(analysis_args const& args, read_options const& options,
                           std::string const& table_name, analysis_fn const& analyze) {
   (void)comm_classifier(args.comm_pattern);  // a bad pattern fails before any input is read
+  refuse_output_that_is_an_input(output_path, args.inputs);
   event_table table;
   int const failed = read(args.inputs, table, options);
   if (table.inputs().empty()) throw input_error(args.inputs.front(), "", "no input could be read");
