@@ -36,8 +36,7 @@ class input_files : public ::testing::Test {
 TEST_F(input_files, detect_format_looks_at_content_not_names) {
   EXPECT_EQ(ts::detect_format(file("a.json", std::string("SQLite format 3\0rest", 20))),
             "nsys-sqlite");
-  EXPECT_EQ(ts::detect_format(file("b.sqlite", "{\"traceEvents\": []}")),
-            "chrome-json");
+  EXPECT_EQ(ts::detect_format(file("b.sqlite", "{\"traceEvents\": []}")), "chrome-json");
   EXPECT_EQ(ts::detect_format(file("c", "\xEF\xBB\xBF \n\t[]")), "chrome-json");
   EXPECT_EQ(ts::detect_format(file("d.gz", "\x1f\x8b\x08\x00")), "chrome-json");
   EXPECT_EQ(ts::detect_format(file("e.json", "hello world")), "");
