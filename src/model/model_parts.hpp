@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The parts of the trace model derived on first use: launch links, steps, nesting. Each is built
-// by its own file from the table (and the parts it needs) once, under its once_flag.
+// The parts of the trace model derived on first use: devices, launch links, steps, nesting. Each is
+// built by its own file from the table (and the parts it needs) once, under its once_flag.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,14 @@
 #include <tracesweep/model/trace_model.hpp>
 
 namespace tracesweep {
+
+struct trace_model::devices_part {
+  std::vector<device_identity> devices;     ///< by dense id: (rank, device, input) order
+  std::vector<group_id> device_group;       ///< per row
+  std::vector<std::uint8_t> communication;  ///< per string id
+
+  devices_part(event_table const& t, comm_classifier const& classifier);
+};
 
 struct trace_model::links_part {
   std::vector<std::int64_t> launcher;  ///< per row: the launching api_call row, or -1
@@ -51,7 +59,8 @@ struct trace_model::nesting_part {
 };
 
 struct trace_model::lazy_parts {
-  std::once_flag links_once, steps_once, nesting_once;
+  std::once_flag devices_once, links_once, steps_once, nesting_once;
+  std::unique_ptr<devices_part> devices;
   std::unique_ptr<links_part> links;
   std::unique_ptr<steps_part> steps;
   std::unique_ptr<nesting_part> nesting;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Building the trace model: one pass over the rows for producers, ranks and dense device ids;
-// the communication flags for the names kernels carry. The other parts are built on first use
-// (launch_links.cpp, steps.cpp, nesting.cpp).
+// Building the trace model: producers and ranks from the inputs; on first use one pass over the
+// rows for the dense device ids and the communication flags of the names kernels carry. The
+// other parts are built on first use too (launch_links.cpp, steps.cpp, nesting.cpp).
 #include <tracesweep/model/trace_model.hpp>
 
 #include <algorithm>
@@ -59,6 +59,12 @@ bool trace_model::rank_has_producer(std::int32_t rank, producer p) const {
   return false;
 }
 
+trace_model::devices_part const& trace_model::device_part() const {
+  std::call_once(_lazy->devices_once,
+                 [&] { _lazy->devices = std::make_unique<devices_part>(_table, _classifier); });
+  return *_lazy->devices;
+}
+
 trace_model::links_part const& trace_model::links() const {
   std::call_once(_lazy->links_once, [&] { _lazy->links = std::make_unique<links_part>(*this); });
   return *_lazy->links;
@@ -76,22 +82,24 @@ trace_model::nesting_part const& trace_model::nesting() const {
 }
 
 trace_model::trace_model(event_table const& table, model_options const& options)
-    : _table(table), _lazy(std::make_unique<lazy_parts>()) {
-  comm_classifier const classifier(options.comm_pattern);
+    : _table(table), _classifier(options.comm_pattern), _lazy(std::make_unique<lazy_parts>()) {
   for (auto const& info : table.inputs()) {
     _producers.push_back(producer_of_format(info.format));
     _ranks.insert(_ranks.end(), info.ranks.begin(), info.ranks.end());
   }
   std::sort(_ranks.begin(), _ranks.end());
   _ranks.erase(std::unique(_ranks.begin(), _ranks.end()), _ranks.end());
+}
 
+trace_model::devices_part::devices_part(event_table const& table,
+                                        comm_classifier const& classifier) {
   // Dense device ids: provisional in order of first sight, then renumbered by
   // (rank, device, input). Consecutive rows mostly share a device, so the last key is cached.
   std::size_t const n = table.size();
   std::unordered_map<device_identity, group_id, device_key_hash, device_key_equal> provisional;
   std::vector<device_identity> seen;
-  _device_group.assign(n, no_device);
-  _communication.assign(table.strings().size(), 0);
+  device_group.assign(n, no_device);
+  communication.assign(table.strings().size(), 0);
   std::vector<std::uint8_t> kernel_name(table.strings().size(), 0);
   device_identity last{-1, 0, 0};
   group_id last_id = no_device;
@@ -105,7 +113,7 @@ trace_model::trace_model(event_table const& table, model_options const& options)
       last = k;
       last_id = it->second;
     }
-    _device_group[i] = last_id;
+    device_group[i] = last_id;
   }
   std::vector<group_id> order(seen.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<group_id>(i);
@@ -116,15 +124,32 @@ trace_model::trace_model(event_table const& table, model_options const& options)
   std::vector<group_id> final_id(seen.size());
   for (std::size_t i = 0; i < order.size(); ++i) {
     final_id[order[i]] = static_cast<group_id>(i);
-    _devices.push_back(seen[order[i]]);
+    devices.push_back(seen[order[i]]);
   }
-  for (auto& g : _device_group)
+  for (auto& g : device_group)
     if (g != no_device) g = final_id[g];
 
   for (std::size_t id = 0; id < kernel_name.size(); ++id)
     if (kernel_name[id])
-      _communication[id] =
+      communication[id] =
           classifier.matches(table.strings().at(static_cast<string_id>(id))) ? 1 : 0;
+}
+
+std::span<device_identity const> trace_model::devices() const {
+  return device_part().devices;
+}
+
+std::span<group_id const> trace_model::device_group() const {
+  return device_part().device_group;
+}
+
+bool trace_model::is_communication(string_id name) const {
+  auto const& c = device_part().communication;
+  return name < c.size() && c[name] != 0;
+}
+
+std::span<std::uint8_t const> trace_model::communication_names() const {
+  return device_part().communication;
 }
 
 }  // namespace tracesweep

@@ -52,9 +52,9 @@ struct denominator {
 class trace_model {
  public:
   /// Derives the model from `table`, which must outlive it. Throws pattern_error when the
-  /// communication pattern does not compile. Producers, ranks, devices and the communication
-  /// names are derived here; launch links, steps and nesting on first use (once, thread-safe),
-  /// so a job that needs only devices does not pay for them.
+  /// communication pattern does not compile. Producers and ranks are derived here (and the
+  /// pattern compiled); devices with the communication names, launch links, steps and nesting
+  /// on first use (once each, thread-safe), so an analysis pays only for the parts it reads.
   trace_model(event_table const& table, model_options const& options = {});
   ~trace_model();
   trace_model(trace_model&&) noexcept;
@@ -77,17 +77,14 @@ class trace_model {
   [[nodiscard]] std::size_t rank_index(std::int32_t rank) const noexcept;
 
   /// GPUs with device activity, ordered by (rank, device, input); the index is the dense id.
-  [[nodiscard]] std::span<device_identity const> devices() const noexcept { return _devices; }
+  [[nodiscard]] std::span<device_identity const> devices() const;
   /// Dense device id of every row (no_device for rows that are not device activity).
-  [[nodiscard]] std::span<group_id const> device_group() const noexcept { return _device_group; }
+  [[nodiscard]] std::span<group_id const> device_group() const;
 
   /// Whether string `name` is a communication kernel name, per string id of the pool.
-  [[nodiscard]] bool is_communication(string_id name) const noexcept {
-    return name < _communication.size() && _communication[name] != 0;
-  }
-  [[nodiscard]] std::span<std::uint8_t const> communication_names() const noexcept {
-    return _communication;
-  }
+  [[nodiscard]] bool is_communication(string_id name) const;
+  /// The communication flag (0/1) of every string id (set only for names kernels carry).
+  [[nodiscard]] std::span<std::uint8_t const> communication_names() const;
 
   // Launch links. A device row (kernel, memcpy, memset) was launched by the first api_call row of
   // the same input with the same correlation id (≥ 0).
@@ -140,20 +137,20 @@ class trace_model {
   [[nodiscard]] std::span<std::size_t const> outermost_stages() const;
 
  private:
+  struct devices_part;
   struct links_part;
   struct steps_part;
   struct nesting_part;
   struct lazy_parts;
+  [[nodiscard]] devices_part const& device_part() const;
   [[nodiscard]] links_part const& links() const;
   [[nodiscard]] steps_part const& step_part() const;
   [[nodiscard]] nesting_part const& nesting() const;
 
   event_table const& _table;
+  comm_classifier _classifier;
   std::vector<producer> _producers;
   std::vector<std::int32_t> _ranks;
-  std::vector<device_identity> _devices;
-  std::vector<group_id> _device_group;
-  std::vector<std::uint8_t> _communication;
   std::unique_ptr<lazy_parts> _lazy;
 };
 
