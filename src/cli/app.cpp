@@ -35,6 +35,7 @@ int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
   add_stats_command(app, ctx);
   add_generate_command(app, ctx);
   add_overview_command(app, ctx);
+  add_diagnose_command(app, ctx);
 
   try {
     app.parse(argc, argv);

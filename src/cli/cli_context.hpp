@@ -84,5 +84,6 @@ void add_summary_command(CLI::App& app, context& ctx);
 void add_stats_command(CLI::App& app, context& ctx);
 void add_generate_command(CLI::App& app, context& ctx);
 void add_overview_command(CLI::App& app, context& ctx);
+void add_diagnose_command(CLI::App& app, context& ctx);
 
 }  // namespace tracesweep::cli

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// The diagnosis, step by step: the device part through the backend (the summary's device_activity:
+// unions, exposed communication, the gap scan, per-name kernel statistics) and its sort of each
+// device's rows; then the host side of each gap, verdicts, periodic gaps, long tail, bursts, sync
+// and copy costs, stragglers and the utilization timeline.
+#include <tracesweep/analysis/activity_request.hpp>
+#include <tracesweep/analysis/diagnose.hpp>
+
+#include "analysis/diagnose/diagnose_parts.hpp"
+
+namespace tracesweep {
+
+std::string_view to_string(idle_cause c) noexcept {
+  switch (c) {
+    case idle_cause::data_loading:
+      return "data_loading";
+    case idle_cause::sync:
+      return "sync";
+    case idle_cause::memcpy:
+      return "memcpy";
+    case idle_cause::communication:
+      return "communication";
+    case idle_cause::host_compute:
+      return "host_compute";
+    case idle_cause::launch:
+      return "launch";
+    case idle_cause::unknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::string_view to_string(verdict v) noexcept {
+  switch (v) {
+    case verdict::gpu_bound:
+      return "gpu_bound";
+    case verdict::cpu_bound:
+      return "cpu_bound";
+    case verdict::data_loading_bound:
+      return "data_loading_bound";
+    case verdict::communication_bound:
+      return "communication_bound";
+    case verdict::sync_bound:
+      return "sync_bound";
+    case verdict::balanced:
+      break;
+  }
+  return "balanced";
+}
+
+diagnosis diagnose(trace_model const& model, backend& be, diagnose_options const& options) {
+  using namespace diagnose_detail;
+  diagnosis out;
+  out.options = options;
+  // Compiles every pattern before any work, so a bad one fails first.
+  host_classifier const classifier(model, options);
+  auto const steps = find_steps(model, options);
+
+  std::size_t const devices = model.devices().size();
+  auto const activity = be.device_activity(job_activity_request(model, options.min_gap_ns, 0));
+  auto const order = order_device_rows(model, be);
+  std::vector<device_unions> unions;
+  unions.reserve(devices);
+  for (std::size_t g = 0; g < devices; ++g) unions.push_back(unite(model, order.of(g)));
+
+  auto const gaps = attribute_gaps(model, order, activity, classifier, out);
+  find_verdicts(model, unions, activity, gaps, steps, out);
+  find_periodic_gaps(model, activity, gaps, out);
+  find_long_tail(model, activity, classifier, out);
+  find_bursts(model, order, out);
+  find_sync_and_copies(model, classifier, activity, steps, out);
+  find_stragglers(model, steps, out);
+  build_timeline(model, unions, activity, out);
+  return out;
+}
+
+}  // namespace tracesweep

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the diagnosis steps share: the device activity of each device in start order (from the
+// backend's sort), its unions, the host rows of each thread with what each means for a gap, and
+// the step windows of each rank. Each step of the diagnosis is one file in this folder.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <tracesweep/analysis/diagnose.hpp>
+#include <tracesweep/model/comm_classifier.hpp>
+
+namespace tracesweep::diagnose_detail {
+
+/// Device activity rows (kernel, memcpy, memset) per dense device id, by (start, row).
+struct device_rows {
+  std::vector<std::size_t> rows;
+  std::vector<std::size_t> offsets;  ///< device g owns rows[offsets[g], offsets[g + 1])
+  [[nodiscard]] std::span<std::size_t const> of(std::size_t g) const {
+    return std::span(rows).subspan(offsets[g], offsets[g + 1] - offsets[g]);
+  }
+};
+/// Sorts with the backend's sort_pairs (key: device, start) when the keys fit 64 bits.
+[[nodiscard]] device_rows order_device_rows(trace_model const& model, backend& be);
+
+/// Disjoint, non-touching intervals in start order.
+struct intervals {
+  std::vector<std::int64_t> start, end;
+  [[nodiscard]] std::size_t size() const noexcept { return start.size(); }
+  /// |this ∩ [lo, hi)|.
+  [[nodiscard]] std::int64_t covered(std::int64_t lo, std::int64_t hi) const;
+};
+/// The unions of one device's rows: all activity, communication kernels, other kernels.
+struct device_unions {
+  intervals busy, communication, computation;
+};
+[[nodiscard]] device_unions unite(trace_model const& model, std::span<std::size_t const> rows);
+/// a ∩ b.
+[[nodiscard]] intervals intersect(intervals const& a, intervals const& b);
+
+/// What a host row means for an idle device, by precedence: the first four win wherever they
+/// are in progress; otherwise the time after a synchronising call until the next launch is
+/// sync; otherwise the innermost row in progress decides (launching or not).
+enum class host_class : std::uint8_t {
+  sync,           ///< a synchronising call or op
+  memcpy,         ///< a memcpy call
+  communication,  ///< collective calls, ranges and ops
+  data_loading,   ///< data-loader ranges
+  launching,      ///< a runtime call, or an op that launches device work inside it
+  compute,        ///< an op or range that launches nothing
+  step,           ///< a step (profiler step, or a range named like one): never a cause
+};
+
+/// Decides the class of host rows: names by RE2 patterns and fixed lists, once per string id.
+class host_classifier {
+ public:
+  host_classifier(trace_model const& model, diagnose_options const& options);
+  /// The class of host row `row`; `launches` says whether a launching call lies inside it.
+  [[nodiscard]] host_class classify(std::size_t row, bool launches) const;
+  [[nodiscard]] bool is_sync_call(std::size_t row) const;
+  [[nodiscard]] bool is_data_loader(string_id name) const;
+
+ private:
+  enum flag : std::uint8_t {
+    sync_name = 1,
+    memcpy_name = 2,
+    comm_name = 4,
+    loader_name = 8,
+    step_name = 16
+  };
+  trace_model const& _model;
+  std::vector<std::uint8_t> _flags;  ///< per string id
+};
+
+/// The host rows of one (input, thread), by (start, row), with what a gap needs of them.
+struct thread_rows {
+  std::vector<std::size_t> rows;
+  std::vector<host_class> cls;          ///< alongside rows
+  std::vector<std::int64_t> launches;   ///< starts of calls that launched device work, ascending
+  std::vector<std::int64_t> sync_ends;  ///< ends of synchronising calls and ops, ascending
+};
+
+/// Host rows of the threads asked for, built in one pass over the table.
+class host_index {
+ public:
+  using key = std::pair<std::int32_t, std::int64_t>;  ///< (input, thread)
+  host_index(trace_model const& model, host_classifier const& classifier, std::vector<key> threads);
+  [[nodiscard]] thread_rows const* find(key k) const;
+
+ private:
+  std::map<key, thread_rows> _threads;
+};
+
+/// The host activity of some threads during [start, end): the time by cause and the rows.
+struct host_window {
+  idle_by_cause cover{};
+  std::vector<std::pair<std::int64_t, std::size_t>> rows;  ///< (overlap ns, row), largest first
+};
+[[nodiscard]] host_window attribute(trace_model const& model, host_index const& index,
+                                    std::span<host_index::key const> threads, std::int64_t start,
+                                    std::int64_t end);
+
+/// The launching thread of device row `row`, when a call is linked to it.
+[[nodiscard]] std::optional<host_index::key> launching_thread(trace_model const& model,
+                                                              std::int64_t row);
+
+/// Profiler steps (or, for ranks without any, host ranges named like steps) per rank index.
+struct step_windows {
+  std::vector<std::vector<std::size_t>> rows;  ///< by rank index, by (start, row)
+};
+[[nodiscard]] step_windows find_steps(trace_model const& model, diagnose_options const& options);
+
+/// A table row as a context event.
+[[nodiscard]] context_event describe(trace_model const& model, std::size_t row);
+[[nodiscard]] device_key key_of(trace_model const& model, std::size_t device);
+
+/// A gap of the activity union (≥ min gap) with its cause.
+struct attributed_gap {
+  group_id device = 0;
+  std::int64_t start = 0, end = 0;
+  idle_cause cause = idle_cause::unknown;
+  idle_by_cause cover{};
+  std::vector<host_index::key> threads;  ///< the launching threads around it
+};
+
+// The steps of the diagnosis, in the order diagnose() runs them.
+[[nodiscard]] std::vector<attributed_gap> attribute_gaps(trace_model const& model,
+                                                         device_rows const& order,
+                                                         activity_result const& activity,
+                                                         host_classifier const& classifier,
+                                                         diagnosis& out);
+void find_verdicts(trace_model const& model, std::span<device_unions const> unions,
+                   activity_result const& activity, std::span<attributed_gap const> gaps,
+                   step_windows const& steps, diagnosis& out);
+void find_periodic_gaps(trace_model const& model, activity_result const& activity,
+                        std::span<attributed_gap const> gaps, diagnosis& out);
+void find_long_tail(trace_model const& model, activity_result const& activity,
+                    host_classifier const& classifier, diagnosis& out);
+void find_bursts(trace_model const& model, device_rows const& order, diagnosis& out);
+void find_sync_and_copies(trace_model const& model, host_classifier const& classifier,
+                          activity_result const& activity, step_windows const& steps,
+                          diagnosis& out);
+void find_stragglers(trace_model const& model, step_windows const& steps, diagnosis& out);
+void build_timeline(trace_model const& model, std::span<device_unions const> unions,
+                    activity_result const& activity, diagnosis& out);
+
+}  // namespace tracesweep::diagnose_detail
+
+namespace tracesweep {
+/// The text view's findings, costliest first (findings.cpp).
+[[nodiscard]] output::result_table diagnose_findings(diagnosis const& d);
+}  // namespace tracesweep

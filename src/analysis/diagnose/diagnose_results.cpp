@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: Apache-2.0
+// The diagnosis as result tables. JSON gets every list with absolute *_ns times on the input's
+// clock; text gets the verdicts, the findings ranked by the time they cost (each with why it
+// matters and where to look) and the largest gaps.
+#include <tracesweep/analysis/diagnose.hpp>
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "analysis/diagnose/diagnose_parts.hpp"
+
+namespace tracesweep {
+
+namespace {
+
+using output::cell, output::column, output::nest, output::result_table, output::json_shape;
+using enum output::value_type;
+
+cell i64(std::int64_t v) {
+  return v;
+}
+
+result_table table(std::string name, std::string title, unsigned views) {
+  result_table t;
+  t.name = std::move(name);
+  t.title = std::move(title);
+  t.text_empty = "(none)";
+  t.views = views;
+  return t;
+}
+
+constexpr unsigned data_views = output::json | output::flat;
+constexpr unsigned shown_views = output::text;
+
+void add_where(result_table& t, bool input = true) {
+  if (input) t.add("input", integer);
+  t.add("rank", integer);
+  t.add("device", integer);
+}
+void where_cells(std::vector<cell>& cells, device_key const& w, bool input = true) {
+  if (input) cells.emplace_back(i64(w.input));
+  cells.emplace_back(i64(w.rank));
+  cells.emplace_back(i64(w.device));
+}
+
+/// A map cell: cause → ns, every cause listed.
+cell idle_map(idle_by_cause const& idle) {
+  result_table m;
+  m.shape = json_shape::map;
+  m.add("cause", string);
+  m.add("ns", integer, "ns");
+  for (int c = 0; c < idle_cause_count; ++c)
+    m.add_row({std::string(to_string(static_cast<idle_cause>(c))), i64(idle[c])});
+  return nest(std::move(m));
+}
+
+result_table event_rows() {
+  result_table t;
+  t.add("name", string);
+  t.add("kind", string);
+  t.add("thread", integer);
+  t.add("start_ns", integer, "ns");
+  t.add("end_ns", integer, "ns");
+  return t;
+}
+std::vector<cell> event_cells(context_event const& e) {
+  return {e.name, std::string(to_string(e.kind)), i64(e.thread), i64(e.start_ns), i64(e.end_ns)};
+}
+cell events_cell(std::vector<context_event> const& events) {
+  auto t = event_rows();
+  for (auto const& e : events) t.add_row(event_cells(e));
+  return nest(std::move(t));
+}
+cell event_cell(std::optional<context_event> const& e) {
+  if (!e) return {};
+  auto t = event_rows();
+  t.shape = json_shape::object;
+  t.add_row(event_cells(*e));
+  return nest(std::move(t));
+}
+
+result_table verdicts(diagnosis const& d) {
+  auto t = table("verdicts", "Verdicts", data_views);
+  add_where(t);
+  t.add("step", integer);
+  t.add("step_name", string);
+  t.add("window_start_ns", integer, "ns");
+  t.add("window_end_ns", integer, "ns");
+  t.add("verdict", string);
+  t.add("busy_share", real, "fraction");
+  t.add("exposed_communication_share", real, "fraction");
+  t.add("idle_by_cause", nested);
+  t.add("idle_short_ns", integer, "ns");
+  for (auto const& v : d.verdicts) {
+    std::vector<cell> c;
+    where_cells(c, v.where);
+    c.emplace_back(v.step ? cell(i64(*v.step)) : cell());
+    c.emplace_back(v.step ? cell(v.step_name) : cell());
+    c.insert(c.end(),
+             {i64(v.window_start_ns), i64(v.window_end_ns), std::string(to_string(v.what)),
+              v.busy_share, v.exposed_communication_share, idle_map(v.idle), i64(v.idle_short_ns)});
+    t.add_row(std::move(c));
+  }
+  return t;
+}
+
+/// The idle cause group with the most time in `v`, as "cause share%".
+std::string main_idle(verdict_row const& v) {
+  std::size_t best = 0;
+  for (std::size_t c = 1; c < v.idle.size(); ++c)
+    if (v.idle[c] > v.idle[best]) best = c;
+  std::int64_t const window = v.window_end_ns - v.window_start_ns;
+  if (v.idle[best] == 0 || window <= 0) return "-";
+  return fmt::format("{} {:.1f}%", to_string(static_cast<idle_cause>(best)),
+                     100.0 * static_cast<double>(v.idle[best]) / static_cast<double>(window));
+}
+
+result_table verdicts_text(diagnosis const& d) {
+  auto t = table("verdicts_text", "Verdicts", shown_views);
+  add_where(t, false);
+  t.add("verdict", string);
+  auto& busy = t.add("busy_share", real, "fraction", "busy (%)");
+  busy.text_unit = "%";
+  busy.decimals = 1;
+  auto& comm = t.add("exposed_communication_share", real, "fraction", "exposed comm (%)");
+  comm.text_unit = "%";
+  comm.decimals = 1;
+  t.add("idle", string, "", "main idle cause (share)");
+  t.add("steps", nested, "", "steps by verdict");
+  for (auto const& v : d.verdicts) {
+    if (v.step) continue;
+    std::map<std::string, std::int64_t> per_step;
+    for (auto const& s : d.verdicts)
+      if (s.step && s.where.input == v.where.input && s.where.rank == v.where.rank &&
+          s.where.device == v.where.device)
+        ++per_step[std::string(to_string(s.what))];
+    result_table m;
+    m.shape = json_shape::map;
+    m.add("verdict", string);
+    m.add("steps", integer);
+    for (auto const& [k, n] : per_step) m.add_row({k, i64(n)});
+    std::vector<cell> c;
+    where_cells(c, v.where, false);
+    c.insert(c.end(), {std::string(to_string(v.what)), v.busy_share, v.exposed_communication_share,
+                       main_idle(v), nest(std::move(m))});
+    t.add_row(std::move(c));
+  }
+  return t;
+}
+
+result_table gaps(diagnosis const& d) {
+  auto t = table("gaps", "Idle gaps", data_views);
+  add_where(t);
+  for (auto n : {"start_ns", "end_ns", "duration_ns"}) t.add(n, integer, "ns");
+  t.add("cause", string);
+  t.add("cover", nested);
+  t.add("host", nested);
+  t.add("before", nested);
+  t.add("after", nested);
+  for (auto const& g : d.gaps) {
+    std::vector<cell> c;
+    where_cells(c, g.where);
+    c.insert(c.end(),
+             {i64(g.start_ns), i64(g.end_ns), i64(g.duration()), std::string(to_string(g.cause)),
+              idle_map(g.cover), events_cell(g.host), event_cell(g.before), event_cell(g.after)});
+    t.add_row(std::move(c));
+  }
+  return t;
+}
+
+std::string shorten(std::string const& s, std::size_t n = 48) {
+  return s.size() <= n ? s : s.substr(0, n - 3) + "...";
+}
+
+/// The start of each device's window, to show times relative to it.
+std::int64_t window_start(diagnosis const& d, device_key const& w) {
+  for (auto const& v : d.verdicts)
+    if (!v.step && v.where.input == w.input && v.where.rank == w.rank && v.where.device == w.device)
+      return v.window_start_ns;
+  return 0;
+}
+
+result_table gaps_text(diagnosis const& d) {
+  auto t = table("gaps_text", "Largest idle gaps", shown_views);
+  add_where(t, false);
+  auto& at = t.add("at_ns", integer, "ns", "at (ms)");
+  at.text_unit = "ms";
+  at.decimals = 3;
+  auto& dur = t.add("duration_ns", integer, "ns", "duration (ms)");
+  dur.text_unit = "ms";
+  dur.decimals = 3;
+  t.add("cause", string);
+  t.add("host", string, "", "host during the gap");
+  t.add("neighbours", string, "", "before -> after").text_last = true;
+  for (std::size_t k = 0; k < d.gaps.size() && k < 10; ++k) {
+    auto const& g = d.gaps[k];
+    std::string host;
+    for (std::size_t h = 0; h < g.host.size() && h < 3; ++h)
+      host += (h ? ", " : "") + shorten(g.host[h].name, 32);
+    std::string const before = g.before ? shorten(g.before->name, 40) : "-";
+    std::string const after = g.after ? shorten(g.after->name, 40) : "-";
+    std::vector<cell> c;
+    where_cells(c, g.where, false);
+    c.insert(c.end(),
+             {i64(g.start_ns - window_start(d, g.where)), i64(g.duration()),
+              std::string(to_string(g.cause)), host.empty() ? "-" : host, before + " -> " + after});
+    t.add_row(std::move(c));
+  }
+  return t;
+}
+
+result_table periodic(diagnosis const& d) {
+  auto t = table("periodic_gaps", "Periodic gaps", data_views);
+  add_where(t);
+  t.add("period_ns", integer, "ns");
+  t.add("count", integer);
+  t.add("total_ns", integer, "ns");
+  t.add("share", real, "fraction");
+  t.add("cause", string);
+  t.add("first_start_ns", integer, "ns");
+  for (auto const& p : d.periodic_gaps) {
+    std::vector<cell> c;
+    where_cells(c, p.where);
+    c.insert(c.end(), {i64(p.period_ns), i64(p.count), i64(p.total_ns), p.share,
+                       std::string(to_string(p.cause)), i64(p.first_start_ns)});
+    t.add_row(std::move(c));
+  }
+  return t;
+}
+
+result_table long_tail(diagnosis const& d) {
+  auto t = table("long_tail", "Long-tail kernels", data_views);
+  add_where(t);
+  t.add("name", string);
+  t.add("start_ns", integer, "ns");
+  t.add("duration_ns", integer, "ns");
+  t.add("median_ns", real, "ns");
+  t.add("ratio", real);
+  t.add("launched_by", string);
+  t.add("host", nested);
+  for (auto const& l : d.long_tail) {
+    std::vector<cell> c;
+    where_cells(c, l.where);
+    c.insert(c.end(), {l.name, i64(l.start_ns), i64(l.duration_ns), l.median_ns,
+                       static_cast<double>(l.duration_ns) / l.median_ns,
+                       l.launched_by.empty() ? cell() : cell(l.launched_by), events_cell(l.host)});
+    t.add_row(std::move(c));
+  }
+  return t;
+}
+
+result_table bursts(diagnosis const& d) {
+  auto t = table("tiny_kernel_bursts", "Tiny-kernel bursts", data_views);
+  add_where(t);
+  for (auto n : {"start_ns", "end_ns"}) t.add(n, integer, "ns");
+  t.add("kernels", integer);
+  t.add("kernel_ns", integer, "ns");
+  t.add("launched_by", string);
+  for (auto const& b : d.bursts) {
+    std::vector<cell> c;
+    where_cells(c, b.where);
+    c.insert(c.end(), {i64(b.start_ns), i64(b.end_ns), i64(b.kernels), i64(b.kernel_ns),
+                       b.launched_by.empty() ? cell() : cell(b.launched_by)});
+    t.add_row(std::move(c));
+  }
+  return t;
+}
+
+result_table sync(diagnosis const& d) {
+  auto t = table("sync", "Synchronising calls", data_views | output::text);
+  t.add("input", integer).views = data_views;
+  t.add("rank", integer);
+  t.add("thread", integer);
+  t.add("calls", integer);
+  auto& total = t.add("total_ns", integer, "ns", "total (ms)");
+  total.text_unit = "ms";
+  total.decimals = 3;
+  auto& s = t.add("share", real, "fraction", "share (%)");
+  s.text_unit = "%";
+  s.decimals = 1;
+  for (auto const& r : d.sync)
+    t.add_row({i64(r.input), i64(r.rank), i64(r.thread), i64(r.calls), i64(r.total_ns), r.share});
+  return t;
+}
+
+result_table memcpy_table(diagnosis const& d) {
+  auto t = table("memcpy", "Memory copies", data_views | output::text);
+  add_where(t);
+  t.columns.front().views = data_views;
+  t.add("direction", string);
+  t.add("calls", integer);
+  auto& total = t.add("total_ns", integer, "ns", "total (ms)");
+  total.text_unit = "ms";
+  total.decimals = 3;
+  t.add("bytes", integer, "bytes");
+  auto& s = t.add("share", real, "fraction", "share (%)");
+  s.text_unit = "%";
+  s.decimals = 2;
+  for (auto const& m : d.memcpy) {
+    std::vector<cell> c;
+    where_cells(c, m.where);
+    c.insert(c.end(), {m.direction, i64(m.calls), i64(m.total_ns), i64(m.bytes), m.share});
+    t.add_row(std::move(c));
+  }
+  return t;
+}
+
+result_table small_copies(diagnosis const& d) {
+  auto t = table("small_copies", "Steps with many small copies", data_views);
+  add_where(t);
+  t.add("step", integer);
+  t.add("step_name", string);
+  t.add("direction", string);
+  t.add("copies", integer);
+  t.add("bytes", integer, "bytes");
+  t.add("total_ns", integer, "ns");
+  for (auto const& s : d.small_copies) {
+    std::vector<cell> c;
+    where_cells(c, s.where);
+    c.insert(c.end(),
+             {i64(s.step), s.step_name, s.direction, i64(s.copies), i64(s.bytes), i64(s.total_ns)});
+    t.add_row(std::move(c));
+  }
+  return t;
+}
+
+result_table ranks(diagnosis const& d) {
+  auto t = table("ranks", "Ranks", data_views | output::text);
+  t.add("rank", integer);
+  t.add("steps", integer);
+  auto& mean = t.add("mean_step_ns", integer, "ns", "mean step (ms)");
+  mean.text_unit = "ms";
+  mean.decimals = 3;
+  auto& u = t.add("utilization", real, "fraction", "util (%)");
+  u.text_unit = "%";
+  u.decimals = 1;
+  for (auto const& r : d.ranks)
+    t.add_row({i64(r.rank), i64(r.steps), i64(r.mean_step_ns), r.utilization});
+  return t;
+}
+
+result_table stragglers(diagnosis const& d) {
+  auto t = table("stragglers", "Stragglers", data_views);
+  t.add("rank", integer);
+  t.add("mean_step_ns", integer, "ns");
+  t.add("median_rank_step_ns", integer, "ns");
+  t.add("excess", real, "fraction");
+  for (auto const& s : d.stragglers)
+    t.add_row({i64(s.rank), i64(s.mean_step_ns), i64(s.median_rank_step_ns), s.excess});
+  return t;
+}
+
+result_table totals(diagnosis const& d) {
+  auto t = table("totals", "Totals", output::json);
+  t.shape = json_shape::object;
+  for (auto n : {"gaps", "long_tail", "tiny_kernel_bursts", "small_copies"}) t.add(n, integer);
+  t.add("min_gap_ns", integer, "ns");
+  t.add("top", integer);
+  t.add_row({i64(d.gaps_total), i64(d.long_tail_total), i64(d.bursts_total),
+             i64(d.small_copies_total), i64(d.options.min_gap_ns),
+             i64(static_cast<std::int64_t>(d.options.top))});
+  return t;
+}
+
+}  // namespace
+
+output::result_set diagnose_results(diagnosis const& d) {
+  output::result_set set;
+  set.tables = {verdicts_text(d), diagnose_findings(d),
+                gaps_text(d),     verdicts(d),
+                gaps(d),          periodic(d),
+                long_tail(d),     bursts(d),
+                sync(d),          memcpy_table(d),
+                small_copies(d),  ranks(d),
+                stragglers(d),    totals(d)};
+  return set;
+}
+
+}  // namespace tracesweep

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+// The findings as text lines, ranked by the time they cost: each says what was found with its
+// numbers, why it matters and where to look.
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "analysis/diagnose/diagnose_parts.hpp"
+
+namespace tracesweep {
+
+namespace {
+
+struct finding {
+  std::int64_t cost_ns = 0;
+  std::string what, why, look;
+};
+
+std::string ms(std::int64_t ns) {
+  return fmt::format("{:.3f} ms", static_cast<double>(ns) / 1e6);
+}
+
+std::string on(device_key const& w) {
+  return fmt::format("rank {} GPU {}", w.rank, w.device);
+}
+
+std::pair<char const*, char const*> advice(idle_cause c) {
+  switch (c) {
+    case idle_cause::data_loading:
+      return {"the GPU waits for the next batch",
+              "the DataLoader: num_workers, pin_memory, prefetch_factor, the dataset's "
+              "__getitem__"};
+    case idle_cause::sync:
+      return {
+          "a synchronising call drained the queue; the GPU idles until the host launches "
+          "again",
+          "the .item()/.cpu()/synchronize calls among the gap's host events; make them "
+          "asynchronous or move them out of the step"};
+    case idle_cause::memcpy:
+      return {"a blocking copy holds the host while nothing is queued",
+              "pageable copies: pinned memory and non_blocking=True"};
+    case idle_cause::communication:
+      return {"the host blocks in a collective while the GPU idles",
+              "host-side collectives and barriers; overlap communication with compute"};
+    case idle_cause::host_compute:
+      return {"the host computes without launching GPU work",
+              "the host ops listed with the gap; move the work to the GPU or off the loop"};
+    case idle_cause::launch:
+      return {"the host launches kernels more slowly than the GPU runs them",
+              "launch overhead: fuse small ops, torch.compile, CUDA graphs"};
+    case idle_cause::unknown:
+      break;
+  }
+  return {"the GPU idles and no traced host activity explains it",
+          "untraced host work: add NVTX ranges or trace Python stacks"};
+}
+
+void gap_findings(diagnosis const& d, std::vector<finding>& out) {
+  // Periodic series first; the remaining gaps grouped by (device, cause).
+  for (auto const& p : d.periodic_gaps) {
+    auto const [why, look] = advice(p.cause);
+    out.push_back(
+        {p.total_ns,
+         fmt::format("periodic {} gaps on {}: {} gaps every {}, {:.1f}% of the window",
+                     to_string(p.cause), on(p.where), p.count, ms(p.period_ns), 100 * p.share),
+         why, look});
+  }
+  std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t, idle_cause>,
+           std::tuple<std::int64_t, std::int64_t, gap_finding const*>>
+      groups;
+  for (auto const& g : d.gaps) {
+    bool const periodic =
+        std::any_of(d.periodic_gaps.begin(), d.periodic_gaps.end(), [&](auto const& p) {
+          return p.cause == g.cause && p.where.rank == g.where.rank &&
+                 p.where.device == g.where.device && p.where.input == g.where.input;
+        });
+    if (periodic) continue;
+    auto& [n, total, largest] = groups[{g.where.input, g.where.rank, g.where.device, g.cause}];
+    ++n;
+    total += g.duration();
+    if (largest == nullptr) largest = &g;
+  }
+  for (auto const& [k, v] : groups) {
+    auto const& [n, total, largest] = v;
+    auto const [why, look] = advice(largest->cause);
+    out.push_back({total,
+                   fmt::format("{} {} gap{} on {}, {} in all; the largest {} (host: {})", n,
+                               to_string(largest->cause), n == 1 ? "" : "s", on(largest->where),
+                               ms(total), ms(largest->duration()),
+                               largest->host.empty() ? std::string("nothing traced")
+                                                     : largest->host.front().name),
+                   why, look});
+  }
+}
+
+void kernel_findings(diagnosis const& d, std::vector<finding>& out) {
+  std::map<std::string, std::tuple<std::int64_t, std::int64_t, long_tail_finding const*>> names;
+  for (auto const& l : d.long_tail) {
+    auto& [n, excess, worst] = names[l.name];
+    ++n;
+    excess += l.duration_ns - static_cast<std::int64_t>(l.median_ns);
+    if (worst == nullptr) worst = &l;
+  }
+  for (auto const& [name, v] : names) {
+    auto const& [n, excess, worst] = v;
+    out.push_back(
+        {excess,
+         fmt::format("{} long-tail instance{} of {} (median {}), the worst {:.1f}x on {}", n,
+                     n == 1 ? "" : "s", name.size() > 60 ? name.substr(0, 57) + "..." : name,
+                     ms(static_cast<std::int64_t>(worst->median_ns)),
+                     static_cast<double>(worst->duration_ns) / worst->median_ns, on(worst->where)),
+         "a few slow instances stretch the step they run in",
+         "what the host and the other streams did meanwhile (contention, clocks, input shape)"});
+  }
+  for (auto const& b : d.bursts)
+    out.push_back({b.end_ns - b.start_ns,
+                   fmt::format("{} tiny kernels in a row on {} over {}, launched by {}", b.kernels,
+                               on(b.where), ms(b.end_ns - b.start_ns),
+                               b.launched_by.empty() ? "an unknown op" : b.launched_by),
+                   "launch overhead dominates kernels this short",
+                   "fuse them: foreach/multi-tensor ops, torch.compile or CUDA graphs"});
+}
+
+void job_findings(diagnosis const& d, std::vector<finding>& out) {
+  for (auto const& s : d.small_copies)
+    out.push_back({s.total_ns,
+                   fmt::format("{} small {} copies in {} ({}) on {}, {} bytes", s.copies,
+                               s.direction, s.step_name, s.step, on(s.where), s.bytes),
+                   "each small copy is a round trip that may synchronise the host",
+                   "scalars moved every step: batch them, keep them on the GPU, avoid .item()"});
+  for (auto const& s : d.stragglers) {
+    std::int64_t steps = 0;
+    for (auto const& r : d.ranks)
+      if (r.rank == s.rank) steps = r.steps;
+    out.push_back(
+        {(s.mean_step_ns - s.median_rank_step_ns) * steps,
+         fmt::format("rank {} is a straggler: mean step {}, {:.1f}% over the median "
+                     "rank's {}",
+                     s.rank, ms(s.mean_step_ns), 100 * s.excess, ms(s.median_rank_step_ns)),
+         "every collective waits for the slowest rank",
+         "that rank's verdict and gaps; its node (clocks, thermals, input imbalance)"});
+  }
+}
+
+}  // namespace
+
+output::result_table diagnose_findings(diagnosis const& d) {
+  std::vector<finding> all;
+  gap_findings(d, all);
+  kernel_findings(d, all);
+  job_findings(d, all);
+  std::stable_sort(all.begin(), all.end(),
+                   [](finding const& a, finding const& b) { return a.cost_ns > b.cost_ns; });
+  output::result_table t;
+  t.name = "findings";
+  t.title = "Findings, costliest first";
+  t.text_empty =
+      "(none: no gaps of at least the minimum, no long tail, bursts, small copies or "
+      "stragglers)";
+  t.views = output::text;
+  t.add("finding", output::value_type::string, "", " ");
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    t.add_row({fmt::format("{}. {}", k + 1, all[k].what)});
+    t.add_row({fmt::format("   why it matters: {}", all[k].why)});
+    t.add_row({fmt::format("   where to look: {}", all[k].look)});
+  }
+  return t;
+}
+
+}  // namespace tracesweep

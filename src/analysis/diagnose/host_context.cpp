@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+// The host activity of some threads during an interval: which rows were in progress and how much
+// of the interval each cause covers. One sweep over the interval's boundaries: the precedence
+// classes (sync, memcpy, communication, data loading) win wherever they are in progress; then the
+// time after a synchronising call until the thread's next launch counts as sync; then the
+// innermost row in progress decides between launch and host compute; uncovered time is unknown.
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <tuple>
+
+#include "analysis/diagnose/diagnose_parts.hpp"
+
+namespace tracesweep::diagnose_detail {
+
+namespace {
+
+/// Rows longer than this are kept apart and checked against every interval; the others are
+/// found by a binary search on their start.
+constexpr std::int64_t long_row_ns = 1'000'000;
+
+bool is_long(event_table const& t, std::size_t r) {
+  return t.end_ns[r] - t.start_ns[r] > long_row_ns;
+}
+
+}  // namespace
+
+host_index::host_index(trace_model const& model, host_classifier const& classifier,
+                       std::vector<key> threads) {
+  std::sort(threads.begin(), threads.end());
+  threads.erase(std::unique(threads.begin(), threads.end()), threads.end());
+  for (auto const& k : threads) _threads[k];
+  if (_threads.empty()) return;
+  auto const& t = model.table();
+  // Calls that launched device work.
+  std::vector<std::size_t> launchers;
+  auto const groups = model.device_group();
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (groups[i] == no_device) continue;
+    if (auto const l = model.launcher(i); l >= 0) launchers.push_back(static_cast<std::size_t>(l));
+  }
+  std::sort(launchers.begin(), launchers.end());
+  launchers.erase(std::unique(launchers.begin(), launchers.end()), launchers.end());
+  for (auto const l : launchers) {
+    auto const it = _threads.find({t.input[l], t.stream[l]});
+    if (it != _threads.end()) it->second.launches.push_back(t.start_ns[l]);
+  }
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (t.device[i] >= 0) continue;
+    auto const it = _threads.find({t.input[i], t.stream[i]});
+    if (it != _threads.end()) it->second.rows.push_back(i);
+  }
+  for (auto& [k, th] : _threads) {
+    std::sort(th.launches.begin(), th.launches.end());
+    std::sort(th.rows.begin(), th.rows.end(), [&](std::size_t a, std::size_t b) {
+      return std::tie(t.start_ns[a], a) < std::tie(t.start_ns[b], b);
+    });
+    th.cls.reserve(th.rows.size());
+    for (auto const r : th.rows) {
+      auto const first = std::lower_bound(th.launches.begin(), th.launches.end(), t.start_ns[r]);
+      bool const launches = first != th.launches.end() && *first <= t.end_ns[r];
+      auto const c = classifier.classify(r, launches);
+      th.cls.push_back(c);
+      if (c == host_class::sync) th.sync_ends.push_back(t.end_ns[r]);
+    }
+    std::sort(th.sync_ends.begin(), th.sync_ends.end());
+  }
+}
+
+thread_rows const* host_index::find(key k) const {
+  auto const it = _threads.find(k);
+  return it == _threads.end() ? nullptr : &it->second;
+}
+
+namespace {
+
+/// One row (or after-sync stretch) clipped to the window.
+struct piece {
+  std::int64_t from = 0, to = 0;
+  host_class cls = host_class::compute;
+  bool after_sync = false;
+  std::int64_t start = 0, end = 0;  ///< the row's own extent: the innermost is the latest start
+  std::size_t row = 0;
+};
+
+void collect_rows(event_table const& t, thread_rows const& th, std::int64_t lo, std::int64_t hi,
+                  std::vector<piece>& out) {
+  auto take = [&](std::size_t k) {
+    auto const r = th.rows[k];
+    if (t.start_ns[r] >= hi || t.end_ns[r] <= lo) return;
+    out.push_back({std::max(t.start_ns[r], lo), std::min(t.end_ns[r], hi), th.cls[k], false,
+                   t.start_ns[r], t.end_ns[r], r});
+  };
+  // Short rows start in [lo − long_row_ns, hi); long ones anywhere before hi.
+  auto const by_start = [&](std::size_t r, std::int64_t v) { return t.start_ns[r] < v; };
+  auto const first = static_cast<std::size_t>(
+      std::lower_bound(th.rows.begin(), th.rows.end(), lo - long_row_ns, by_start) -
+      th.rows.begin());
+  auto const last = static_cast<std::size_t>(
+      std::lower_bound(th.rows.begin(), th.rows.end(), hi, by_start) - th.rows.begin());
+  for (std::size_t k = first; k < last; ++k)
+    if (!is_long(t, th.rows[k])) take(k);
+  for (std::size_t k = 0; k < last; ++k)
+    if (is_long(t, th.rows[k])) take(k);
+}
+
+/// The stretches after a synchronising call until the thread's next launch, within [lo, hi).
+void collect_after_sync(thread_rows const& th, std::int64_t lo, std::int64_t hi,
+                        std::vector<piece>& out) {
+  auto k = static_cast<std::size_t>(std::lower_bound(th.sync_ends.begin(), th.sync_ends.end(), hi) -
+                                    th.sync_ends.begin());
+  while (k-- > 0) {
+    std::int64_t const from = th.sync_ends[k];
+    auto const next = std::lower_bound(th.launches.begin(), th.launches.end(), from);
+    std::int64_t const to =
+        next == th.launches.end() ? std::numeric_limits<std::int64_t>::max() : *next;
+    if (to <= lo) break;  // earlier calls are followed by launches earlier still
+    if (std::max(from, lo) < std::min(to, hi))
+      out.push_back({std::max(from, lo), std::min(to, hi), host_class::sync, true, from, to, 0});
+  }
+}
+
+idle_cause cause_of(host_class c) {
+  switch (c) {
+    case host_class::sync:
+      return idle_cause::sync;
+    case host_class::memcpy:
+      return idle_cause::memcpy;
+    case host_class::communication:
+      return idle_cause::communication;
+    case host_class::data_loading:
+      return idle_cause::data_loading;
+    case host_class::launching:
+      return idle_cause::launch;
+    case host_class::compute:
+      return idle_cause::host_compute;
+    case host_class::step:
+      break;
+  }
+  return idle_cause::unknown;
+}
+
+/// The class in force while `active` pieces are in progress (see the file comment).
+class active_set {
+ public:
+  void add(piece const& p) { change(p, +1); }
+  void remove(piece const& p) { change(p, -1); }
+  [[nodiscard]] idle_cause cause() const {
+    for (int c = 0; c < 4; ++c)  // sync, memcpy, communication, data_loading
+      if (_precedence[c] > 0) return cause_of(static_cast<host_class>(c));
+    if (_after_sync > 0) return idle_cause::sync;
+    if (!_generic.empty()) return cause_of(std::get<3>(*_generic.begin()));
+    return idle_cause::unknown;
+  }
+
+ private:
+  // Innermost first: latest start, then earliest end, then the latest row.
+  using generic_key = std::tuple<std::int64_t, std::int64_t, std::size_t, host_class>;
+  static generic_key key(piece const& p) { return {-p.start, p.end, ~p.row, p.cls}; }
+  void change(piece const& p, int d) {
+    if (p.after_sync) {
+      _after_sync += d;
+    } else if (p.cls == host_class::step) {
+    } else if (static_cast<int>(p.cls) < 4) {
+      _precedence[static_cast<int>(p.cls)] += d;
+    } else if (d > 0) {
+      _generic.insert(key(p));
+    } else {
+      _generic.erase(key(p));
+    }
+  }
+  std::array<int, 4> _precedence{};
+  int _after_sync = 0;
+  std::set<generic_key> _generic;
+};
+
+}  // namespace
+
+host_window attribute(trace_model const& model, host_index const& index,
+                      std::span<host_index::key const> threads, std::int64_t start,
+                      std::int64_t end) {
+  host_window out;
+  auto const& t = model.table();
+  std::vector<piece> pieces;
+  for (auto const& k : threads) {
+    auto const* th = index.find(k);
+    if (th == nullptr) continue;
+    collect_rows(t, *th, start, end, pieces);
+    collect_after_sync(*th, start, end, pieces);
+  }
+  // Boundaries: (position, +1 add / −1 remove, piece); removals first at one position.
+  std::vector<std::tuple<std::int64_t, int, std::size_t>> edges;
+  edges.reserve(2 * pieces.size());
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    edges.emplace_back(pieces[i].from, 1, i);
+    edges.emplace_back(pieces[i].to, -1, i);
+  }
+  std::sort(edges.begin(), edges.end());
+  active_set active;
+  std::int64_t at = start;
+  for (auto const& [pos, d, i] : edges) {
+    if (pos > at) {
+      out.cover[static_cast<std::size_t>(active.cause())] += pos - at;
+      at = pos;
+    }
+    if (d > 0)
+      active.add(pieces[i]);
+    else
+      active.remove(pieces[i]);
+  }
+  if (end > at) out.cover[static_cast<std::size_t>(idle_cause::unknown)] += end - at;
+
+  for (auto const& p : pieces)
+    if (!p.after_sync && p.cls != host_class::step) out.rows.emplace_back(p.to - p.from, p.row);
+  std::sort(out.rows.begin(), out.rows.end(), [](auto const& a, auto const& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  return out;
+}
+
+}  // namespace tracesweep::diagnose_detail

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// Periodic gaps (the comb pattern): per device and cause, the gaps in start order form a comb when
+// there are at least periodic_min_count of them and at least 80 % of their start-to-start
+// intervals lie within ± periodic_tolerance of the median interval (the period).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "analysis/diagnose/diagnose_parts.hpp"
+
+namespace tracesweep::diagnose_detail {
+
+namespace {
+
+std::int64_t median(std::vector<std::int64_t> v) {
+  auto const mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (v.size() % 2 == 1) return *mid;
+  auto const lower = *std::max_element(v.begin(), mid);
+  return lower + (*mid - lower) / 2;
+}
+
+}  // namespace
+
+void find_periodic_gaps(trace_model const& model, activity_result const& activity,
+                        std::span<attributed_gap const> gaps, diagnosis& out) {
+  auto const& o = out.options;
+  std::map<std::pair<group_id, idle_cause>, std::vector<attributed_gap const*>> series;
+  for (auto const& g : gaps) series[{g.device, g.cause}].push_back(&g);
+  for (auto& [key, list] : series) {
+    if (list.size() < std::max<std::size_t>(o.periodic_min_count, 2)) continue;
+    std::sort(list.begin(), list.end(),
+              [](attributed_gap const* a, attributed_gap const* b) { return a->start < b->start; });
+    std::vector<std::int64_t> intervals;
+    for (std::size_t k = 1; k < list.size(); ++k)
+      intervals.push_back(list[k]->start - list[k - 1]->start);
+    std::int64_t const period = median(intervals);
+    if (period <= 0) continue;
+    auto const regular = std::count_if(intervals.begin(), intervals.end(), [&](std::int64_t d) {
+      return std::abs(static_cast<double>(d - period)) <= o.periodic_tolerance * double(period);
+    });
+    if (static_cast<double>(regular) < 0.8 * static_cast<double>(intervals.size())) continue;
+    periodic_gap_finding f;
+    f.where = key_of(model, key.first);
+    f.period_ns = period;
+    f.count = static_cast<std::int64_t>(list.size());
+    for (auto const* g : list) f.total_ns += g->end - g->start;
+    auto const& a = activity.devices[key.first];
+    std::int64_t const window = a.window_end - a.window_start;
+    f.share = window > 0 ? static_cast<double>(f.total_ns) / static_cast<double>(window) : 0.0;
+    f.cause = key.second;
+    f.first_start_ns = list.front()->start;
+    out.periodic_gaps.push_back(f);
+  }
+  std::sort(out.periodic_gaps.begin(), out.periodic_gaps.end(),
+            [](periodic_gap_finding const& a, periodic_gap_finding const& b) {
+              if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+              return std::tie(a.where.input, a.where.rank, a.where.device, a.cause) <
+                     std::tie(b.where.input, b.where.rank, b.where.device, b.cause);
+            });
+}
+
+}  // namespace tracesweep::diagnose_detail

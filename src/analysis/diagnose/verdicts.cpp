@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+// Verdicts per device and per (device, step): the busy share, the exposed communication and the
+// idle time by cause decide, with the thresholds of diagnose_options (docs/diagnose.md).
+#include <algorithm>
+
+#include "analysis/diagnose/diagnose_parts.hpp"
+
+namespace tracesweep::diagnose_detail {
+
+namespace {
+
+double share(std::int64_t part, std::int64_t whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+std::int64_t at(idle_by_cause const& idle, idle_cause c) {
+  return idle[static_cast<std::size_t>(c)];
+}
+
+void decide(verdict_row& v, std::int64_t busy, std::int64_t exposed, diagnose_options const& o) {
+  std::int64_t const window = v.window_end_ns - v.window_start_ns;
+  v.busy_share = share(busy, window);
+  v.exposed_communication_share = share(exposed, window);
+  if (window <= 0) {
+    v.what = verdict::balanced;
+    return;
+  }
+  if (v.exposed_communication_share >= o.communication_threshold) {
+    v.what = verdict::communication_bound;
+    return;
+  }
+  if (v.busy_share >= o.busy_threshold) {
+    v.what = verdict::gpu_bound;
+    return;
+  }
+  using enum idle_cause;
+  struct group {
+    verdict what;
+    std::int64_t ns;
+  };
+  group const groups[] = {
+      {verdict::data_loading_bound, at(v.idle, data_loading)},
+      {verdict::sync_bound, at(v.idle, sync) + at(v.idle, memcpy)},
+      {verdict::communication_bound, at(v.idle, communication)},
+      {verdict::cpu_bound,
+       at(v.idle, host_compute) + at(v.idle, launch) + at(v.idle, unknown) + v.idle_short_ns},
+  };
+  auto const* top = std::max_element(std::begin(groups), std::end(groups),
+                                     [](group const& a, group const& b) { return a.ns < b.ns; });
+  v.what = share(top->ns, window) >= o.idle_cause_threshold ? top->what : verdict::balanced;
+}
+
+/// Gaps of one device in start order.
+std::vector<std::vector<attributed_gap const*>> gaps_by_device(std::span<attributed_gap const> gaps,
+                                                               std::size_t devices) {
+  std::vector<std::vector<attributed_gap const*>> out(devices);
+  for (auto const& g : gaps) out[g.device].push_back(&g);
+  for (auto& v : out)
+    std::sort(v.begin(), v.end(),
+              [](attributed_gap const* a, attributed_gap const* b) { return a->start < b->start; });
+  return out;
+}
+
+void add_step_verdicts(trace_model const& model, std::size_t g, device_unions const& u,
+                       std::vector<attributed_gap const*> const& gaps,
+                       std::span<std::size_t const> steps, diagnosis& out) {
+  auto const& t = model.table();
+  auto const overlap = intersect(u.communication, u.computation);
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    auto const row = steps[s];
+    verdict_row v;
+    v.where = key_of(model, g);
+    v.step = static_cast<std::int32_t>(s);
+    v.step_name = std::string(t.strings().at(t.name[row]));
+    v.window_start_ns = t.start_ns[row];
+    v.window_end_ns = t.end_ns[row];
+    std::int64_t const lo = v.window_start_ns, hi = v.window_end_ns;
+    std::int64_t const busy = u.busy.covered(lo, hi);
+    std::int64_t examined = 0;
+    for (auto const* gp : gaps) {
+      std::int64_t const o = std::min(gp->end, hi) - std::max(gp->start, lo);
+      if (o <= 0) continue;
+      v.idle[static_cast<std::size_t>(gp->cause)] += o;
+      examined += o;
+    }
+    v.idle_short_ns = std::max<std::int64_t>(0, (hi - lo) - busy - examined);
+    decide(v, busy, u.communication.covered(lo, hi) - overlap.covered(lo, hi), out.options);
+    out.verdicts.push_back(std::move(v));
+  }
+}
+
+}  // namespace
+
+void find_verdicts(trace_model const& model, std::span<device_unions const> unions,
+                   activity_result const& activity, std::span<attributed_gap const> gaps,
+                   step_windows const& steps, diagnosis& out) {
+  std::size_t const devices = activity.devices.size();
+  auto const by_device = gaps_by_device(gaps, devices);
+  for (std::size_t g = 0; g < devices; ++g) {
+    auto const& a = activity.devices[g];
+    verdict_row v;
+    v.where = key_of(model, g);
+    v.window_start_ns = a.window_start;
+    v.window_end_ns = a.window_end;
+    std::int64_t examined = 0;
+    for (auto const* gp : by_device[g]) {
+      v.idle[static_cast<std::size_t>(gp->cause)] += gp->end - gp->start;
+      examined += gp->end - gp->start;
+    }
+    v.idle_short_ns =
+        std::max<std::int64_t>(0, (a.window_end - a.window_start) - a.busy - examined);
+    decide(v, a.busy, a.communication - a.overlap, out.options);
+    out.verdicts.push_back(std::move(v));
+  }
+  for (std::size_t g = 0; g < devices; ++g) {
+    auto const r = model.rank_index(model.devices()[g].rank);
+    if (r >= steps.rows.size() || steps.rows[r].empty()) continue;
+    add_step_verdicts(model, g, unions[g], by_device[g], steps.rows[r], out);
+  }
+}
+
+}  // namespace tracesweep::diagnose_detail
