@@ -74,6 +74,11 @@ std::pair<std::shared_ptr<Args>, CLI::App*> add_command(CLI::App& app, std::stri
   return {std::make_shared<Args>(), app.add_subcommand(name, help)};
 }
 
+/// Accepts integers ≥ 0 ("-5: must be 0 or more", not CLI11's range up to DBL_MAX).
+inline CLI::Validator const non_negative(
+    [](std::string& v) { return v.starts_with('-') ? v + ": must be 0 or more" : std::string(); },
+    "NUMBER>=0");
+
 /// Adds --format to `cmd`: one of the registered output formats (text by default).
 void add_format_option(CLI::App* cmd, std::string& format);
 /// Adds the inputs, --format and (when `comm`) --comm-pattern options of an analysis command.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // tracesweep diagnose: bottleneck diagnosis of one trace or a whole job (docs/diagnose.md).
 #include <tracesweep/analysis/diagnose.hpp>
+#include <tracesweep/error.hpp>
+#include <tracesweep/model/comm_classifier.hpp>
 
 #include "cli/cli_context.hpp"
 
@@ -44,10 +46,10 @@ void add_threshold_options(CLI::App* cmd, diagnose_options& o) {
       ->capture_default_str();
   cmd->add_option("--burst-gap", o.burst_max_gap_ns,
                   "Bursts: at most this long between consecutive kernels, ns")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative)
       ->capture_default_str();
   cmd->add_option("--small-copy-bytes", o.small_copy_bytes, "Small copies: at most this many bytes")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative)
       ->capture_default_str();
   cmd->add_option("--small-copy-count", o.small_copy_count,
                   "Small copies: at least this many of one direction in one step")
@@ -57,6 +59,19 @@ void add_threshold_options(CLI::App* cmd, diagnose_options& o) {
                   "Stragglers: mean step time above the median rank's by more than this fraction")
       ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();
+}
+
+/// Compiles the patterns before any file is read, so a bad one is a usage error naming its flag.
+void check_patterns(diagnose_options const& o) {
+  std::pair<char const*, std::string const*> const patterns[] = {
+      {"--step-pattern", &o.step_pattern}, {"--data-loader-pattern", &o.data_loader_pattern}};
+  for (auto const& [flag, pattern] : patterns) {
+    try {
+      comm_classifier const compiled(*pattern);
+    } catch (pattern_error const& e) {
+      throw usage_error(std::string(flag) + " " + e.what());
+    }
+  }
 }
 
 }  // namespace
@@ -70,7 +85,7 @@ void add_diagnose_command(CLI::App& app, context& ctx) {
   auto& o = args->options;
   cmd->add_option("--table", args->table, "Only this table (csv writes one: gaps by default)");
   cmd->add_option("--min-gap", o.min_gap_ns, "Shortest idle gap examined, ns")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative)
       ->capture_default_str();
   cmd->add_option("--top", o.top, "Instances kept per list, largest first (0 = all)")
       ->capture_default_str();
@@ -83,6 +98,7 @@ void add_diagnose_command(CLI::App& app, context& ctx) {
       ->capture_default_str();
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
+      check_patterns(args->options);
       return ctx.run_analysis(args->common, {}, args->table, [&](auto const& model, auto& be) {
         return diagnose_results(diagnose(model, be, args->options));
       });

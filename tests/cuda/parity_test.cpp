@@ -2,7 +2,8 @@
 // Parity suite: every summary on every trace in ../shared/traces, computed by the CPU backend
 // and by the device algorithms compiled for the CPU (host twin context), unlimited, with a
 // 64 MiB device memory limit, and with an 8 KiB limit that splits most traces into ≥ 10 chunks
-// (checked). Integers must be equal and floating values bit-identical.
+// (checked). Integers must be equal and floating values bit-identical. The same for every
+// diagnosis, compared as the JSON documents the CLI writes.
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -10,7 +11,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
+#include <tracesweep/analysis/diagnose.hpp>
 #include <tracesweep/input_reader.hpp>
+#include <tracesweep/output/writer.hpp>
 #include <tracesweep/summary.hpp>
 
 #include "cuda/detail/device_backend.hpp"
@@ -50,6 +55,30 @@ TEST(DeviceParity, EverySummaryOnEveryTrace) {
   }
   EXPECT_GT(compared, 10u) << "too few traces were read from " << dir;
   EXPECT_GE(chunked, 10u) << "the small memory limit chunked too few traces";
+}
+
+/// The diagnosis of `table` on `be`, as the JSON document the CLI writes.
+std::string diagnosis_json(event_table const& table, backend& be) {
+  std::ostringstream out;
+  output::find_writer("json")(diagnose_results(diagnose(trace_model(table), be, {})), "", out);
+  return out.str();
+}
+
+TEST(DeviceParity, EveryDiagnosisOnEveryTrace) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(dir);
+  std::size_t compared = 0;
+  for (auto const& path : trace_files(dir)) {
+    event_table table;
+    if (!test::read_trace(path, table)) continue;
+    auto cpu = make_cpu_backend(0);
+    auto const reference = diagnosis_json(table, *cpu);
+    for (std::size_t limit : {std::size_t{0}, std::size_t{8} << 10}) {
+      device_backend<host_context> dev(host_context{}, limit, "cuda-twin");
+      EXPECT_EQ(diagnosis_json(table, dev), reference) << path << " limit " << limit;
+    }
+    ++compared;
+  }
+  EXPECT_GT(compared, 10u) << "too few traces were read from " << dir;
 }
 
 }  // namespace
