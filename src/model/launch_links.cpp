@@ -37,7 +37,12 @@ trace_model::links_part::links_part(trace_model const& model) {
         launcher[i] = it->second;
     if (launcher[i] < 0 && model.row_producer(i) == producer::paddle) kept[i] = 0;
   }
+}
 
+trace_model::call_times_part::call_times_part(trace_model const& model) {
+  auto const& t = model.table();
+  auto const n = t.size();
+  auto const& launcher = model.links().launcher;
   // API calls per host thread with the kernel time each launched.
   std::vector<std::int64_t> launched(n, 0);
   for (std::size_t i = 0; i < n; ++i)
@@ -72,7 +77,7 @@ bool trace_model::kept(std::size_t row) const {
 }
 
 std::int64_t trace_model::kernel_time_launched_by(std::size_t call) const {
-  auto const& v = links().launched_by_call;
+  auto const& v = call_times().launched_by_call;
   auto const it =
       std::lower_bound(v.begin(), v.end(), call,
                        [](auto const& entry, std::size_t row) { return entry.first < row; });
@@ -81,7 +86,7 @@ std::int64_t trace_model::kernel_time_launched_by(std::size_t call) const {
 
 std::int64_t trace_model::kernel_time_inside(std::int32_t input, std::int64_t thread,
                                              std::int64_t start, std::int64_t end) const {
-  auto const& l = links();
+  auto const& l = call_times();
   auto it = l.calls.find({input, thread});
   if (it == l.calls.end()) return 0;
   auto const& c = it->second;
@@ -97,7 +102,7 @@ std::int64_t trace_model::kernel_time_launched_in(std::int32_t rank, std::int64_
                                                   std::int64_t end) const {
   auto const r = rank_index(rank);
   if (r >= _ranks.size() || end <= start) return 0;
-  auto const& rc = links().by_rank[r];
+  auto const& rc = call_times().by_rank[r];
   auto const lo = std::lower_bound(rc.start.begin(), rc.start.end(), start) - rc.start.begin();
   auto const hi = std::lower_bound(rc.start.begin(), rc.start.end(), end) - rc.start.begin();
   return rc.kernel_ns[static_cast<std::size_t>(hi)] - rc.kernel_ns[static_cast<std::size_t>(lo)];

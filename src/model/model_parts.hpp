@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The parts of the trace model derived on first use: devices, launch links, steps, nesting. Each is
+// The parts of the trace model derived on first use: devices, launch links, the kernel time of
+// the calls, steps, nesting. Each is
 // built by its own file from the table (and the parts it needs) once, under its once_flag.
 #pragma once
 
@@ -25,6 +26,12 @@ struct trace_model::devices_part {
 struct trace_model::links_part {
   std::vector<std::int64_t> launcher;  ///< per row: the launching api_call row, or -1
   std::vector<std::uint8_t> kept;      ///< per row
+
+  explicit links_part(trace_model const& model);
+};
+
+/// The kernel time the API calls launched, per call, per thread and per rank (from the links).
+struct trace_model::call_times_part {
   /// (call row, kernel time it launched) for the calls that launched kernels, by row.
   std::vector<std::pair<std::size_t, std::int64_t>> launched_by_call;
   /// API calls of one host thread, by start, with the kernel time each launched.
@@ -40,7 +47,7 @@ struct trace_model::links_part {
   };
   std::vector<rank_calls> by_rank;  ///< by rank index
 
-  explicit links_part(trace_model const& model);
+  explicit call_times_part(trace_model const& model);
 };
 
 struct trace_model::steps_part {
@@ -59,9 +66,10 @@ struct trace_model::nesting_part {
 };
 
 struct trace_model::lazy_parts {
-  std::once_flag devices_once, links_once, steps_once, nesting_once;
+  std::once_flag devices_once, links_once, call_times_once, steps_once, nesting_once;
   std::unique_ptr<devices_part> devices;
   std::unique_ptr<links_part> links;
+  std::unique_ptr<call_times_part> call_times;
   std::unique_ptr<steps_part> steps;
   std::unique_ptr<nesting_part> nesting;
 };

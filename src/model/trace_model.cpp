@@ -70,6 +70,12 @@ trace_model::links_part const& trace_model::links() const {
   return *_lazy->links;
 }
 
+trace_model::call_times_part const& trace_model::call_times() const {
+  std::call_once(_lazy->call_times_once,
+                 [&] { _lazy->call_times = std::make_unique<call_times_part>(*this); });
+  return *_lazy->call_times;
+}
+
 trace_model::steps_part const& trace_model::step_part() const {
   std::call_once(_lazy->steps_once, [&] { _lazy->steps = std::make_unique<steps_part>(*this); });
   return *_lazy->steps;

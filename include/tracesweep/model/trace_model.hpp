@@ -139,11 +139,13 @@ class trace_model {
  private:
   struct devices_part;
   struct links_part;
+  struct call_times_part;
   struct steps_part;
   struct nesting_part;
   struct lazy_parts;
   [[nodiscard]] devices_part const& device_part() const;
   [[nodiscard]] links_part const& links() const;
+  [[nodiscard]] call_times_part const& call_times() const;
   [[nodiscard]] steps_part const& step_part() const;
   [[nodiscard]] nesting_part const& nesting() const;
 
