@@ -146,6 +146,15 @@ struct long_tail_finding {
   std::vector<context_event> host;
 };
 
+/// Every long-tail instance of one name, before --top cuts the instance list.
+struct long_tail_name {
+  std::string name;
+  std::int64_t instances = 0;
+  std::int64_t excess_ns = 0;  ///< Σ (duration − median)
+  double median_ns = 0;
+  double worst_ratio = 0;
+};
+
 struct burst_finding {
   device_key where;
   std::int64_t start_ns = 0, end_ns = 0;
@@ -203,6 +212,7 @@ struct diagnosis {
   std::vector<periodic_gap_finding> periodic_gaps;
   std::vector<long_tail_finding> long_tail;  ///< largest ratio first, the top `top`
   std::int64_t long_tail_total = 0;
+  std::vector<long_tail_name> long_tail_names;  ///< largest excess first
   std::vector<burst_finding> bursts;  ///< most kernels first, the top `top`
   std::int64_t bursts_total = 0;
   std::vector<sync_row> sync;

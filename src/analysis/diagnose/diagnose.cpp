@@ -67,7 +67,7 @@ diagnosis diagnose(trace_model const& model, backend& be, diagnose_options const
   find_verdicts(model, unions, activity, gaps, steps, out);
   find_periodic_gaps(model, activity, gaps, out);
   find_long_tail(model, activity, classifier, out);
-  find_bursts(model, order, out);
+  find_bursts(model, order, classifier, out);
   find_sync_and_copies(model, classifier, activity, steps, out);
   find_stragglers(model, steps, out);
   build_timeline(model, unions, activity, out);

@@ -63,6 +63,8 @@ class host_classifier {
   /// The class of host row `row`; `launches` says whether a launching call lies inside it.
   [[nodiscard]] host_class classify(std::size_t row, bool launches) const;
   [[nodiscard]] bool is_sync_call(std::size_t row) const;
+  /// Whether classify() says sync for `row`, whatever it launches.
+  [[nodiscard]] bool is_sync(std::size_t row) const;
   [[nodiscard]] bool is_data_loader(string_id name) const;
 
  private:
@@ -77,24 +79,38 @@ class host_classifier {
   std::vector<std::uint8_t> _flags;  ///< per string id
 };
 
-/// The host rows of one (input, thread), by (start, row), with what a gap needs of them.
+/// The host rows of one (input, thread) that overlap its query windows, by (start, row), with
+/// what a gap needs of them.
 struct thread_rows {
   std::vector<std::size_t> rows;
   std::vector<host_class> cls;          ///< alongside rows
+  std::vector<std::size_t> long_rows;   ///< positions in rows of the rows longer than 1 ms
   std::vector<std::int64_t> launches;   ///< starts of calls that launched device work, ascending
   std::vector<std::int64_t> sync_ends;  ///< ends of synchronising calls and ops, ascending
 };
 
-/// Host rows of the threads asked for, built in one pass over the table.
+/// Host rows of some threads near the intervals that will be asked about, built in one pass
+/// over the table: only rows overlapping a query window are kept; every launch and every
+/// synchronising call of those threads is.
 class host_index {
  public:
   using key = std::pair<std::int32_t, std::int64_t>;  ///< (input, thread)
-  host_index(trace_model const& model, host_classifier const& classifier, std::vector<key> threads);
+  struct query {
+    key thread;
+    std::int64_t start = 0, end = 0;  ///< [start, end]; queries must lie inside one
+  };
+  host_index(trace_model const& model, host_classifier const& classifier,
+             std::vector<query> windows);
   [[nodiscard]] thread_rows const* find(key k) const;
 
  private:
   std::map<key, thread_rows> _threads;
 };
+
+/// The innermost (or outermost) host row of the thread of `call` that contains the call and is
+/// neither a runtime call nor a step; -1 when none. The call must lie in a query window.
+[[nodiscard]] std::int64_t enclosing_op(trace_model const& model, host_index const& index,
+                                        std::size_t call, bool outermost);
 
 /// The host activity of some threads during [start, end): the time by cause and the rows.
 struct host_window {
@@ -141,7 +157,8 @@ void find_periodic_gaps(trace_model const& model, activity_result const& activit
                         std::span<attributed_gap const> gaps, diagnosis& out);
 void find_long_tail(trace_model const& model, activity_result const& activity,
                     host_classifier const& classifier, diagnosis& out);
-void find_bursts(trace_model const& model, device_rows const& order, diagnosis& out);
+void find_bursts(trace_model const& model, device_rows const& order,
+                 host_classifier const& classifier, diagnosis& out);
 void find_sync_and_copies(trace_model const& model, host_classifier const& classifier,
                           activity_result const& activity, step_windows const& steps,
                           diagnosis& out);

@@ -251,6 +251,18 @@ result_table long_tail(diagnosis const& d) {
   return t;
 }
 
+result_table long_tail_names(diagnosis const& d) {
+  auto t = table("long_tail_names", "Long-tail kernels by name", data_views);
+  t.add("name", string);
+  t.add("instances", integer);
+  t.add("excess_ns", integer, "ns");
+  t.add("median_ns", real, "ns");
+  t.add("worst_ratio", real);
+  for (auto const& n : d.long_tail_names)
+    t.add_row({n.name, i64(n.instances), i64(n.excess_ns), n.median_ns, n.worst_ratio});
+  return t;
+}
+
 result_table bursts(diagnosis const& d) {
   auto t = table("tiny_kernel_bursts", "Tiny-kernel bursts", data_views);
   add_where(t);

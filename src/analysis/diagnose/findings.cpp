@@ -95,32 +95,37 @@ void gap_findings(diagnosis const& d, std::vector<finding>& out) {
   }
 }
 
+std::string short_name(std::string const& name) {
+  return name.size() > 60 ? name.substr(0, 57) + "..." : name;
+}
+
 void kernel_findings(diagnosis const& d, std::vector<finding>& out) {
-  std::map<std::string, std::tuple<std::int64_t, std::int64_t, long_tail_finding const*>> names;
-  for (auto const& l : d.long_tail) {
-    auto& [n, excess, worst] = names[l.name];
-    ++n;
-    excess += l.duration_ns - static_cast<std::int64_t>(l.median_ns);
-    if (worst == nullptr) worst = &l;
-  }
-  for (auto const& [name, v] : names) {
-    auto const& [n, excess, worst] = v;
-    out.push_back(
-        {excess,
-         fmt::format("{} long-tail instance{} of {} (median {}), the worst {:.1f}x on {}", n,
-                     n == 1 ? "" : "s", name.size() > 60 ? name.substr(0, 57) + "..." : name,
-                     ms(static_cast<std::int64_t>(worst->median_ns)),
-                     static_cast<double>(worst->duration_ns) / worst->median_ns, on(worst->where)),
-         "a few slow instances stretch the step they run in",
-         "what the host and the other streams did meanwhile (contention, clocks, input shape)"});
-  }
+  for (auto const& n : d.long_tail_names)
+    out.push_back({n.excess_ns,
+                   fmt::format("{} long-tail instance{} of {} (median {}), the worst {:.1f}x",
+                               n.instances, n.instances == 1 ? "" : "s", short_name(n.name),
+                               ms(static_cast<std::int64_t>(n.median_ns)), n.worst_ratio),
+                   "a few slow instances stretch the step they run in",
+                   "when they ran (long_tail in the JSON) and what the host and the other "
+                   "streams did meanwhile: contention, clocks, input shapes"});
+  // Bursts of one op on one device are one finding (an optimizer's loop repeats every step).
+  std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t, std::string>,
+           std::vector<burst_finding const*>>
+      groups;
   for (auto const& b : d.bursts)
-    out.push_back({b.end_ns - b.start_ns,
-                   fmt::format("{} tiny kernels in a row on {} over {}, launched by {}", b.kernels,
-                               on(b.where), ms(b.end_ns - b.start_ns),
-                               b.launched_by.empty() ? "an unknown op" : b.launched_by),
-                   "launch overhead dominates kernels this short",
-                   "fuse them: foreach/multi-tensor ops, torch.compile or CUDA graphs"});
+    groups[{b.where.input, b.where.rank, b.where.device, b.launched_by}].push_back(&b);
+  for (auto const& [k, list] : groups) {
+    std::int64_t span = 0, kernels = 0;
+    for (auto const* b : list) span += b->end_ns - b->start_ns, kernels += b->kernels;
+    auto const& first = *list.front();
+    out.push_back(
+        {span,
+         fmt::format("{} burst{} of tiny kernels on {} ({} kernels over {}), launched by {}",
+                     list.size(), list.size() == 1 ? "" : "s", on(first.where), kernels, ms(span),
+                     first.launched_by.empty() ? "an unknown op" : first.launched_by),
+         "launch overhead dominates kernels this short",
+         "fuse them: foreach/multi-tensor ops, torch.compile or CUDA graphs"});
+  }
 }
 
 void job_findings(diagnosis const& d, std::vector<finding>& out) {

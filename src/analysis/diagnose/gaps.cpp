@@ -84,7 +84,7 @@ std::vector<attributed_gap> attribute_gaps(trace_model const& model, device_rows
   auto const fallback = main_threads(model, order);
   std::vector<attributed_gap> gaps;
   std::vector<std::pair<std::int64_t, std::int64_t>> sides;  ///< (before, after) rows per gap
-  std::vector<host_index::key> wanted;
+  std::vector<host_index::query> wanted;
   for (auto const& g : activity.gaps) {
     attributed_gap a;
     a.device = g.group;
@@ -97,11 +97,11 @@ std::vector<attributed_gap> attribute_gaps(trace_model const& model, device_rows
     if (a.threads.empty() && fallback[g.group]) a.threads.push_back(*fallback[g.group]);
     std::sort(a.threads.begin(), a.threads.end());
     a.threads.erase(std::unique(a.threads.begin(), a.threads.end()), a.threads.end());
-    wanted.insert(wanted.end(), a.threads.begin(), a.threads.end());
+    for (auto const& k : a.threads) wanted.push_back({k, a.start, a.end});
     sides.emplace_back(before, after);
     gaps.push_back(std::move(a));
   }
-  host_index const index(model, classifier, wanted);
+  host_index const index(model, classifier, std::move(wanted));
 
   std::vector<host_window> windows;
   windows.reserve(gaps.size());

@@ -78,6 +78,10 @@ bool host_classifier::is_sync_call(std::size_t row) const {
   return t.kind[row] == event_kind::api_call && (_flags[t.name[row]] & sync_name);
 }
 
+bool host_classifier::is_sync(std::size_t row) const {
+  return classify(row, false) == host_class::sync;
+}
+
 bool host_classifier::is_data_loader(string_id name) const {
   return name < _flags.size() && (_flags[name] & loader_name);
 }

@@ -25,45 +25,99 @@ bool is_long(event_table const& t, std::size_t r) {
 
 }  // namespace
 
+namespace {
+
+/// The windows of one thread, merged, in start order.
+struct merged_windows {
+  std::vector<std::int64_t> start, end;
+  void add(std::int64_t s, std::int64_t e) { start.push_back(s), end.push_back(e); }
+  void merge() {
+    std::vector<std::size_t> order(start.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return start[a] < start[b]; });
+    std::vector<std::int64_t> s, e;
+    for (auto const i : order) {
+      if (!s.empty() && start[i] <= e.back()) {
+        e.back() = std::max(e.back(), end[i]);
+        continue;
+      }
+      s.push_back(start[i]);
+      e.push_back(end[i]);
+    }
+    start = std::move(s), end = std::move(e);
+  }
+  /// Whether [s, e] meets a window.
+  [[nodiscard]] bool meets(std::int64_t s, std::int64_t e) const {
+    auto const k = std::lower_bound(end.begin(), end.end(), s) - end.begin();
+    return static_cast<std::size_t>(k) < start.size() && start[static_cast<std::size_t>(k)] <= e;
+  }
+};
+
+/// Finds a thread's entry, remembering the last one (rows of a thread come in runs).
+template <class Map>
+class cached_lookup {
+ public:
+  explicit cached_lookup(Map& m) : _map(m) {}
+  typename Map::mapped_type* operator()(host_index::key k) {
+    if (_last_valid && k == _last) return _value;
+    auto const it = _map.find(k);
+    _last = k, _last_valid = true;
+    _value = it == _map.end() ? nullptr : &it->second;
+    return _value;
+  }
+
+ private:
+  Map& _map;
+  host_index::key _last{};
+  bool _last_valid = false;
+  typename Map::mapped_type* _value = nullptr;
+};
+
+}  // namespace
+
 host_index::host_index(trace_model const& model, host_classifier const& classifier,
-                       std::vector<key> threads) {
-  std::sort(threads.begin(), threads.end());
-  threads.erase(std::unique(threads.begin(), threads.end()), threads.end());
-  for (auto const& k : threads) _threads[k];
+                       std::vector<query> windows) {
+  std::map<key, merged_windows> wanted;
+  for (auto const& w : windows) {
+    wanted[w.thread].add(w.start, w.end);
+    _threads[w.thread];
+  }
   if (_threads.empty()) return;
+  for (auto& [k, w] : wanted) w.merge();
   auto const& t = model.table();
+  cached_lookup threads(_threads);
   // Calls that launched device work.
-  std::vector<std::size_t> launchers;
   auto const groups = model.device_group();
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (groups[i] == no_device) continue;
-    if (auto const l = model.launcher(i); l >= 0) launchers.push_back(static_cast<std::size_t>(l));
+    auto const l = model.launcher(i);
+    if (l < 0) continue;
+    auto const c = static_cast<std::size_t>(l);
+    if (auto* th = threads({t.input[c], t.stream[c]})) th->launches.push_back(t.start_ns[c]);
   }
-  std::sort(launchers.begin(), launchers.end());
-  launchers.erase(std::unique(launchers.begin(), launchers.end()), launchers.end());
-  for (auto const l : launchers) {
-    auto const it = _threads.find({t.input[l], t.stream[l]});
-    if (it != _threads.end()) it->second.launches.push_back(t.start_ns[l]);
-  }
+  cached_lookup near(wanted);
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (t.device[i] >= 0) continue;
-    auto const it = _threads.find({t.input[i], t.stream[i]});
-    if (it != _threads.end()) it->second.rows.push_back(i);
+    key const k{t.input[i], t.stream[i]};
+    auto* th = threads(k);
+    if (th == nullptr) continue;
+    if (classifier.is_sync(i)) th->sync_ends.push_back(t.end_ns[i]);
+    if (near(k)->meets(t.start_ns[i], t.end_ns[i])) th->rows.push_back(i);
   }
   for (auto& [k, th] : _threads) {
+    // A call launching several rows appears once per row; duplicates change no search.
     std::sort(th.launches.begin(), th.launches.end());
+    std::sort(th.sync_ends.begin(), th.sync_ends.end());
     std::sort(th.rows.begin(), th.rows.end(), [&](std::size_t a, std::size_t b) {
       return std::tie(t.start_ns[a], a) < std::tie(t.start_ns[b], b);
     });
     th.cls.reserve(th.rows.size());
-    for (auto const r : th.rows) {
+    for (std::size_t k = 0; k < th.rows.size(); ++k) {
+      auto const r = th.rows[k];
+      if (is_long(t, r)) th.long_rows.push_back(k);
       auto const first = std::lower_bound(th.launches.begin(), th.launches.end(), t.start_ns[r]);
-      bool const launches = first != th.launches.end() && *first <= t.end_ns[r];
-      auto const c = classifier.classify(r, launches);
-      th.cls.push_back(c);
-      if (c == host_class::sync) th.sync_ends.push_back(t.end_ns[r]);
+      th.cls.push_back(classifier.classify(r, first != th.launches.end() && *first <= t.end_ns[r]));
     }
-    std::sort(th.sync_ends.begin(), th.sync_ends.end());
   }
 }
 
@@ -100,8 +154,10 @@ void collect_rows(event_table const& t, thread_rows const& th, std::int64_t lo, 
       std::lower_bound(th.rows.begin(), th.rows.end(), hi, by_start) - th.rows.begin());
   for (std::size_t k = first; k < last; ++k)
     if (!is_long(t, th.rows[k])) take(k);
-  for (std::size_t k = 0; k < last; ++k)
-    if (is_long(t, th.rows[k])) take(k);
+  for (auto const k : th.long_rows) {
+    if (k >= last) break;
+    take(k);
+  }
 }
 
 /// The stretches after a synchronising call until the thread's next launch, within [lo, hi).
@@ -216,6 +272,32 @@ host_window attribute(trace_model const& model, host_index const& index,
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
   return out;
+}
+
+std::int64_t enclosing_op(trace_model const& model, host_index const& index, std::size_t call,
+                          bool outermost) {
+  auto const& t = model.table();
+  auto const* th = index.find({t.input[call], t.stream[call]});
+  if (th == nullptr) return -1;
+  std::vector<piece> around;
+  collect_rows(t, *th, t.start_ns[call], t.end_ns[call] + 1, around);
+  std::int64_t best = -1;
+  auto better = [&](std::size_t r) {
+    if (best < 0) return true;
+    auto const b = static_cast<std::size_t>(best);
+    if (t.start_ns[r] != t.start_ns[b])
+      return outermost ? t.start_ns[r] < t.start_ns[b] : t.start_ns[r] > t.start_ns[b];
+    if (t.end_ns[r] != t.end_ns[b])
+      return outermost ? t.end_ns[r] > t.end_ns[b] : t.end_ns[r] < t.end_ns[b];
+    return outermost ? r < b : r > b;
+  };
+  for (auto const& p : around) {
+    auto const r = p.row;
+    if (r == call || p.cls == host_class::step || t.kind[r] == event_kind::api_call) continue;
+    if (t.start_ns[r] > t.start_ns[call] || t.end_ns[r] < t.end_ns[call]) continue;
+    if (better(r)) best = static_cast<std::int64_t>(r);
+  }
+  return best;
 }
 
 }  // namespace tracesweep::diagnose_detail

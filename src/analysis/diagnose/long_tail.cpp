@@ -3,6 +3,7 @@
 // backend's exact per-name statistics), for names with at least long_tail_min_count instances;
 // each with the op that launched it and what its launching thread was doing meanwhile.
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 #include "analysis/diagnose/diagnose_parts.hpp"
@@ -34,12 +35,32 @@ void find_long_tail(trace_model const& model, activity_result const& activity,
     return a.row < b.row;
   });
   out.long_tail_total = static_cast<std::int64_t>(found.size());
+  std::map<string_id, long_tail_name> names;
+  for (auto const& f : found) {
+    auto& n = names[t.name[f.row]];
+    ++n.instances;
+    n.median_ns = median[t.name[f.row]];
+    n.excess_ns += t.end_ns[f.row] - t.start_ns[f.row] - static_cast<std::int64_t>(n.median_ns);
+    n.worst_ratio = std::max(n.worst_ratio, f.ratio);
+  }
+  for (auto& [id, n] : names) {
+    n.name = std::string(t.strings().at(id));
+    out.long_tail_names.push_back(std::move(n));
+  }
+  std::stable_sort(out.long_tail_names.begin(), out.long_tail_names.end(),
+                   [](auto const& a, auto const& b) { return a.excess_ns > b.excess_ns; });
   if (o.top != 0 && found.size() > o.top) found.resize(o.top);
 
-  std::vector<host_index::key> threads;
-  for (auto const& f : found)
-    if (auto k = launching_thread(model, static_cast<std::int64_t>(f.row))) threads.push_back(*k);
-  host_index const index(model, classifier, threads);
+  // The host rows around each instance and around its launch call.
+  std::vector<host_index::query> windows;
+  for (auto const& f : found) {
+    auto const k = launching_thread(model, static_cast<std::int64_t>(f.row));
+    if (!k) continue;
+    auto const call = static_cast<std::size_t>(model.launcher(f.row));
+    windows.push_back({*k, t.start_ns[f.row], t.end_ns[f.row]});
+    windows.push_back({*k, t.start_ns[call], t.end_ns[call] + 1});
+  }
+  host_index const index(model, classifier, std::move(windows));
   for (auto const& f : found) {
     long_tail_finding l;
     l.where = key_of(model, groups[f.row]);
@@ -49,7 +70,7 @@ void find_long_tail(trace_model const& model, activity_result const& activity,
     l.median_ns = median[t.name[f.row]];
     auto const call = model.launcher(f.row);
     if (call >= 0) {
-      auto const op = model.parent(static_cast<std::size_t>(call));
+      auto const op = enclosing_op(model, index, static_cast<std::size_t>(call), false);
       if (op >= 0)
         l.launched_by = std::string(t.strings().at(t.name[static_cast<std::size_t>(op)]));
     }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tiny-kernel bursts: runs of consecutive kernels of one device (in start order), each shorter
 // than tiny_kernel_ns and starting at most burst_max_gap_ns after the run's last end, launched
-// from one host op: the outermost host range around the launch call that is not a profiler step.
+// from one host op: the outermost host range around the launch call that is not a step. Runs
+// are found first without the ops; only runs long enough are split where the op changes.
 #include <algorithm>
 #include <tuple>
 
@@ -11,66 +12,82 @@ namespace tracesweep::diagnose_detail {
 
 namespace {
 
-/// The outermost non-step range around the call that launched `row` (-1: none known).
-std::int64_t launching_op(trace_model const& model, std::size_t row) {
-  auto const call = model.launcher(row);
-  if (call < 0) return -1;
-  auto const& t = model.table();
-  std::int64_t op = -1;
-  for (auto p = model.parent(static_cast<std::size_t>(call)); p >= 0;
-       p = model.parent(static_cast<std::size_t>(p)))
-    if (t.kind[static_cast<std::size_t>(p)] != event_kind::profiler_step) op = p;
-  return op;
-}
-
-struct run {
-  std::int64_t op = -1;
-  std::int64_t start = 0, end = 0, kernels = 0, kernel_ns = 0;
+/// Consecutive tiny kernels of one device, by start.
+struct candidate {
+  std::size_t device = 0;
+  std::vector<std::size_t> rows;
 };
 
-}  // namespace
-
-void find_bursts(trace_model const& model, device_rows const& order, diagnosis& out) {
+std::vector<candidate> tiny_runs(trace_model const& model, device_rows const& order,
+                                 diagnose_options const& o) {
   auto const& t = model.table();
-  auto const& o = out.options;
-  std::vector<burst_finding> found;
+  std::vector<candidate> out;
   for (std::size_t g = 0; g + 1 < order.offsets.size(); ++g) {
-    run cur;
+    candidate cur{g, {}};
+    std::int64_t end = 0;
     auto close = [&] {
-      if (cur.kernels >= static_cast<std::int64_t>(o.burst_min_kernels)) {
-        burst_finding b;
-        b.where = key_of(model, g);
-        b.start_ns = cur.start;
-        b.end_ns = cur.end;
-        b.kernels = cur.kernels;
-        b.kernel_ns = cur.kernel_ns;
-        if (cur.op >= 0)
-          b.launched_by = std::string(t.strings().at(t.name[static_cast<std::size_t>(cur.op)]));
-        found.push_back(std::move(b));
-      }
-      cur = run{};
+      if (cur.rows.size() >= o.burst_min_kernels) out.push_back(std::move(cur));
+      cur = candidate{g, {}};
     };
     for (auto const r : order.of(g)) {
       if (t.kind[r] != event_kind::kernel) continue;
-      std::int64_t const d = t.end_ns[r] - t.start_ns[r];
-      if (d >= o.tiny_kernel_ns) {
+      if (t.end_ns[r] - t.start_ns[r] >= o.tiny_kernel_ns) {
         close();
         continue;
       }
-      auto const op = launching_op(model, r);
-      bool const joins =
-          cur.kernels > 0 && op == cur.op && t.start_ns[r] - cur.end <= o.burst_max_gap_ns;
-      if (!joins) {
-        close();
-        cur.op = op;
-        cur.start = t.start_ns[r];
-        cur.end = t.end_ns[r];
-      }
-      cur.end = std::max(cur.end, t.end_ns[r]);
-      ++cur.kernels;
-      cur.kernel_ns += d;
+      if (!cur.rows.empty() && t.start_ns[r] - end > o.burst_max_gap_ns) close();
+      end = cur.rows.empty() ? t.end_ns[r] : std::max(end, t.end_ns[r]);
+      cur.rows.push_back(r);
     }
     close();
+  }
+  return out;
+}
+
+}  // namespace
+
+void find_bursts(trace_model const& model, device_rows const& order,
+                 host_classifier const& classifier, diagnosis& out) {
+  auto const& t = model.table();
+  auto const& o = out.options;
+  auto const runs = tiny_runs(model, order, o);
+  std::vector<host_index::query> calls;
+  for (auto const& run : runs)
+    for (auto const r : run.rows)
+      if (auto const c = model.launcher(r); c >= 0) {
+        auto const call = static_cast<std::size_t>(c);
+        calls.push_back({{t.input[call], t.stream[call]}, t.start_ns[call], t.end_ns[call] + 1});
+      }
+  host_index const index(model, classifier, std::move(calls));
+  auto op_of = [&](std::size_t r) -> std::int64_t {
+    auto const c = model.launcher(r);
+    return c < 0 ? -1 : enclosing_op(model, index, static_cast<std::size_t>(c), true);
+  };
+
+  std::vector<burst_finding> found;
+  for (auto const& run : runs) {
+    // Split where the launching op changes; keep the pieces long enough.
+    std::size_t first = 0;
+    std::int64_t op = op_of(run.rows[0]);
+    for (std::size_t k = 1; k <= run.rows.size(); ++k) {
+      std::int64_t const next = k < run.rows.size() ? op_of(run.rows[k]) : -2;
+      if (next == op) continue;
+      if (k - first >= o.burst_min_kernels) {
+        burst_finding b;
+        b.where = key_of(model, run.device);
+        b.start_ns = t.start_ns[run.rows[first]];
+        for (std::size_t j = first; j < k; ++j) {
+          b.end_ns = std::max(b.end_ns, t.end_ns[run.rows[j]]);
+          b.kernel_ns += t.end_ns[run.rows[j]] - t.start_ns[run.rows[j]];
+        }
+        b.kernels = static_cast<std::int64_t>(k - first);
+        if (op >= 0)
+          b.launched_by = std::string(t.strings().at(t.name[static_cast<std::size_t>(op)]));
+        found.push_back(std::move(b));
+      }
+      first = k;
+      op = next;
+    }
   }
   std::sort(found.begin(), found.end(), [](burst_finding const& a, burst_finding const& b) {
     if (a.kernels != b.kernels) return a.kernels > b.kernels;
