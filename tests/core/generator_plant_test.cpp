@@ -2,7 +2,8 @@
 // Planted diagnosis patterns: brute-force oracles over the table's rows find exactly what the
 // generator says it planted (holes in each device's activity union, long-tail kernel instances,
 // runs of tiny kernels, steps with many small copies, a slow rank), nothing on the clean base,
-// and the same after a round trip through the nsys SQLite and Kineto JSON writers and readers.
+// and the same after a round trip through the nsys SQLite and Kineto JSON writers and readers;
+// the summary's gap scan sees the planted gaps too.
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -17,10 +18,12 @@
 
 #include <gtest/gtest.h>
 
+#include <tracesweep/backend.hpp>
 #include <tracesweep/generator/kineto_json_writer.hpp>
 #include <tracesweep/generator/nsys_sqlite_writer.hpp>
 #include <tracesweep/generator/synthetic_trace.hpp>
 #include <tracesweep/input_reader.hpp>
+#include <tracesweep/summary.hpp>
 
 namespace ts = tracesweep;
 namespace fs = std::filesystem;
@@ -457,6 +460,16 @@ TEST(generator_plant, every_pattern_at_once_is_exactly_the_truth) {
     auto const truth = ts::generate_synthetic_trace(options(s, all_patterns(s.ranks - 1)), t);
     expect_findings_are_the_truth(t, truth);
     EXPECT_FALSE(truth.gaps.empty() && s.steps > 1);
+    // The summary's own union and gap scan see the same holes.
+    auto be = ts::make_cpu_backend(1);
+    ts::summary_options so;
+    so.min_gap_ns = hole_ns;
+    so.top = 0;
+    std::vector<hole> seen;
+    for (auto const& g : ts::compute_summary(ts::trace_model(t), *be, so).gaps)
+      seen.emplace_back(g.rank, g.device, g.start_ns, g.end_ns);
+    std::sort(seen.begin(), seen.end());
+    EXPECT_EQ(seen, truth_holes(truth));
     EXPECT_TRUE(std::is_sorted(truth.gaps.begin(), truth.gaps.end(), [](auto& a, auto& b) {
       return std::tie(a.rank, a.device, a.start_ns) < std::tie(b.rank, b.device, b.start_ns);
     }));
