@@ -21,17 +21,20 @@ namespace tracesweep {
 
 namespace {
 
+constexpr std::uint64_t golden_gamma = 0x9E3779B97F4A7C15ull;
+
+/// splitmix64's output function: a well-mixed 64-bit hash of `z`.
+constexpr std::uint64_t mix64(std::uint64_t z) noexcept {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 /// xoshiro256** seeded through splitmix64: small, fast and the same everywhere.
 class rng {
  public:
   explicit rng(std::uint64_t seed) {
-    for (auto& w : _s) {
-      seed += 0x9E3779B97F4A7C15ull;
-      std::uint64_t z = seed;
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-      w = z ^ (z >> 31);
-    }
+    for (auto& w : _s) w = mix64(seed += golden_gamma);
   }
   std::uint64_t next() noexcept {
     std::uint64_t const result = rotl(_s[1] * 5, 7) * 9;
@@ -348,14 +351,8 @@ constexpr std::int32_t small_copy_count = 24;
 
 /// The seed of step `s` on device `d` of every rank (clean base).
 std::uint64_t step_seed(std::uint64_t seed, std::int32_t s, std::int32_t d) {
-  auto mix = [](std::uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  };
-  std::uint64_t h = mix(seed + 0x9E3779B97F4A7C15ull);
-  h = mix(h ^ static_cast<std::uint32_t>(s));
-  return mix(h ^ (std::uint64_t{static_cast<std::uint32_t>(d)} << 32));
+  std::uint64_t const h = mix64(mix64(seed + golden_gamma) ^ static_cast<std::uint32_t>(s));
+  return mix64(h ^ (std::uint64_t{static_cast<std::uint32_t>(d)} << 32));
 }
 
 /// Where and what a timeline plants.
@@ -598,8 +595,11 @@ class device_timeline {
   void burst() {
     std::int64_t const begin = _t;
     _t += _r->between(1'000, 3'000);  // the Kineto writer's aten op around each call fits inside
-    planted_burst b{_base.rank, _base.device,  0,
-                    0,          burst_kernels, "torch.nn.utils.clip_grad_norm_"};
+    planted_burst b;
+    b.rank = _base.rank;
+    b.device = _base.device;
+    b.kernels = burst_kernels;
+    b.launched_by = _table.strings().at(_n.clip_grad_norm);
     for (std::int32_t i = 0; i < burst_kernels; ++i) {
       std::int64_t const start = launch(_n.norm_kernel, 0, _r->between(2'000, 4'000));
       if (i == 0) b.start_ns = start;
