@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// tracesweep generate: a deterministic synthetic training trace, written in one input format.
+// tracesweep generate: a deterministic synthetic training trace, written in one input format;
+// optionally with planted diagnosis patterns and their ground truth as JSON.
 #include <filesystem>
 #include <iostream>
 
@@ -7,8 +8,10 @@
 #include <tracesweep/generator/kineto_json_writer.hpp>
 #include <tracesweep/generator/nsys_sqlite_writer.hpp>
 #include <tracesweep/generator/synthetic_trace.hpp>
+#include <tracesweep/output/writer.hpp>
 
 #include "cli/cli_context.hpp"
+#include "cli/output_file.hpp"
 
 namespace tracesweep::cli {
 
@@ -17,7 +20,94 @@ struct generate_args {
   std::string format = "nsys-sqlite";
   std::string output;
   synthetic_options options;
+  std::vector<std::string> plant;
+  std::int32_t straggler_rank = -1;
+  std::string truth;
 };
+
+/// The patterns `--plant` names (already checked against the list), with the straggler on
+/// `--straggler-rank` or the last rank.
+planted_patterns planted(generate_args const& args) {
+  planted_patterns p;
+  bool straggler = false;
+  for (auto const& name : args.plant) {
+    bool const all = name == "all";
+    p.clean |= name == "clean";
+    p.data_loader_gaps |= all || name == "data-loader";
+    p.sync_gap |= all || name == "sync";
+    p.long_tail |= all || name == "long-tail";
+    p.tiny_burst |= all || name == "tiny-burst";
+    p.small_copies |= all || name == "small-copies";
+    straggler |= all || name == "straggler";
+  }
+  auto const ranks = args.options.ranks;
+  if (!straggler && args.straggler_rank >= 0)
+    throw usage_error("generate: --straggler-rank needs --plant straggler (or all)");
+  if (args.straggler_rank >= ranks)
+    throw usage_error("generate: --straggler-rank " + std::to_string(args.straggler_rank) +
+                      ": must be below --ranks " + std::to_string(ranks));
+  if (straggler) p.straggler_rank = args.straggler_rank >= 0 ? args.straggler_rank : ranks - 1;
+  if (p.any() && args.options.kernels_per_step < 10)
+    throw usage_error("generate: --plant needs --kernels-per-step 10 or more");
+  return p;
+}
+
+/// The ground truth as result tables: one JSON object of five lists.
+output::result_set truth_tables(planted_truth const& truth) {
+  using output::value_type;
+  auto i64 = [](std::int64_t v) { return output::cell{v}; };
+  output::result_set r;
+  auto& gaps = r.tables.emplace_back();
+  gaps.name = "gaps";
+  for (auto const* c : {"rank", "device"}) gaps.add(c, value_type::integer);
+  for (auto const* c : {"start_ns", "end_ns", "duration_ns"})
+    gaps.add(c, value_type::integer, "ns");
+  gaps.add("cause", value_type::string);
+  for (auto const& g : truth.gaps)
+    gaps.add_row({i64(g.rank), i64(g.device), i64(g.start_ns), i64(g.end_ns),
+                  i64(g.end_ns - g.start_ns), g.cause});
+
+  auto& tail = r.tables.emplace_back();
+  tail.name = "long_tail";
+  for (auto const* c : {"rank", "device"}) tail.add(c, value_type::integer);
+  tail.add("name", value_type::string);
+  for (auto const* c : {"start_ns", "duration_ns"}) tail.add(c, value_type::integer, "ns");
+  for (auto const& k : truth.long_tail)
+    tail.add_row({i64(k.rank), i64(k.device), k.name, i64(k.start_ns), i64(k.duration_ns)});
+
+  auto& bursts = r.tables.emplace_back();
+  bursts.name = "tiny_kernel_bursts";
+  for (auto const* c : {"rank", "device"}) bursts.add(c, value_type::integer);
+  for (auto const* c : {"start_ns", "end_ns"}) bursts.add(c, value_type::integer, "ns");
+  bursts.add("kernels", value_type::integer);
+  bursts.add("launched_by", value_type::string);
+  for (auto const& b : truth.bursts)
+    bursts.add_row({i64(b.rank), i64(b.device), i64(b.start_ns), i64(b.end_ns), i64(b.kernels),
+                    b.launched_by});
+
+  auto& copies = r.tables.emplace_back();
+  copies.name = "small_copies";
+  for (auto const* c : {"rank", "device", "step"}) copies.add(c, value_type::integer);
+  copies.add("direction", value_type::string);
+  copies.add("copies", value_type::integer);
+  copies.add("bytes", value_type::integer, "bytes");
+  for (auto const& c : truth.small_copies)
+    copies.add_row(
+        {i64(c.rank), i64(c.device), i64(c.step), c.direction, i64(c.copies), i64(c.bytes)});
+
+  auto& stragglers = r.tables.emplace_back();
+  stragglers.name = "stragglers";
+  stragglers.shape = output::json_shape::list;
+  stragglers.add("rank", value_type::integer);
+  for (auto const rank : truth.stragglers) stragglers.add_row({i64(rank)});
+  return r;
+}
+
+void write_truth(planted_truth const& truth, std::string const& path) {
+  output_file out(path);
+  output::find_writer("json")(truth_tables(truth), "", out.stream());
+  out.commit();
+}
 }  // namespace
 
 void add_generate_command(CLI::App& app, context& ctx) {
@@ -50,12 +140,27 @@ void add_generate_command(CLI::App& app, context& ctx) {
   cmd->add_option("--seed", args->options.seed, "Random seed")->capture_default_str();
   cmd->add_option("-o,--output", args->output,
                   "Output file (nsys-sqlite) or path prefix (kineto: PREFIXrank-N.json[.gz])");
+  cmd->add_option("--plant", args->plant,
+                  "Diagnosis patterns to plant, comma-separated: clean, data-loader, sync, "
+                  "long-tail, tiny-burst, small-copies, straggler, or all (the six patterns)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"clean", "data-loader", "sync", "long-tail", "tiny-burst",
+                             "small-copies", "straggler", "all"}));
+  cmd->add_option("--straggler-rank", args->straggler_rank,
+                  "Rank of the planted straggler (default: the last rank)")
+      ->check(CLI::Range(0, 4095));
+  cmd->add_option("--truth", args->truth,
+                  "Write the planted patterns' ground truth to this file as JSON");
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
       std::string const path = args->output.empty() ? ctx.output_path : args->output;
       if (path.empty()) throw usage_error("generate: -o PATH is required");
+      auto options = args->options;
+      options.plant = planted(*args);
+      if (!args->truth.empty() && args->truth == path)
+        throw usage_error("generate: --truth " + args->truth + ": the trace is written there");
       event_table table;
-      generate_synthetic_trace(args->options, table);
+      auto const truth = generate_synthetic_trace(options, table);
       if (ctx.verbose) std::cerr << "tracesweep: generated " << table.size() << " events\n";
       try {
         if (args->format == "nsys-sqlite") {
@@ -72,6 +177,7 @@ void add_generate_command(CLI::App& app, context& ctx) {
         // The writers report I/O failures as they come (SQLite, zlib, the file system).
         throw usage_error("-o " + path + ": cannot write " + args->format + ": " + e.what());
       }
+      if (!args->truth.empty()) write_truth(truth, args->truth);
       return 0;
     };
   });

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // The command line: exit codes (0 ok, 1 usage, 2 bad input or unavailable backend), one-line
 // errors naming the file, --keep-going, -o FILE, and generate → summary end to end against
-// compute_summary on the generator's own table.
+// compute_summary on the generator's own table; generate --plant --truth against the generator's
+// own ground truth and the summary's idle gaps.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
@@ -69,7 +73,9 @@ TEST_F(cli, usage_errors_exit_1) {
         "summary --format xml " + quote(sample), "--threads many summary " + quote(sample),
         "--backend tpu summary " + quote(sample), "summary --no-such-flag " + quote(sample),
         "summary --min-gap -5 " + quote(sample), std::string("generate --format parquet -o x"),
-        std::string("generate --ranks 0 -o x")}) {
+        std::string("generate --ranks 0 -o x"), std::string("generate --plant bogus -o x"),
+        std::string("generate --plant sync,tiny -o x"),
+        std::string("generate --plant straggler --straggler-rank -1 -o x")}) {
     auto const r = run_cli(args);
     EXPECT_EQ(r.exit_code, 1) << "args: " << args << "\n" << r.err;
   }
@@ -77,7 +83,12 @@ TEST_F(cli, usage_errors_exit_1) {
   for (std::string const& args :
        {"summary --table kernal " + quote(sample), "summary --comm-pattern '(' " + quote(sample),
         std::string("generate --format nsys-sqlite"),
-        "generate -o " + quote(dir / "no/such/dir/x.sqlite")}) {
+        "generate -o " + quote(dir / "no/such/dir/x.sqlite"),
+        "generate --plant straggler --ranks 2 --straggler-rank 2 -o " + quote(dir / "x.sqlite"),
+        "generate --plant sync --straggler-rank 0 -o " + quote(dir / "x.sqlite"),
+        "generate --plant clean --kernels-per-step 9 -o " + quote(dir / "x.sqlite"),
+        "generate --plant sync --truth " + quote(dir / "x.sqlite") + " -o " +
+            quote(dir / "x.sqlite")}) {
     auto const r = run_cli(args);
     EXPECT_EQ(r.exit_code, 1) << "args: " << args << "\n" << r.err;
     EXPECT_EQ(lines(r.err), 1u) << r.err;
@@ -259,6 +270,86 @@ TEST_F(cli, summary_options_reach_the_computation) {
   EXPECT_GT(gaps.size(), 2u);
   i = 0;
   for (auto g : gaps) EXPECT_EQ(std::int64_t(g["duration_ns"]), want.gaps[i++].duration_ns);
+}
+
+TEST_F(cli, generate_plants_patterns_and_writes_their_truth) {
+  auto const trace = dir / "planted.sqlite", truth_file = dir / "truth.json";
+  auto const g = run_cli(
+      "generate --format nsys-sqlite --ranks 2 --seed 7 --steps 4 --kernels-per-step 120 "
+      "--plant all --truth " +
+      quote(truth_file) + " -o " + quote(trace));
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  EXPECT_EQ(g.out, trace.string() + "\n");
+
+  // The same trace in process: its truth is what the file says.
+  ts::synthetic_options o;
+  o.seed = 7;
+  o.ranks = 2;
+  o.steps = 4;
+  o.kernels_per_step = 120;
+  o.plant.data_loader_gaps = o.plant.sync_gap = o.plant.long_tail = o.plant.tiny_burst =
+      o.plant.small_copies = true;
+  o.plant.straggler_rank = 1;  // the last rank by default
+  ts::event_table t;
+  auto const want = ts::generate_synthetic_trace(o, t);
+  ASSERT_EQ(want.gaps.size(), 2u * 3u + 1u) << "a data-loader gap per later step, one sync gap";
+
+  simdjson::dom::parser p;
+  simdjson::dom::element doc;
+  ASSERT_EQ(p.load(truth_file.string()).get(doc), simdjson::SUCCESS);
+  simdjson::dom::array gaps = doc["gaps"];
+  ASSERT_EQ(gaps.size(), want.gaps.size());
+  std::size_t i = 0;
+  for (auto gap : gaps) {
+    auto const& w = want.gaps[i++];
+    EXPECT_EQ(std::int64_t(gap["rank"]), w.rank);
+    EXPECT_EQ(std::int64_t(gap["device"]), w.device);
+    EXPECT_EQ(std::int64_t(gap["start_ns"]), w.start_ns);
+    EXPECT_EQ(std::int64_t(gap["end_ns"]), w.end_ns);
+    EXPECT_EQ(std::int64_t(gap["duration_ns"]), w.end_ns - w.start_ns);
+    EXPECT_EQ(std::string_view(gap["cause"]), w.cause);
+  }
+  simdjson::dom::array tail = doc["long_tail"];
+  ASSERT_EQ(tail.size(), 3u);
+  EXPECT_EQ(std::string_view(tail.at(0)["name"]), want.long_tail[0].name);
+  EXPECT_EQ(std::int64_t(tail.at(2)["duration_ns"]), want.long_tail[2].duration_ns);
+  simdjson::dom::array bursts = doc["tiny_kernel_bursts"];
+  ASSERT_EQ(bursts.size(), 1u);
+  EXPECT_EQ(std::int64_t(bursts.at(0)["kernels"]), 200);
+  EXPECT_EQ(std::int64_t(bursts.at(0)["start_ns"]), want.bursts[0].start_ns);
+  EXPECT_EQ(std::string_view(bursts.at(0)["launched_by"]), "torch.nn.utils.clip_grad_norm_");
+  simdjson::dom::array copies = doc["small_copies"];
+  ASSERT_EQ(copies.size(), 1u);
+  EXPECT_EQ(std::int64_t(copies.at(0)["step"]), 2);
+  EXPECT_EQ(std::string_view(copies.at(0)["direction"]), "HtoD");
+  EXPECT_EQ(std::int64_t(copies.at(0)["copies"]), 24);
+  EXPECT_EQ(std::int64_t(copies.at(0)["bytes"]), want.small_copies[0].bytes);
+  simdjson::dom::array stragglers = doc["stragglers"];
+  ASSERT_EQ(stragglers.size(), 1u);
+  EXPECT_EQ(std::int64_t(stragglers.at(0)), 1);
+
+  // The summary of the export sees exactly the planted gaps as its idle gaps of 80 µs or more
+  // (nsys times start at the session, the earliest event).
+  auto const session = *std::min_element(t.start_ns.begin(), t.start_ns.end());
+  auto const s = run_cli("summary --format json --min-gap 80000 --top 0 " + quote(trace));
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  simdjson::dom::element summary;
+  ASSERT_EQ(p.parse(s.out).get(summary), simdjson::SUCCESS);
+  std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>> seen, planted;
+  for (auto gap : simdjson::dom::array(summary["gaps"]))
+    seen.emplace(std::int64_t(gap["rank"]), std::int64_t(gap["device"]),
+                 std::int64_t(gap["start_ns"]), std::int64_t(gap["end_ns"]));
+  for (auto const& w : want.gaps)
+    planted.emplace(w.rank, w.device, w.start_ns - session, w.end_ns - session);
+  EXPECT_EQ(seen, planted);
+
+  // Nothing planted: the truth file still has every list, empty.
+  auto const plain = run_cli("generate --ranks 1 --steps 1 --kernels-per-step 20 --truth " +
+                             quote(dir / "empty.json") + " -o " + quote(dir / "plain.sqlite"));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(p.load((dir / "empty.json").string()).get(doc), simdjson::SUCCESS);
+  for (auto const* key : {"gaps", "long_tail", "tiny_kernel_bursts", "small_copies", "stragglers"})
+    EXPECT_EQ(simdjson::dom::array(doc[key]).size(), 0u) << key;
 }
 
 }  // namespace
