@@ -9,14 +9,17 @@
 namespace tracesweep {
 
 namespace {
+/// Correlation ids are unique within one process (CUPTI's, and Kineto's per rank); an nsys
+/// export of several processes repeats them, so a link never crosses ranks.
 struct launch_key {
   std::int32_t input;
+  std::int32_t rank;
   std::int64_t correlation;
   friend bool operator==(launch_key const&, launch_key const&) = default;
 };
 struct launch_key_hash {
   std::size_t operator()(launch_key const& k) const noexcept {
-    return std::hash<std::int64_t>{}(k.correlation * 1000003 + k.input);
+    return std::hash<std::int64_t>{}((k.correlation * 1000003 + k.input) * 1000033 + k.rank);
   }
 };
 }  // namespace
@@ -27,13 +30,14 @@ trace_model::links_part::links_part(trace_model const& model) {
   std::unordered_map<launch_key, std::int64_t, launch_key_hash> api;
   for (std::size_t i = 0; i < n; ++i)
     if (t.kind[i] == event_kind::api_call && t.correlation[i] >= 0)
-      api.emplace(launch_key{t.input[i], t.correlation[i]}, static_cast<std::int64_t>(i));
+      api.emplace(launch_key{t.input[i], t.rank[i], t.correlation[i]},
+                  static_cast<std::int64_t>(i));
   launcher.assign(n, -1);
   kept.assign(n, 1);
   for (std::size_t i = 0; i < n; ++i) {
     if (!is_device_activity(t.kind[i])) continue;
     if (t.correlation[i] >= 0)
-      if (auto it = api.find(launch_key{t.input[i], t.correlation[i]}); it != api.end())
+      if (auto it = api.find(launch_key{t.input[i], t.rank[i], t.correlation[i]}); it != api.end())
         launcher[i] = it->second;
     if (launcher[i] < 0 && model.row_producer(i) == producer::paddle) kept[i] = 0;
   }

@@ -87,7 +87,7 @@ class trace_model {
   [[nodiscard]] std::span<std::uint8_t const> communication_names() const;
 
   // Launch links. A device row (kernel, memcpy, memset) was launched by the first api_call row of
-  // the same input with the same correlation id (≥ 0).
+  // the same input and rank with the same correlation id (≥ 0).
 
   /// The api_call row that launched `row`, or -1 (not device activity, or no such call).
   [[nodiscard]] std::int64_t launcher(std::size_t row) const;

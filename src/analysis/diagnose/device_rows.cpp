@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <map>
 #include <numeric>
 
 #include "analysis/diagnose/diagnose_parts.hpp"
@@ -114,6 +115,20 @@ intervals intersect(intervals const& a, intervals const& b) {
       ++i;
     else
       ++j;
+  }
+  return out;
+}
+
+std::vector<std::optional<host_index::key>> main_threads(trace_model const& model,
+                                                         device_rows const& order) {
+  std::vector<std::optional<host_index::key>> out(model.devices().size());
+  for (std::size_t g = 0; g < out.size(); ++g) {
+    std::map<host_index::key, std::size_t> counts;
+    for (auto const r : order.of(g))
+      if (auto k = launching_thread(model, static_cast<std::int64_t>(r))) ++counts[*k];
+    std::size_t best = 0;
+    for (auto const& [k, n] : counts)
+      if (n > best) best = n, out[g] = k;
   }
   return out;
 }

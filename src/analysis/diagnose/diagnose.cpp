@@ -63,9 +63,10 @@ diagnosis diagnose(trace_model const& model, backend& be, diagnose_options const
   unions.reserve(devices);
   for (std::size_t g = 0; g < devices; ++g) unions.push_back(unite(model, order.of(g)));
 
-  auto const gaps = attribute_gaps(model, order, activity, classifier, out);
-  find_verdicts(model, unions, activity, gaps, steps, out);
-  find_periodic_gaps(model, activity, gaps, out);
+  auto const threads = main_threads(model, order);
+  auto const gaps = attribute_gaps(model, order, activity, classifier, threads, out);
+  find_verdicts(model, unions, activity, gaps, steps, threads, out);
+  find_periodic_gaps(model, activity, gaps, steps, out);
   find_long_tail(model, activity, classifier, out);
   find_bursts(model, order, classifier, out);
   find_sync_and_copies(model, classifier, activity, steps, out);

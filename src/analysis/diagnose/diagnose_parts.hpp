@@ -121,14 +121,29 @@ struct host_window {
                                     std::span<host_index::key const> threads, std::int64_t start,
                                     std::int64_t end);
 
+/// The thread that launched most of each device's rows (none when no row is linked to a call).
+[[nodiscard]] std::vector<std::optional<host_index::key>> main_threads(trace_model const& model,
+                                                                       device_rows const& order);
+
 /// The launching thread of device row `row`, when a call is linked to it.
 [[nodiscard]] std::optional<host_index::key> launching_thread(trace_model const& model,
                                                               std::int64_t row);
 
-/// Profiler steps (or, for ranks without any, host ranges named like steps) per rank index.
-struct step_windows {
-  std::vector<std::vector<std::size_t>> rows;  ///< by rank index, by (start, row)
+/// One step of a rank: rows of one name (the rank's threads may each record it) become one
+/// window, from the earliest start to the latest end.
+struct step {
+  string_id name = 0;
+  std::int64_t start = 0, end = 0;
 };
+/// Profiler steps (or, for ranks without any, host ranges named like steps) per rank index, by
+/// start.
+struct step_windows {
+  std::vector<std::vector<step>> rows;
+  /// The steps each (input, thread) recorded itself: a device's steps are its launching thread's.
+  std::map<std::pair<std::int32_t, std::int64_t>, std::vector<step>> by_thread;
+};
+/// The index of the step of `steps` in progress at `at`, or -1.
+[[nodiscard]] std::int64_t step_at(std::span<step const> steps, std::int64_t at);
 [[nodiscard]] step_windows find_steps(trace_model const& model, diagnose_options const& options);
 
 /// A table row as a context event.
@@ -145,16 +160,17 @@ struct attributed_gap {
 };
 
 // The steps of the diagnosis, in the order diagnose() runs them.
-[[nodiscard]] std::vector<attributed_gap> attribute_gaps(trace_model const& model,
-                                                         device_rows const& order,
-                                                         activity_result const& activity,
-                                                         host_classifier const& classifier,
-                                                         diagnosis& out);
+[[nodiscard]] std::vector<attributed_gap> attribute_gaps(
+    trace_model const& model, device_rows const& order, activity_result const& activity,
+    host_classifier const& classifier, std::span<std::optional<host_index::key> const> threads,
+    diagnosis& out);
 void find_verdicts(trace_model const& model, std::span<device_unions const> unions,
                    activity_result const& activity, std::span<attributed_gap const> gaps,
-                   step_windows const& steps, diagnosis& out);
+                   step_windows const& steps,
+                   std::span<std::optional<host_index::key> const> threads, diagnosis& out);
 void find_periodic_gaps(trace_model const& model, activity_result const& activity,
-                        std::span<attributed_gap const> gaps, diagnosis& out);
+                        std::span<attributed_gap const> gaps, step_windows const& steps,
+                        diagnosis& out);
 void find_long_tail(trace_model const& model, activity_result const& activity,
                     host_classifier const& classifier, diagnosis& out);
 void find_bursts(trace_model const& model, device_rows const& order,

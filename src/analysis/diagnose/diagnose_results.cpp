@@ -380,13 +380,10 @@ result_table totals(diagnosis const& d) {
 
 output::result_set diagnose_results(diagnosis const& d) {
   output::result_set set;
-  set.tables = {verdicts_text(d), diagnose_findings(d),
-                gaps_text(d),     verdicts(d),
-                gaps(d),          periodic(d),
-                long_tail(d),     bursts(d),
-                sync(d),          memcpy_table(d),
-                small_copies(d),  ranks(d),
-                stragglers(d),    totals(d)};
+  set.tables = {
+      verdicts_text(d), diagnose_findings(d), gaps_text(d),       verdicts(d),   gaps(d),
+      periodic(d),      long_tail(d),         long_tail_names(d), bursts(d),     sync(d),
+      memcpy_table(d),  small_copies(d),      ranks(d),           stragglers(d), totals(d)};
   return set;
 }
 

@@ -51,22 +51,6 @@ struct neighbours {
   }
 };
 
-/// The thread that launched most of each device's rows: the gap's threads when neither
-/// neighbour is linked to a call.
-std::vector<std::optional<host_index::key>> main_threads(trace_model const& model,
-                                                         device_rows const& order) {
-  std::vector<std::optional<host_index::key>> out(model.devices().size());
-  for (std::size_t g = 0; g < out.size(); ++g) {
-    std::map<host_index::key, std::size_t> counts;
-    for (auto const r : order.of(g))
-      if (auto k = launching_thread(model, static_cast<std::int64_t>(r))) ++counts[*k];
-    std::size_t best = 0;
-    for (auto const& [k, n] : counts)
-      if (n > best) best = n, out[g] = k;
-  }
-  return out;
-}
-
 idle_cause dominant(idle_by_cause const& cover) {
   std::size_t best = 0;
   for (std::size_t c = 1; c < cover.size(); ++c)
@@ -78,10 +62,11 @@ idle_cause dominant(idle_by_cause const& cover) {
 
 std::vector<attributed_gap> attribute_gaps(trace_model const& model, device_rows const& order,
                                            activity_result const& activity,
-                                           host_classifier const& classifier, diagnosis& out) {
+                                           host_classifier const& classifier,
+                                           std::span<std::optional<host_index::key> const> fallback,
+                                           diagnosis& out) {
   auto const& t = model.table();
   neighbours const near(order, t);
-  auto const fallback = main_threads(model, order);
   std::vector<attributed_gap> gaps;
   std::vector<std::pair<std::int64_t, std::int64_t>> sides;  ///< (before, after) rows per gap
   std::vector<host_index::query> wanted;

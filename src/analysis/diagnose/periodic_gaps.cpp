@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Periodic gaps (the comb pattern): per device and cause, the gaps in start order form a comb when
-// there are at least periodic_min_count of them and at least 80 % of their start-to-start
-// intervals lie within ± periodic_tolerance of the median interval (the period).
+// there are at least periodic_min_count of them and either at least 80 % of their start-to-start
+// intervals lie within ± periodic_tolerance of the median interval (the period), or the rank has
+// steps and at least 75 % of its steps hold the middle of one of these gaps (once per step, even
+// when some steps run longer than others).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -23,8 +25,24 @@ std::int64_t median(std::vector<std::int64_t> v) {
 
 }  // namespace
 
+namespace {
+
+/// Whether at least 75 % of `steps` hold the middle of a gap of `list`.
+bool once_per_step(std::span<step const> steps, std::vector<attributed_gap const*> const& list) {
+  if (steps.size() < 3) return false;
+  std::vector<bool> hit(steps.size(), false);
+  for (auto const* g : list)
+    if (auto const s = step_at(steps, g->start + (g->end - g->start) / 2); s >= 0)
+      hit[static_cast<std::size_t>(s)] = true;
+  auto const n = std::count(hit.begin(), hit.end(), true);
+  return 4 * static_cast<std::size_t>(n) >= 3 * steps.size();
+}
+
+}  // namespace
+
 void find_periodic_gaps(trace_model const& model, activity_result const& activity,
-                        std::span<attributed_gap const> gaps, diagnosis& out) {
+                        std::span<attributed_gap const> gaps, step_windows const& steps,
+                        diagnosis& out) {
   auto const& o = out.options;
   std::map<std::pair<group_id, idle_cause>, std::vector<attributed_gap const*>> series;
   for (auto const& g : gaps) series[{g.device, g.cause}].push_back(&g);
@@ -40,7 +58,10 @@ void find_periodic_gaps(trace_model const& model, activity_result const& activit
     auto const regular = std::count_if(intervals.begin(), intervals.end(), [&](std::int64_t d) {
       return std::abs(static_cast<double>(d - period)) <= o.periodic_tolerance * double(period);
     });
-    if (static_cast<double>(regular) < 0.8 * static_cast<double>(intervals.size())) continue;
+    auto const r = model.rank_index(model.devices()[key.first].rank);
+    bool const per_step = r < steps.rows.size() && once_per_step(steps.rows[r], list);
+    if (static_cast<double>(regular) < 0.8 * static_cast<double>(intervals.size()) && !per_step)
+      continue;
     periodic_gap_finding f;
     f.where = key_of(model, key.first);
     f.period_ns = period;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stragglers: each rank's mean step time and utilization (the mean busy share of its devices);
 // a rank is a straggler when its mean step time exceeds the median rank's by more than
-// straggler_threshold. Needs steps on at least two ranks.
+// straggler_threshold. Needs steps on at least two ranks; the median rank of an even count is the
+// lower middle one, so of two ranks the slower is measured against the faster.
 #include <algorithm>
 
 #include "analysis/diagnose/diagnose_parts.hpp"
@@ -9,7 +10,6 @@
 namespace tracesweep::diagnose_detail {
 
 void find_stragglers(trace_model const& model, step_windows const& steps, diagnosis& out) {
-  auto const& t = model.table();
   auto const ranks = model.ranks();
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     auto const& rows = steps.rows[r];
@@ -18,7 +18,7 @@ void find_stragglers(trace_model const& model, step_windows const& steps, diagno
     s.rank = ranks[r];
     s.steps = static_cast<std::int64_t>(rows.size());
     int128 total = 0;
-    for (auto const row : rows) total += t.end_ns[row] - t.start_ns[row];
+    for (auto const& st : rows) total += st.end - st.start;
     s.mean_step_ns = static_cast<std::int64_t>(total / s.steps);
     double busy = 0;
     std::size_t devices = 0;
@@ -31,9 +31,8 @@ void find_stragglers(trace_model const& model, step_windows const& steps, diagno
   std::vector<std::int64_t> means;
   for (auto const& s : out.ranks) means.push_back(s.mean_step_ns);
   std::sort(means.begin(), means.end());
-  std::size_t const n = means.size();
-  std::int64_t const median =
-      n % 2 == 1 ? means[n / 2] : means[n / 2 - 1] + (means[n / 2] - means[n / 2 - 1]) / 2;
+  // The median rank is a rank: the lower middle one for an even count (of two ranks, the faster).
+  std::int64_t const median = means[(means.size() - 1) / 2];
   if (median <= 0) return;
   for (auto const& s : out.ranks) {
     double const excess = static_cast<double>(s.mean_step_ns) / static_cast<double>(median) - 1.0;

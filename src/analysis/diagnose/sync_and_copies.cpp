@@ -67,17 +67,6 @@ void find_memcpy(trace_model const& model, activity_result const& activity, diag
   }
 }
 
-/// The step of `steps` (rows by start) in progress at `at`, or -1.
-std::int64_t step_at(event_table const& t, std::span<std::size_t const> steps, std::int64_t at) {
-  auto const k =
-      std::upper_bound(steps.begin(), steps.end(), at,
-                       [&](std::int64_t v, std::size_t r) { return v < t.start_ns[r]; }) -
-      steps.begin();
-  if (k == 0) return -1;
-  auto const idx = static_cast<std::size_t>(k - 1);
-  return t.end_ns[steps[idx]] > at ? static_cast<std::int64_t>(idx) : -1;
-}
-
 void find_small_copies(trace_model const& model, step_windows const& steps, diagnosis& out) {
   auto const& t = model.table();
   auto const& o = out.options;
@@ -90,7 +79,10 @@ void find_small_copies(trace_model const& model, step_windows const& steps, diag
     if ((t.subkind[i] != h2d && t.subkind[i] != d2h) || t.bytes[i] > o.small_copy_bytes) continue;
     auto const r = model.rank_index(t.rank[i]);
     if (r >= steps.rows.size()) continue;
-    auto const s = step_at(t, steps.rows[r], t.start_ns[i]);
+    // The step the copy was issued in: its launch call's, else its own start.
+    auto const call = model.launcher(i);
+    auto const at = call >= 0 ? t.start_ns[static_cast<std::size_t>(call)] : t.start_ns[i];
+    auto const s = step_at(steps.rows[r], at);
     if (s < 0) continue;
     auto& f = per_step[{groups[i], s, t.subkind[i]}];
     ++f.copies;
@@ -104,7 +96,7 @@ void find_small_copies(trace_model const& model, step_windows const& steps, diag
     f.where = key_of(model, g);
     f.step = static_cast<std::int32_t>(s);
     auto const r = model.rank_index(f.where.rank);
-    f.step_name = std::string(t.strings().at(t.name[steps.rows[r][static_cast<std::size_t>(s)]]));
+    f.step_name = std::string(t.strings().at(steps.rows[r][static_cast<std::size_t>(s)].name));
     f.direction = std::string(memcpy_label(dir));
     found.push_back(std::move(f));
   }

@@ -62,18 +62,17 @@ std::vector<std::vector<attributed_gap const*>> gaps_by_device(std::span<attribu
 }
 
 void add_step_verdicts(trace_model const& model, std::size_t g, device_unions const& u,
-                       std::vector<attributed_gap const*> const& gaps,
-                       std::span<std::size_t const> steps, diagnosis& out) {
+                       std::vector<attributed_gap const*> const& gaps, std::span<step const> steps,
+                       diagnosis& out) {
   auto const& t = model.table();
   auto const overlap = intersect(u.communication, u.computation);
   for (std::size_t s = 0; s < steps.size(); ++s) {
-    auto const row = steps[s];
     verdict_row v;
     v.where = key_of(model, g);
     v.step = static_cast<std::int32_t>(s);
-    v.step_name = std::string(t.strings().at(t.name[row]));
-    v.window_start_ns = t.start_ns[row];
-    v.window_end_ns = t.end_ns[row];
+    v.step_name = std::string(t.strings().at(steps[s].name));
+    v.window_start_ns = steps[s].start;
+    v.window_end_ns = steps[s].end;
     std::int64_t const lo = v.window_start_ns, hi = v.window_end_ns;
     std::int64_t const busy = u.busy.covered(lo, hi);
     std::int64_t examined = 0;
@@ -93,7 +92,8 @@ void add_step_verdicts(trace_model const& model, std::size_t g, device_unions co
 
 void find_verdicts(trace_model const& model, std::span<device_unions const> unions,
                    activity_result const& activity, std::span<attributed_gap const> gaps,
-                   step_windows const& steps, diagnosis& out) {
+                   step_windows const& steps,
+                   std::span<std::optional<host_index::key> const> threads, diagnosis& out) {
   std::size_t const devices = activity.devices.size();
   auto const by_device = gaps_by_device(gaps, devices);
   for (std::size_t g = 0; g < devices; ++g) {
@@ -115,7 +115,10 @@ void find_verdicts(trace_model const& model, std::span<device_unions const> unio
   for (std::size_t g = 0; g < devices; ++g) {
     auto const r = model.rank_index(model.devices()[g].rank);
     if (r >= steps.rows.size() || steps.rows[r].empty()) continue;
-    add_step_verdicts(model, g, unions[g], by_device[g], steps.rows[r], out);
+    // The steps of the thread that launches the device's work, else the rank's.
+    auto const own = threads[g] ? steps.by_thread.find(*threads[g]) : steps.by_thread.end();
+    auto const& windows = own != steps.by_thread.end() ? own->second : steps.rows[r];
+    add_step_verdicts(model, g, unions[g], by_device[g], windows, out);
   }
 }
 
