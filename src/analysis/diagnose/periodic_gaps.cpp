@@ -2,8 +2,8 @@
 // Periodic gaps (the comb pattern): per device and cause, the gaps in start order form a comb when
 // there are at least periodic_min_count of them and either at least 80 % of their start-to-start
 // intervals lie within ± periodic_tolerance of the median interval (the period), or the rank has
-// steps and at least 75 % of its steps hold the middle of one of these gaps (once per step, even
-// when some steps run longer than others).
+// steps, at least 75 % of its steps hold the middle of one of these gaps and there are at most as
+// many gaps as steps and one (once per step, even when some steps run longer than others).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -27,9 +27,10 @@ std::int64_t median(std::vector<std::int64_t> v) {
 
 namespace {
 
-/// Whether at least 75 % of `steps` hold the middle of a gap of `list`.
+/// Whether at least 75 % of `steps` hold the middle of a gap of `list`, and there are not more
+/// gaps than steps and one.
 bool once_per_step(std::span<step const> steps, std::vector<attributed_gap const*> const& list) {
-  if (steps.size() < 3) return false;
+  if (steps.size() < 3 || list.size() > steps.size() + 1) return false;
   std::vector<bool> hit(steps.size(), false);
   for (auto const* g : list)
     if (auto const s = step_at(steps, g->start + (g->end - g->start) / 2); s >= 0)
