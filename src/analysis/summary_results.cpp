@@ -21,9 +21,9 @@ result_table table(std::string name, std::string title) {
   return t;
 }
 
-/// A column text leaves out.
+/// A column text (and so the HTML page) leaves out.
 void hide_in_text(column& c) {
-  c.views &= ~static_cast<unsigned>(output::text);
+  c.views &= ~static_cast<unsigned>(output::text | output::html);
 }
 
 /// Columns shared by devices and gaps: which input (text shows it with several inputs), rank,

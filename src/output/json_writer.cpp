@@ -15,36 +15,13 @@ namespace tracesweep::output {
 
 namespace {
 
-/// Length of the valid UTF-8 sequence at p[i] (no overlongs, surrogates or > U+10FFFF); 0 if
-/// the bytes there are not one.
-std::size_t utf8_length(unsigned char const* p, std::size_t i, std::size_t n) {
-  unsigned char const c = p[i];
-  std::size_t len = 0;
-  std::uint32_t cp = 0;
-  if (c >= 0xC2 && c <= 0xDF)
-    len = 2, cp = c & 0x1Fu;
-  else if (c >= 0xE0 && c <= 0xEF)
-    len = 3, cp = c & 0x0Fu;
-  else if (c >= 0xF0 && c <= 0xF4)
-    len = 4, cp = c & 0x07u;
-  if (len == 0 || i + len > n) return 0;
-  for (std::size_t j = 1; j < len; ++j) {
-    if ((p[i + j] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (p[i + j] & 0x3Fu);
-  }
-  if (len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) return 0;
-  if (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) return 0;
-  return len;
-}
-
 /// The JSON string literal of `s`.
 std::string quote(std::string_view s) {
   std::string o = "\"";
-  auto const* p = reinterpret_cast<unsigned char const*>(s.data());
   for (std::size_t i = 0; i < s.size();) {
-    unsigned char const c = p[i];
+    auto const c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
-      auto const len = utf8_length(p, i, s.size());
+      auto const len = utf8_length(s, i);
       o += len ? s.substr(i, len) : std::string_view("\\ufffd");
       i += len ? len : 1;
       continue;

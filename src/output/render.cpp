@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "output/render.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -117,6 +119,35 @@ std::vector<std::size_t> visible_columns(result_table const& t, view v) {
   for (std::size_t j = 0; j < t.columns.size(); ++j)
     if (t.columns[j].views & v) cols.push_back(j);
   return cols;
+}
+
+std::vector<std::size_t> text_order_columns(result_table const& t, view v) {
+  auto cols = visible_columns(t, v);
+  std::stable_partition(cols.begin(), cols.end(),
+                        [&](std::size_t j) { return !t.columns[j].text_last; });
+  return cols;
+}
+
+std::size_t utf8_length(std::string_view s, std::size_t i) noexcept {
+  auto const* p = reinterpret_cast<unsigned char const*>(s.data());
+  unsigned char const c = p[i];
+  if (c < 0x80) return 1;
+  std::size_t len = 0;
+  std::uint32_t cp = 0;
+  if (c >= 0xC2 && c <= 0xDF)
+    len = 2, cp = c & 0x1Fu;
+  else if (c >= 0xE0 && c <= 0xEF)
+    len = 3, cp = c & 0x0Fu;
+  else if (c >= 0xF0 && c <= 0xF4)
+    len = 4, cp = c & 0x07u;
+  if (len == 0 || i + len > s.size()) return 0;
+  for (std::size_t j = 1; j < len; ++j) {
+    if ((p[i + j] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (p[i + j] & 0x3Fu);
+  }
+  if (len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) return 0;
+  if (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) return 0;
+  return len;
 }
 
 }  // namespace tracesweep::output

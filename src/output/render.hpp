@@ -3,7 +3,9 @@
 // column's unit, decimals and separators), and the entries of list and map cells.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <tracesweep/output/result_table.hpp>
@@ -27,5 +29,12 @@ namespace tracesweep::output {
 
 /// The columns `v` shows, in column order.
 [[nodiscard]] std::vector<std::size_t> visible_columns(result_table const& t, view v);
+
+/// The columns `v` shows, in text's order: text_last columns moved to the end.
+[[nodiscard]] std::vector<std::size_t> text_order_columns(result_table const& t, view v);
+
+/// Length of the valid UTF-8 sequence at s[i] (no overlongs, surrogates or > U+10FFFF); 0 if the
+/// bytes there are not one (ASCII bytes are sequences of length 1).
+[[nodiscard]] std::size_t utf8_length(std::string_view s, std::size_t i) noexcept;
 
 }  // namespace tracesweep::output

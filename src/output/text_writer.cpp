@@ -20,9 +20,7 @@ struct text_grid {
 };
 
 text_grid layout(result_table const& t) {
-  auto cols = visible_columns(t, text);
-  std::stable_partition(cols.begin(), cols.end(),
-                        [&](std::size_t j) { return !t.columns[j].text_last; });
+  auto const cols = text_order_columns(t, text);
   text_grid g;
   for (auto j : cols) {
     auto const& c = t.columns[j];

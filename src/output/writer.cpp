@@ -11,12 +11,14 @@ namespace tracesweep::output {
 void write_text(result_set const&, std::string_view, std::ostream&);
 void write_csv(result_set const&, std::string_view, std::ostream&);
 void write_json(result_set const&, std::string_view, std::ostream&);
+void write_html(result_set const&, std::string_view, std::ostream&);
 
 namespace {
 constexpr writer_entry registry[] = {
     {"text", &write_text},
     {"csv", &write_csv},
     {"json", &write_json},
+    {"html", &write_html},
 };
 }  // namespace
 

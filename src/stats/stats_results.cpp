@@ -85,9 +85,9 @@ void add_rows(result_table& t, stats_table const& s, bool with_file) {
 output::result_set stats_results(std::vector<stats_table> const& tables) {
   output::result_set set;
   set.json_bare = true;
-  // Text: one titled table per input.
+  // Text (and the HTML page): one titled table per input.
   for (auto const& s : tables) {
-    auto t = columns(s.report, output::text);
+    auto t = columns(s.report, output::text | output::html);
     t.title = std::string(stats_report_title(s.report)) + " (" + std::string(to_string(s.report)) +
               "): " + s.source;
     t.style = output::text_style::report;

@@ -15,8 +15,10 @@ namespace {
 
 using output::cell, output::column, output::nest, output::result_table, output::value_type;
 using enum output::value_type;
-constexpr unsigned text_only = output::text;
+// Text's tables and columns are also the HTML page's (see output::view).
+constexpr unsigned text_views = output::text | output::html;
 constexpr unsigned flat_only = output::flat;
+constexpr unsigned text_and_flat = output::text | output::flat | output::html;
 
 /// An integer cell (from any integer width).
 cell i64(std::int64_t v) {
@@ -32,8 +34,7 @@ double round2(double x) {
   return std::stod(fmt::format("{:.2f}", x));
 }
 
-result_table grid(std::string name, std::string title,
-                  unsigned views = output::text | output::flat) {
+result_table grid(std::string name, std::string title, unsigned views = text_and_flat) {
   result_table t;
   t.name = std::move(name);
   t.title = std::move(title);
@@ -43,8 +44,7 @@ result_table grid(std::string name, std::string title,
 }
 
 /// A grid whose first column is the rank.
-result_table ranked(std::string name, std::string title,
-                    unsigned views = output::text | output::flat) {
+result_table ranked(std::string name, std::string title, unsigned views = text_and_flat) {
   auto t = grid(std::move(name), std::move(title), views);
   t.add("rank", integer, {}, "Rank");
   return t;
@@ -83,10 +83,10 @@ column& add_in(result_table& t, unsigned views, std::string name, value_type typ
   return c;
 }
 
-/// A value text shows differently from CSV: a text-only string column `label` followed by the
+/// A value text shows differently from CSV: a text (and HTML) string column `label` followed by the
 /// CSV-only column `name`; rows give both cells.
 void add_text_and_flat(result_table& t, std::string name, value_type flat_type, std::string label) {
-  add_in(t, text_only, name + "_text", string, std::move(label)).text_align =
+  add_in(t, text_views, name + "_text", string, std::move(label)).text_align =
       flat_type == string ? output::align::left : output::align::right;
   add_in(t, flat_only, std::move(name), flat_type).unit = flat_type == string ? "" : "ns";
 }
@@ -235,7 +235,7 @@ result_table tb_flat(std::vector<tb_overview> const& v) {
 }
 
 result_table tb_gpus_flat(std::vector<tb_overview> const& v) {
-  auto t = ranked("tb_gpus", "GPU summary (over all steps)", text_only);
+  auto t = ranked("tb_gpus", "GPU summary (over all steps)", text_views);
   t.add("device", integer, {}, "GPU");
   add_ratio(t, "utilization", "GPU Utilization (%)");
   add_ratio(t, "sm_efficiency", "Est. SM Efficiency (%)");
@@ -436,7 +436,7 @@ output::result_set job_results(job_tables const& t) {
   if (t.has_model) s.push_back(model_flat(t.model));
   if (t.has_distributed) {
     s.push_back(distributed_flat(t.distributed));
-    s.push_back(across(t.distributed, grid("across_ranks", "Across ranks", text_only)));
+    s.push_back(across(t.distributed, grid("across_ranks", "Across ranks", text_views)));
   }
   if (t.has_kernels) s.push_back(kernels_flat(t.kernels));
   if (t.has_overview) s.push_back(overview_json(t.overview));

@@ -160,6 +160,30 @@ TEST_F(cli, output_file_holds_what_stdout_would) {
   EXPECT_EQ(lines(unwritable.err), 1u);
 }
 
+TEST_F(cli, every_command_writes_an_html_page) {
+  EXPECT_NE(run_cli("summary --help").out.find("text, csv, json, html"), std::string::npos);
+  for (std::string_view args :
+       {"summary --format html ", "overview --format html ", "overview --compat tb --format html ",
+        "stats --report cuda_gpu_kern_sum --format html "}) {
+    auto const r = run_cli(std::string(args) + quote(sample));
+    ASSERT_EQ(r.exit_code, 0) << args << r.err;
+    EXPECT_EQ(r.out.rfind("<!DOCTYPE html>\n", 0), 0u) << args;
+    EXPECT_TRUE(r.out.ends_with("</html>\n")) << args;
+    EXPECT_NE(r.out.find("<section id="), std::string::npos) << args;
+    EXPECT_EQ(r.out.find("<script"), std::string::npos) << args;
+  }
+  // The page is the text view: the summary's text-hidden path column stays out, --table works.
+  auto const devices = run_cli("summary --format html --table devices " + quote(sample));
+  ASSERT_EQ(devices.exit_code, 0) << devices.err;
+  EXPECT_NE(devices.out.find("<section id=\"devices\">"), std::string::npos);
+  EXPECT_EQ(devices.out.find("<section id=\"kernels\">"), std::string::npos);
+  EXPECT_EQ(devices.out.find("<th>path</th>"), std::string::npos);
+  auto const table = devices.out.find("<table class=\"rows\">");
+  EXPECT_NE(table, std::string::npos);
+  EXPECT_EQ(table, devices.out.rfind("<table")) << "one table";
+  EXPECT_NE(devices.out.find("<th class=\"num\">util (%)</th>"), std::string::npos);
+}
+
 /// Compares a summary JSON document with compute_summary's result field by field. Times may be
 /// rebased by a writer, so durations and counts are compared, not absolute timestamps.
 void expect_matches(simdjson::dom::element doc, ts::summary const& want) {

@@ -46,6 +46,11 @@ TEST(readme, both_commands_are_there_and_install_the_same_packages) {
   EXPECT_NE(ci.find("<!-- begin: test-command -->"), std::string::npos);
   EXPECT_NE(ci.find("<!-- end: test-command -->"), std::string::npos);
   EXPECT_NE(ci.find("TRACESWEEP_REQUIRE_TRACES=1"), std::string::npos);
+  EXPECT_NE(ci.find("TRACESWEEP_REQUIRE_BROWSER=1"), std::string::npos);
+  for (auto const* package : {"chromium", "libpng-dev"}) {  // the browser test's
+    EXPECT_NE(main_cmd.find(package), std::string::npos) << package;
+    EXPECT_NE(ci.find(package), std::string::npos) << package;
+  }
   EXPECT_NE(ci.find("-DTRACESWEEP_SANITIZE=ON"), std::string::npos);
   EXPECT_NE(ci.find("-LE large"), std::string::npos);
 }

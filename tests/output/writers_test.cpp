@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The output layer on hand-made result sets: CSV quoting and line ends, JSON escaping, UTF-8
-// repair, integers vs doubles and layout, text alignment and hints, nested rows, the registry.
+// repair, integers vs doubles and layout, text alignment and hints, nested rows, the registry
+// (the HTML writer has its own test, html_writer_test).
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -11,19 +12,15 @@
 #include <tracesweep/error.hpp>
 #include <tracesweep/output/writer.hpp>
 
+#include "output/write_format.hpp"
+
 namespace out = tracesweep::output;
 using out::cell;
 using out::value_type;
 
 namespace {
 
-std::string write(std::string_view format, out::result_set const& s, std::string_view table = "") {
-  std::ostringstream o;
-  auto const write = out::find_writer(format);
-  EXPECT_NE(write, nullptr) << format;
-  write(s, table, o);
-  return o.str();
-}
+using tracesweep::test::write;
 
 out::result_set one(out::result_table t) {
   out::result_set s;
@@ -77,7 +74,7 @@ out::result_table with_nested() {
 TEST(output_registry, lists_and_finds_formats) {
   std::vector<std::string> got;
   for (auto const& w : out::writers()) got.emplace_back(w.name);
-  EXPECT_EQ(got, (std::vector<std::string>{"text", "csv", "json"}));
+  EXPECT_EQ(got, (std::vector<std::string>{"text", "csv", "json", "html"}));
   for (auto const& w : out::writers()) EXPECT_EQ(out::find_writer(w.name), w.write);
   EXPECT_EQ(out::find_writer("xml"), nullptr);
   EXPECT_EQ(out::find_writer(""), nullptr);
@@ -86,15 +83,16 @@ TEST(output_registry, lists_and_finds_formats) {
 TEST(output_registry, unknown_table_names_the_valid_ones) {
   out::result_set s;
   s.tables = {names(), with_nested()};
-  s.tables[1].views = out::text | out::json;  // not a CSV table
-  for (auto const* format : {"text", "csv", "json"}) {
+  s.tables[1].views = out::text | out::json;  // not a CSV table, nor on the HTML page
+  for (auto const* format : {"text", "csv", "json", "html"}) {
     try {
       (void)write(format, s, "nope");
       ADD_FAILURE() << format << ": no exception";
     } catch (tracesweep::unknown_table_error const& e) {
       EXPECT_EQ(e.table(), "nope");
-      auto const want = std::string(format) == "csv" ? std::vector<std::string>{"names"}
-                                                     : std::vector<std::string>{"names", "inputs"};
+      bool const one = std::string(format) == "csv" || std::string(format) == "html";
+      auto const want =
+          one ? std::vector<std::string>{"names"} : std::vector<std::string>{"names", "inputs"};
       EXPECT_EQ(e.valid(), want) << format;
       EXPECT_EQ(std::string(e.what()).find("--"), std::string::npos)
           << "no CLI flag in " << e.what();

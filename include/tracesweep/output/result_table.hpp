@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -15,8 +16,17 @@ namespace tracesweep::output {
 struct result_table;
 
 /// Which outputs show a table or column: text (aligned), flat (CSV: one table, one header),
-/// json (nested documents). Tables of one result set may be specific to one view.
-enum view : unsigned { text = 1, flat = 2, json = 4, all_views = 7 };
+/// json (nested documents), html (one page of tables and charts). Tables of one result set may be
+/// specific to one view.
+///
+/// The HTML rule: the page shows, in order, the tables whose views include html, and of each the
+/// columns whose views include html, in text's order (text_last columns at the end), each cell as
+/// text shows it. HTML is the text view on a page: a table or column that narrows its views gives
+/// html the text bit's value (text | html, text | flat | html, or neither) unless it means the page
+/// to differ from text (a long plot table that is `html` only, say). A nested table (a cell) shows
+/// with its cell whatever its own views: a list or map as text shows it, rows as a small table of
+/// the columns html shows.
+enum view : unsigned { text = 1, flat = 2, json = 4, html = 8, all_views = 15 };
 
 /// A column's value type; `nested` cells hold a whole table (a list, a map or nested rows).
 enum class value_type { integer, real, string, boolean, nested };
@@ -56,6 +66,32 @@ struct row {
 /// grid: title and header framed by full-width dashes, a blank line after (Paddle, TensorBoard).
 enum class text_style { listing, report, grid };
 
+/// How the HTML writer draws a table's chart: none; line (one polyline per series over a
+/// numeric x); bars (one bar per x category, series side by side); stacked_bars (series stacked).
+enum class chart_kind { none, line, bars, stacked_bars };
+
+/// A chart the HTML writer draws from this table's columns; other writers ignore it. Columns are
+/// named by `column::name`; a null x or y leaves the row out of the chart (a null y breaks a
+/// line). Series and bar categories appear in the order of their first row; rows repeating a
+/// (category, series) of bars add up. A line's x far from zero (timestamps) is drawn from its
+/// first value. A hint naming a missing or unsuitable column draws a note instead of the chart.
+struct chart {
+  chart_kind kind = chart_kind::none;
+  /// Column of x: numbers for line (ns → axis in ms/s), labels or numbers for bars.
+  std::string x;
+  /// Column of the value: numbers ("fraction" is drawn as %, ns in ms/s).
+  std::string y;
+  /// Column whose distinct values are the series (colours / lines); empty: one series.
+  std::string series;
+  /// Axis titles without units: the writer appends the unit it draws the axis in ("time" →
+  /// "time (ms)"); empty: the column's label or name, less a trailing "(…)".
+  std::string x_label, y_label;
+  /// Series value (as text shows it) → CSS colour (#hex, rgb()/hsl(), or a named colour; anything
+  /// else is ignored); other series take colours from a palette.
+  std::vector<std::pair<std::string, std::string>> colors;
+  bool chart_only = false;  ///< html: draw the chart, leave the table itself out (long plot data)
+};
+
 /// How JSON writes a table: rows (an array of objects), object (its single row as an object),
 /// list (the single column's values as an array), map (first column → second, as an object).
 /// Lists and maps are written compactly; text and CSV join their entries (see separators).
@@ -76,6 +112,7 @@ struct result_table {
   std::string text_separator = ", ";
   std::string text_pair = "=";
   bool text_fold_ranges = false;
+  chart plot;  ///< html: the chart drawn above the table (kind none: no chart)
 
   /// Appends a column and returns it for further hints.
   column& add(std::string name, value_type type, std::string unit = {}, std::string label = {}) {
