@@ -321,4 +321,39 @@ TEST_F(html_browser, sample_page_renders_cleanly_with_every_series_visible) {
   EXPECT_GT(pixels_of(*im, 0x1f, 0x29, 0x33, 40), 2000u) << "dark text";
 }
 
+TEST_F(html_browser, diagnose_page_renders_cleanly_with_its_charts_drawn) {
+  // A planted two-rank job: data-loader gaps every step, a sync gap, a straggler.
+  auto const trace = dir / "job.sqlite", page = dir / "page.html";
+  auto const g = ts::run_cli(
+      "generate --ranks 2 --steps 6 --kernels-per-step 100 --plant "
+      "data-loader,sync,straggler -o " +
+      ts::quote(trace));
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  auto const d =
+      ts::run_cli("diagnose --format html -o " + ts::quote(page) + " " + ts::quote(trace));
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  std::ifstream in(page, std::ios::binary);
+  std::string const html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (auto const* part : {"Verdicts", "GPU utilization over time", "Idle gaps by duration",
+                           "Findings", "Largest idle gaps", "Ranks"})
+    EXPECT_NE(html.find(part), std::string::npos) << part;
+  auto const r = render(html);
+  ASSERT_FALSE(r.timed_out) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (auto const& line : console_lines(r.err)) ADD_FAILURE() << "console: " << line;
+  auto const im = read_png(dir / "page.png");
+  ASSERT_TRUE(im) << r.err;
+  // Each chart drew its data: the two GPUs' lines, the data-loading and sync bars of the
+  // histogram, the step-time bars.
+  for (auto const& [what, css] :
+       std::vector<std::pair<char const*, char const*>>{{"rank 0 GPU 0 line", "#17becf"},
+                                                        {"rank 1 GPU 1 line", "#bcbd22"},
+                                                        {"data_loading bars", "#d62728"},
+                                                        {"sync bars", "#ff7f0e"},
+                                                        {"step-time bars", "#6b6ecf"}}) {
+    auto const n = pixels_of(*im, hex_byte(css, 1), hex_byte(css, 3), hex_byte(css, 5));
+    EXPECT_GE(n, 300u) << what << " (" << css << "): more than its legend swatch (144 px)";
+  }
+}
+
 }  // namespace

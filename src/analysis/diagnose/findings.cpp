@@ -172,7 +172,7 @@ output::result_table diagnose_findings(diagnosis const& d) {
   t.text_empty =
       "(none: no gaps of at least the minimum, no long tail, bursts, small copies or "
       "stragglers)";
-  t.views = output::text;
+  t.views = output::text | output::html;
   t.add("finding", output::value_type::string, "", " ");
   for (std::size_t k = 0; k < all.size(); ++k) {
     t.add_row({fmt::format("{}. {}", k + 1, all[k].what)});
