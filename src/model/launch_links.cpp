@@ -2,6 +2,7 @@
 // Launch links: each device row's launching API call by (input, correlation), Paddle's rule that
 // unlaunched device rows are dropped, and the kernel time the calls of a thread / a rank launched.
 #include <algorithm>
+#include <limits>
 #include <unordered_map>
 
 #include "model/model_parts.hpp"
@@ -24,21 +25,87 @@ struct launch_key_hash {
 };
 }  // namespace
 
+namespace {
+
+/// The first api_call row of each (input, rank, correlation). Correlation ids count up within a
+/// process, so each (input, rank) whose ids are dense gets a direct table (a cache-friendly
+/// index); the others share a hash map.
+class call_index {
+ public:
+  explicit call_index(trace_model const& model) : _model(model), _t(model.table()) {
+    auto const n = _t.size();
+    _ranges.resize(_t.inputs().size() * model.ranks().size());
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!is_call(i)) continue;
+      auto& r = _ranges[group(i)];
+      r.lo = std::min(r.lo, _t.correlation[i]);
+      r.hi = std::max(r.hi, _t.correlation[i]);
+      ++r.count;
+    }
+    for (auto& r : _ranges) {
+      auto const span = r.count == 0 ? 0 : static_cast<std::uint64_t>(r.hi - r.lo) + 1;
+      r.dense = r.count > 0 && span <= 4 * r.count + 1024;
+      if (r.dense) r.slots.assign(span, -1);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!is_call(i)) continue;
+      auto& r = _ranges[group(i)];
+      auto const row = static_cast<std::int64_t>(i);
+      if (!r.dense) {
+        _sparse.emplace(launch_key{_t.input[i], _t.rank[i], _t.correlation[i]}, row);
+        continue;
+      }
+      auto& slot = r.slots[static_cast<std::size_t>(_t.correlation[i] - r.lo)];
+      if (slot < 0) slot = row;  // the first call wins
+    }
+  }
+
+  /// The call row with device row `i`'s (input, rank, correlation), or -1.
+  [[nodiscard]] std::int64_t find(std::size_t i) const {
+    if (_t.correlation[i] < 0) return -1;
+    auto const& r = _ranges[group(i)];
+    if (r.dense) {
+      auto const c = _t.correlation[i];
+      return c < r.lo || c > r.hi ? -1 : r.slots[static_cast<std::size_t>(c - r.lo)];
+    }
+    auto const it = _sparse.find(launch_key{_t.input[i], _t.rank[i], _t.correlation[i]});
+    return it == _sparse.end() ? -1 : it->second;
+  }
+
+ private:
+  struct range {
+    std::int64_t lo = std::numeric_limits<std::int64_t>::max();
+    std::int64_t hi = std::numeric_limits<std::int64_t>::min();
+    std::size_t count = 0;
+    bool dense = false;
+    std::vector<std::int64_t> slots;
+  };
+  [[nodiscard]] bool is_call(std::size_t i) const {
+    return _t.kind[i] == event_kind::api_call && _t.correlation[i] >= 0;
+  }
+  [[nodiscard]] std::size_t group(std::size_t i) const {
+    return static_cast<std::size_t>(_t.input[i]) * _model.ranks().size() +
+           _model.rank_index(_t.rank[i]);
+  }
+  trace_model const& _model;
+  event_table const& _t;
+  std::vector<range> _ranges;
+  std::unordered_map<launch_key, std::int64_t, launch_key_hash> _sparse;
+};
+
+}  // namespace
+
 trace_model::links_part::links_part(trace_model const& model) {
   auto const& t = model.table();
   auto const n = t.size();
-  std::unordered_map<launch_key, std::int64_t, launch_key_hash> api;
-  for (std::size_t i = 0; i < n; ++i)
-    if (t.kind[i] == event_kind::api_call && t.correlation[i] >= 0)
-      api.emplace(launch_key{t.input[i], t.rank[i], t.correlation[i]},
-                  static_cast<std::int64_t>(i));
+  call_index const calls(model);
   launcher.assign(n, -1);
   kept.assign(n, 1);
+  launches.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     if (!is_device_activity(t.kind[i])) continue;
-    if (t.correlation[i] >= 0)
-      if (auto it = api.find(launch_key{t.input[i], t.rank[i], t.correlation[i]}); it != api.end())
-        launcher[i] = it->second;
+    launcher[i] = calls.find(i);
+    if (launcher[i] >= 0) launches[static_cast<std::size_t>(launcher[i])] = 1;
     if (launcher[i] < 0 && model.row_producer(i) == producer::paddle) kept[i] = 0;
   }
 }
@@ -74,6 +141,10 @@ trace_model::call_times_part::call_times_part(trace_model const& model) {
 
 std::int64_t trace_model::launcher(std::size_t row) const {
   return links().launcher[row];
+}
+
+bool trace_model::launches_device_work(std::size_t row) const {
+  return links().launches[row] != 0;
 }
 
 bool trace_model::kept(std::size_t row) const {

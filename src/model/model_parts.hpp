@@ -26,6 +26,7 @@ struct trace_model::devices_part {
 struct trace_model::links_part {
   std::vector<std::int64_t> launcher;  ///< per row: the launching api_call row, or -1
   std::vector<std::uint8_t> kept;      ///< per row
+  std::vector<std::uint8_t> launches;  ///< per row: 1 for a call some device row links to
 
   explicit links_part(trace_model const& model);
 };

@@ -13,8 +13,11 @@
 #include <gtest/gtest.h>
 
 #include <tracesweep/analysis/diagnose.hpp>
+#include <tracesweep/summary.hpp>
 
+#include "support/summary_compare.hpp"
 #include "support/table_builder.hpp"
+#include "support/trace_paths.hpp"
 
 namespace ts = tracesweep;
 using ts::event_kind;
@@ -67,7 +70,8 @@ TEST(DiagnoseOracle, RandomTablesBusySharesIdleAndCopies) {
           copy_ns[dev] += e - s;
           copy_bytes[dev] += b.table.bytes[r];
         } else {
-          std::string const name = what == 0 ? std::string("ncclKernel") : std::string(1, char('0' + what));
+          std::string const name =
+              what == 0 ? std::string("ncclKernel") : std::string(1, char('0' + what));
           b.device(event_kind::kernel, s, e, dev, what, 0, corr, name);
           (what == 0 ? comm : compute)[dev].push_back({s, e});
           durations[name].push_back(e - s);
@@ -151,6 +155,46 @@ TEST(DiagnoseOracle, RandomTablesBusySharesIdleAndCopies) {
     EXPECT_EQ(d.sync[0].total_ns, 350);
     EXPECT_DOUBLE_EQ(d.sync[0].share, 350.0 / 1900.0);
   }
+}
+
+// The diagnosis composes its device part from one sort and sweeps; the summary takes the
+// backend's device_activity (four unions, an intersection, its gap scan). They must agree.
+TEST(DiagnoseOracle, DevicePartEqualsTheSummaryOnEveryRealTrace) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(dir);
+  std::size_t compared = 0;
+  for (auto const& path : ts::test::trace_files(dir)) {
+    ts::event_table table;
+    if (!ts::test::read_trace(path, table)) continue;
+    ts::trace_model const model(table);
+    auto be = ts::make_cpu_backend(2);
+    ts::summary_options so;
+    so.top = 0;
+    auto const s = ts::compute_summary(model, *be, so);
+    ts::diagnose_options o;
+    o.top = 0;
+    auto const d = ts::diagnose(model, *be, o);
+    std::set<std::tuple<std::int32_t, std::int32_t, std::int64_t, std::int64_t>> from_summary,
+        from_diagnose;
+    for (auto const& g : s.gaps) from_summary.emplace(g.rank, g.device, g.start_ns, g.end_ns);
+    for (auto const& g : d.gaps)
+      from_diagnose.emplace(g.where.rank, g.where.device, g.start_ns, g.end_ns);
+    EXPECT_EQ(from_diagnose, from_summary) << path;
+    std::size_t k = 0;
+    for (auto const& v : d.verdicts) {
+      if (v.step) continue;
+      ASSERT_LT(k, s.devices.size()) << path;
+      auto const& dev = s.devices[k++];
+      EXPECT_EQ(v.window_start_ns, dev.window_start_ns) << path;
+      EXPECT_EQ(v.window_end_ns, dev.window_end_ns) << path;
+      EXPECT_DOUBLE_EQ(v.busy_share, dev.utilization) << path;
+      EXPECT_DOUBLE_EQ(v.exposed_communication_share,
+                       double(dev.communication_ns - dev.overlap_ns) / double(dev.window_ns))
+          << path;
+    }
+    EXPECT_EQ(k, s.devices.size()) << path;
+    ++compared;
+  }
+  EXPECT_GT(compared, 10u);
 }
 
 /// A kernel on device 0 launched from thread 1 by a call at its start − 5, inside `op` when set.

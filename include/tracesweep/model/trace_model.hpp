@@ -91,6 +91,8 @@ class trace_model {
 
   /// The api_call row that launched `row`, or -1 (not device activity, or no such call).
   [[nodiscard]] std::int64_t launcher(std::size_t row) const;
+  /// Whether api_call row `row` launched a device row (some device row's launcher is `row`).
+  [[nodiscard]] bool launches_device_work(std::size_t row) const;
   /// Whether `row` takes part in the job tables: Paddle drops device rows no runtime call
   /// launched (§1.2); every other row is kept.
   [[nodiscard]] bool kept(std::size_t row) const;

@@ -66,6 +66,12 @@ device_rows order_device_rows(trace_model const& model, backend& be) {
   return out;
 }
 
+std::int64_t intervals::total() const {
+  std::int64_t sum = 0;
+  for (std::size_t k = 0; k < size(); ++k) sum += end[k] - start[k];
+  return sum;
+}
+
 std::int64_t intervals::covered(std::int64_t lo, std::int64_t hi) const {
   if (hi <= lo) return 0;
   // The first interval ending after lo.
@@ -116,6 +122,44 @@ intervals intersect(intervals const& a, intervals const& b) {
     else
       ++j;
   }
+  return out;
+}
+
+activity_result device_activity_of(trace_model const& model, backend& be, device_rows const& order,
+                                   std::span<device_unions const> unions, std::int64_t min_gap) {
+  auto const& t = model.table();
+  std::size_t const devices = unions.size();
+  activity_result out;
+  out.devices.resize(devices);
+  interval_union busy;
+  std::vector<std::int64_t> window_start(devices), window_end(devices);
+  for (std::size_t g = 0; g < devices; ++g) {
+    auto& d = out.devices[g];
+    for (auto const r : order.of(g)) {
+      d.window_start = std::min(d.window_start, t.start_ns[r]);
+      d.window_end = std::max(d.window_end, t.end_ns[r]);
+      d.kernel_count += t.kind[r] == event_kind::kernel;
+    }
+    auto const& u = unions[g];
+    d.busy = u.busy.total();
+    d.communication = u.communication.total();
+    d.computation = u.computation.total();
+    d.overlap = intersect(u.communication, u.computation).total();
+    window_start[g] = d.window_start;
+    window_end[g] = d.window_end;
+    busy.group.insert(busy.group.end(), u.busy.size(), static_cast<group_id>(g));
+    busy.start.insert(busy.start.end(), u.busy.start.begin(), u.busy.start.end());
+    busy.end.insert(busy.end.end(), u.busy.end.begin(), u.busy.end.end());
+  }
+  out.gaps = be.gap_scan(busy, group_windows{window_start, window_end}, min_gap, 0);
+  std::vector<std::uint32_t> names;
+  std::vector<std::int64_t> durations;
+  for (auto const r : order.rows)
+    if (t.kind[r] == event_kind::kernel) {
+      names.push_back(t.name[r]);
+      durations.push_back(t.end_ns[r] - t.start_ns[r]);
+    }
+  out.kernels = be.segmented_stats(names, durations, {});
   return out;
 }
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The diagnosis, step by step: the device part through the backend (the summary's device_activity:
-// unions, exposed communication, the gap scan, per-name kernel statistics) and its sort of each
-// device's rows; then the host side of each gap, verdicts, periodic gaps, long tail, bursts, sync
-// and copy costs, stragglers and the utilization timeline.
-#include <tracesweep/analysis/activity_request.hpp>
+// The diagnosis, step by step: the device part through the backend (its sort of each device's
+// rows, then unions and exposed communication by sweeps over that order, its gap scan and its
+// per-name kernel statistics); then the host side of each gap, verdicts, periodic gaps, long tail,
+// bursts, sync and copy costs, stragglers and the utilization timeline.
 #include <tracesweep/analysis/diagnose.hpp>
+
+#include <future>
 
 #include "analysis/diagnose/diagnose_parts.hpp"
 
@@ -54,14 +55,18 @@ diagnosis diagnose(trace_model const& model, backend& be, diagnose_options const
   out.options = options;
   // Compiles every pattern before any work, so a bad one fails first.
   host_classifier const classifier(model, options);
-  auto const steps = find_steps(model, options);
-
   std::size_t const devices = model.devices().size();
-  auto const activity = be.device_activity(job_activity_request(model, options.min_gap_ns, 0));
+  // The steps (and with them the model's launch links) are host work of their own: another
+  // thread builds them while the backend sorts the device activity. Nothing of the result
+  // depends on which finishes first.
+  auto steps_ready =
+      std::async(std::launch::async, [&model, &options] { return find_steps(model, options); });
   auto const order = order_device_rows(model, be);
   std::vector<device_unions> unions;
   unions.reserve(devices);
   for (std::size_t g = 0; g < devices; ++g) unions.push_back(unite(model, order.of(g)));
+  auto const activity = device_activity_of(model, be, order, unions, options.min_gap_ns);
+  auto const steps = steps_ready.get();
 
   auto const threads = main_threads(model, order);
   auto const gaps = attribute_gaps(model, order, activity, classifier, threads, out);

@@ -32,6 +32,8 @@ struct device_rows {
 struct intervals {
   std::vector<std::int64_t> start, end;
   [[nodiscard]] std::size_t size() const noexcept { return start.size(); }
+  /// Σ lengths.
+  [[nodiscard]] std::int64_t total() const;
   /// |this ∩ [lo, hi)|.
   [[nodiscard]] std::int64_t covered(std::int64_t lo, std::int64_t hi) const;
 };
@@ -42,6 +44,15 @@ struct device_unions {
 [[nodiscard]] device_unions unite(trace_model const& model, std::span<std::size_t const> rows);
 /// a ∩ b.
 [[nodiscard]] intervals intersect(intervals const& a, intervals const& b);
+
+/// What diagnose needs of the summary's device_activity, from the rows in start order and their
+/// unions: windows, busy, communication, computation and their overlap per device (the per-kind
+/// fields stay 0), the holes of at least `min_gap` (the backend's gap_scan) and the statistics of
+/// kernel durations by name (its segmented_stats). One sort instead of the summary's four.
+[[nodiscard]] activity_result device_activity_of(trace_model const& model, backend& be,
+                                                 device_rows const& order,
+                                                 std::span<device_unions const> unions,
+                                                 std::int64_t min_gap);
 
 /// What a host row means for an idle device, by precedence: the first four win wherever they
 /// are in progress; otherwise the time after a synchronising call until the next launch is
@@ -83,8 +94,10 @@ class host_classifier {
 /// what a gap needs of them.
 struct thread_rows {
   std::vector<std::size_t> rows;
-  std::vector<host_class> cls;          ///< alongside rows
-  std::vector<std::size_t> long_rows;   ///< positions in rows of the rows longer than 1 ms
+  std::vector<host_class> cls;  ///< alongside rows
+  /// Positions in rows of the rows longer than 2^20 ns, by duration class c ≥ 1 (durations in
+  /// (2^(19+c), 2^(20+c)] ns), each by start: a search looks back 2^(20+c) ns in each class.
+  std::vector<std::vector<std::size_t>> long_rows;
   std::vector<std::int64_t> launches;   ///< starts of calls that launched device work, ascending
   std::vector<std::int64_t> sync_ends;  ///< ends of synchronising calls and ops, ascending
 };

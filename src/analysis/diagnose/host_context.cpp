@@ -5,6 +5,7 @@
 // time after a synchronising call until the thread's next launch counts as sync; then the
 // innermost row in progress decides between launch and host compute; uncovered time is unknown.
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <set>
 #include <tuple>
@@ -15,12 +16,16 @@ namespace tracesweep::diagnose_detail {
 
 namespace {
 
-/// Rows longer than this are kept apart and checked against every interval; the others are
-/// found by a binary search on their start.
-constexpr std::int64_t long_row_ns = 1'000'000;
+/// Rows up to 2^20 ns (about 1 ms) are found by a binary search on their start, looking back
+/// that far; longer ones are kept apart by duration class, each class searched the same way.
+constexpr int short_bits = 20;
+constexpr std::int64_t long_row_ns = std::int64_t{1} << short_bits;
 
-bool is_long(event_table const& t, std::size_t r) {
-  return t.end_ns[r] - t.start_ns[r] > long_row_ns;
+/// 0 for a short row, else c ≥ 1 with the duration in (2^(19+c), 2^(20+c)].
+std::size_t duration_class(event_table const& t, std::size_t r) {
+  auto const d = t.end_ns[r] - t.start_ns[r];
+  if (d <= long_row_ns) return 0;
+  return static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(d - 1) >> short_bits));
 }
 
 }  // namespace
@@ -86,35 +91,36 @@ host_index::host_index(trace_model const& model, host_classifier const& classifi
   for (auto& [k, w] : wanted) w.merge();
   auto const& t = model.table();
   cached_lookup threads(_threads);
-  // Calls that launched device work.
-  auto const groups = model.device_group();
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    if (groups[i] == no_device) continue;
-    auto const l = model.launcher(i);
-    if (l < 0) continue;
-    auto const c = static_cast<std::size_t>(l);
-    if (auto* th = threads({t.input[c], t.stream[c]})) th->launches.push_back(t.start_ns[c]);
-  }
   cached_lookup near(wanted);
+  // One pass in table order: host rows of a thread mostly come by start, so the sorts below
+  // find them sorted.
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (t.device[i] >= 0) continue;
     key const k{t.input[i], t.stream[i]};
     auto* th = threads(k);
     if (th == nullptr) continue;
+    if (t.kind[i] == event_kind::api_call && model.launches_device_work(i))
+      th->launches.push_back(t.start_ns[i]);
     if (classifier.is_sync(i)) th->sync_ends.push_back(t.end_ns[i]);
     if (near(k)->meets(t.start_ns[i], t.end_ns[i])) th->rows.push_back(i);
   }
   for (auto& [k, th] : _threads) {
-    // A call launching several rows appears once per row; duplicates change no search.
-    std::sort(th.launches.begin(), th.launches.end());
-    std::sort(th.sync_ends.begin(), th.sync_ends.end());
-    std::sort(th.rows.begin(), th.rows.end(), [&](std::size_t a, std::size_t b) {
+    auto const by_start = [&](std::size_t a, std::size_t b) {
       return std::tie(t.start_ns[a], a) < std::tie(t.start_ns[b], b);
-    });
+    };
+    if (!std::is_sorted(th.launches.begin(), th.launches.end()))
+      std::sort(th.launches.begin(), th.launches.end());
+    if (!std::is_sorted(th.sync_ends.begin(), th.sync_ends.end()))
+      std::sort(th.sync_ends.begin(), th.sync_ends.end());
+    if (!std::is_sorted(th.rows.begin(), th.rows.end(), by_start))
+      std::sort(th.rows.begin(), th.rows.end(), by_start);
     th.cls.reserve(th.rows.size());
     for (std::size_t k = 0; k < th.rows.size(); ++k) {
       auto const r = th.rows[k];
-      if (is_long(t, r)) th.long_rows.push_back(k);
+      if (auto const c = duration_class(t, r); c > 0) {
+        if (th.long_rows.size() < c) th.long_rows.resize(c);
+        th.long_rows[c - 1].push_back(k);
+      }
       auto const first = std::lower_bound(th.launches.begin(), th.launches.end(), t.start_ns[r]);
       th.cls.push_back(classifier.classify(r, first != th.launches.end() && *first <= t.end_ns[r]));
     }
@@ -145,18 +151,23 @@ void collect_rows(event_table const& t, thread_rows const& th, std::int64_t lo, 
     out.push_back({std::max(t.start_ns[r], lo), std::min(t.end_ns[r], hi), th.cls[k], false,
                    t.start_ns[r], t.end_ns[r], r});
   };
-  // Short rows start in [lo − long_row_ns, hi); long ones anywhere before hi.
+  // Short rows start in [lo − 2^20, hi); a class's rows in [lo − its longest, hi).
   auto const by_start = [&](std::size_t r, std::int64_t v) { return t.start_ns[r] < v; };
   auto const first = static_cast<std::size_t>(
       std::lower_bound(th.rows.begin(), th.rows.end(), lo - long_row_ns, by_start) -
       th.rows.begin());
-  auto const last = static_cast<std::size_t>(
-      std::lower_bound(th.rows.begin(), th.rows.end(), hi, by_start) - th.rows.begin());
-  for (std::size_t k = first; k < last; ++k)
-    if (!is_long(t, th.rows[k])) take(k);
-  for (auto const k : th.long_rows) {
-    if (k >= last) break;
-    take(k);
+  for (std::size_t k = first; k < th.rows.size() && t.start_ns[th.rows[k]] < hi; ++k)
+    if (duration_class(t, th.rows[k]) == 0) take(k);
+  for (std::size_t c = 0; c < th.long_rows.size(); ++c) {
+    auto const& list = th.long_rows[c];
+    auto const longest = std::int64_t{1} << std::min<std::size_t>(short_bits + c + 1, 62);
+    auto const from = lo < std::numeric_limits<std::int64_t>::min() + longest
+                          ? std::numeric_limits<std::int64_t>::min()
+                          : lo - longest;
+    auto it = std::lower_bound(list.begin(), list.end(), from, [&](std::size_t k, std::int64_t v) {
+      return t.start_ns[th.rows[k]] < v;
+    });
+    for (; it != list.end() && t.start_ns[th.rows[*it]] < hi; ++it) take(*it);
   }
 }
 
