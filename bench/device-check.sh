@@ -47,6 +47,14 @@ timeout 30 "$build/tests/cuda/device_twin_test" > "$out/device_twin_test.log" 2>
 timeout 60 "$build/tests/cuda/device_activity_test" > "$out/device_activity_test.log" 2>&1 || status=1
 timeout 30 "$build/tests/cuda/device_parity_test" > "$out/device_parity_test.log" 2>&1 || status=1
 grep -E "PASSED|FAILED|SKIPPED" "$out"/*_test.log | tee -a "$out/summary.log"
+log "diagnose on the GPU vs the CPU (JSON documents must be equal)"
+for f in "$root/datasets/samples/train_2rank.sqlite" "$TRACESWEEP_TRACES"/nsys/*/*.sqlite; do
+  [[ -f $f ]] || continue
+  timeout 60 "$build/src/cli/tracesweep" --backend cuda diagnose --format json "$f" > "$out/d_gpu.json" 2>> "$out/diagnose.log" &&
+    timeout 60 "$build/src/cli/tracesweep" --backend cpu diagnose --format json "$f" > "$out/d_cpu.json" 2>> "$out/diagnose.log" &&
+    cmp -s "$out/d_gpu.json" "$out/d_cpu.json" && echo "equal: $f" >> "$out/diagnose.log" ||
+    { echo "DIFFERENT or failed: $f" | tee -a "$out/summary.log"; status=1; }
+done
 log "benchmark (at most 150 s)"
 timeout 150 "$build/bench/device/bench_device" --sizes 10000000,100000000 --reps 3 \
   2>&1 | tee "$out/bench_device.log" || log "benchmark failed or timed out"
