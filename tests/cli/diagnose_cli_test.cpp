@@ -3,6 +3,7 @@
 // with a consistent JSON document; bad input and bad options exit 2 or 1 with one line.
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -43,6 +44,20 @@ void check_document(std::string const& json, std::string const& where) {
     EXPECT_GE(busy, 0.0) << where;
     EXPECT_LE(busy, 1.0) << where;
   }
+  // Every *_ns field, at any depth, is an integer.
+  std::function<void(simdjson::dom::element)> integers = [&](simdjson::dom::element e) {
+    if (e.is_object()) {
+      for (auto [key, value] : simdjson::dom::object(e)) {
+        if (std::string_view(key).ends_with("_ns") && !value.is_null()) {
+          EXPECT_TRUE(value.is_int64()) << where << ": " << key;
+        }
+        integers(value);
+      }
+    } else if (e.is_array()) {
+      for (auto value : simdjson::dom::array(e)) integers(value);
+    }
+  };
+  integers(doc);
   for (simdjson::dom::object g : doc["gaps"].get_array()) {
     EXPECT_EQ(std::int64_t(g["end_ns"]) - std::int64_t(g["start_ns"]),
               std::int64_t(g["duration_ns"]))

@@ -5,6 +5,7 @@
 #include <tracesweep/analysis/diagnose.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -236,14 +237,14 @@ result_table long_tail(diagnosis const& d) {
   t.add("name", string);
   t.add("start_ns", integer, "ns");
   t.add("duration_ns", integer, "ns");
-  t.add("median_ns", real, "ns");
+  t.add("median_ns", integer, "ns");  // every *_ns is an integer: the median rounded
   t.add("ratio", real);
   t.add("launched_by", string);
   t.add("host", nested);
   for (auto const& l : d.long_tail) {
     std::vector<cell> c;
     where_cells(c, l.where);
-    c.insert(c.end(), {l.name, i64(l.start_ns), i64(l.duration_ns), l.median_ns,
+    c.insert(c.end(), {l.name, i64(l.start_ns), i64(l.duration_ns), i64(std::llround(l.median_ns)),
                        static_cast<double>(l.duration_ns) / l.median_ns,
                        l.launched_by.empty() ? cell() : cell(l.launched_by), events_cell(l.host)});
     t.add_row(std::move(c));
@@ -256,10 +257,11 @@ result_table long_tail_names(diagnosis const& d) {
   t.add("name", string);
   t.add("instances", integer);
   t.add("excess_ns", integer, "ns");
-  t.add("median_ns", real, "ns");
+  t.add("median_ns", integer, "ns");
   t.add("worst_ratio", real);
   for (auto const& n : d.long_tail_names)
-    t.add_row({n.name, i64(n.instances), i64(n.excess_ns), n.median_ns, n.worst_ratio});
+    t.add_row({n.name, i64(n.instances), i64(n.excess_ns), i64(std::llround(n.median_ns)),
+               n.worst_ratio});
   return t;
 }
 
