@@ -4,7 +4,9 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
@@ -82,6 +84,42 @@ TEST(DiagnoseCli, EveryRealTraceInEveryFormat) {
     ++diagnosed;
   }
   EXPECT_GT(diagnosed, 20u) << "too few traces were diagnosed from " << dir;
+}
+
+// README walks through one diagnosis of a real trace: its command still prints what README shows
+// (lines cut with "..." there are compared up to the cut).
+TEST(DiagnoseCli, ReadmeWalkthroughIsWhatTheCommandPrints) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(dir);
+  std::ifstream in(fs::path(TRACESWEEP_SOURCE_DIR) / "README.md");
+  std::string line, command;
+  std::vector<std::string> shown;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (!inside && line.starts_with("$ tracesweep diagnose ../shared/traces/")) {
+      command = line.substr(std::string("$ tracesweep ").size());
+      inside = true;
+      continue;
+    }
+    if (!inside) continue;
+    if (line.starts_with("```")) break;
+    if (!line.empty() && line != "  …") shown.push_back(line);
+  }
+  ASSERT_FALSE(command.empty()) << "README has no diagnose walkthrough";
+  ASSERT_GT(shown.size(), 10u);
+  auto const trace = dir / command.substr(command.find("../shared/traces/") + 17);
+  auto const r = run_cli("diagnose " + quote(trace));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream out(r.out);
+  std::vector<std::string> printed;
+  while (std::getline(out, line)) printed.push_back(line);
+  for (auto const& s : shown) {
+    bool const cut = s.ends_with("...");
+    auto const want = cut ? s.substr(0, s.size() - 3) : s;
+    bool const found = std::any_of(printed.begin(), printed.end(), [&](std::string const& p) {
+      return cut ? p.starts_with(want) : p == want;
+    });
+    EXPECT_TRUE(found) << "README shows a line the command no longer prints:\n" << s;
+  }
 }
 
 TEST(DiagnoseCli, BadInputAndBadOptionsSayOneLine) {

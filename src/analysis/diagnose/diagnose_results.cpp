@@ -107,15 +107,20 @@ result_table verdicts(diagnosis const& d) {
   return t;
 }
 
-/// The idle cause group with the most time in `v`, as "cause share%".
+/// The idle cause with the most time in `v` (holes shorter than the minimum gap count as "short
+/// holes"), as "cause share%".
 std::string main_idle(verdict_row const& v) {
   std::size_t best = 0;
   for (std::size_t c = 1; c < v.idle.size(); ++c)
     if (v.idle[c] > v.idle[best]) best = c;
   std::int64_t const window = v.window_end_ns - v.window_start_ns;
-  if (v.idle[best] == 0 || window <= 0) return "-";
-  return fmt::format("{} {:.1f}%", to_string(static_cast<idle_cause>(best)),
-                     100.0 * static_cast<double>(v.idle[best]) / static_cast<double>(window));
+  bool const short_holes = v.idle_short_ns > v.idle[best];
+  std::int64_t const ns = short_holes ? v.idle_short_ns : v.idle[best];
+  if (ns == 0 || window <= 0) return "-";
+  return fmt::format(
+      "{} {:.1f}%",
+      short_holes ? std::string_view("short holes") : to_string(static_cast<idle_cause>(best)),
+      100.0 * static_cast<double>(ns) / static_cast<double>(window));
 }
 
 result_table verdicts_text(diagnosis const& d) {
