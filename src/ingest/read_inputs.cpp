@@ -17,7 +17,11 @@ namespace fs = std::filesystem;
 
 std::string_view detect_format(std::string const& path) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) throw input_error(path, "", "is a directory");
+  auto const st = fs::status(path, ec);
+  if (fs::is_directory(st)) throw input_error(path, "", "is a directory");
+  // A FIFO, device or socket would block the read below (or never end): refuse it at once.
+  if (!ec && fs::exists(st) && !fs::is_regular_file(st))
+    throw input_error(path, "", "not a regular file (a FIFO, device or socket)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error(path, "", std::string("cannot open: ") + std::strerror(errno));
   std::array<char, 64> head{};

@@ -26,13 +26,15 @@ inline std::string slurp(std::filesystem::path const& p) {
   return s.str();
 }
 
-/// `args` is appended to the binary's path as shell words (quote paths yourself).
-inline cli_result run_cli(std::string const& args) {
+/// `args` is appended to the binary's path as shell words (quote paths yourself). With
+/// `timeout_s` > 0 the binary runs under timeout(1): killed after that long (exit code 124).
+inline cli_result run_cli(std::string const& args, int timeout_s = 0) {
   auto const dir = std::filesystem::temp_directory_path();
   auto const tag = std::to_string(::getpid()) + "_" + std::to_string(std::rand());
   auto const out = dir / ("ts_out_" + tag), err = dir / ("ts_err_" + tag);
-  std::string cmd = std::string("'") + TRACESWEEP_BINARY + "' " + args + " >'" + out.string() +
-                    "' 2>'" + err.string() + "' </dev/null";
+  std::string cmd = (timeout_s > 0 ? "timeout -k 5 " + std::to_string(timeout_s) + " " : "") + "'" +
+                    TRACESWEEP_BINARY + "' " + args + " >'" + out.string() + "' 2>'" +
+                    err.string() + "' </dev/null";
   int const status = std::system(cmd.c_str());
   cli_result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
