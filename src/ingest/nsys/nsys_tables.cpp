@@ -177,8 +177,25 @@ void load(statement& rows, table_plan const& plan, row_batch& out) {
   bool const nvtx = plan.source == source_table::nvtx;
   bool const kernel = plan.source == source_table::kernel;
   bool const fallback = plan.column[f_name_fallback] >= 0;
-  std::int64_t null_times = 0, unterminated = 0;
+  // Every selected column but the NVTX text holds integers: sqlite3_column_int64 would turn a
+  // TEXT, REAL or BLOB value into some number (0, INT64_MAX, …), so such a row is skipped.
+  std::array<int, field_count> integer_columns{};
+  int integer_count = 0;
+  for (int f = 0; f < field_count; ++f)
+    if (f != f_text && col[f] >= 0) integer_columns[integer_count++] = col[f];
+  auto has_non_integer = [&] {
+    for (int i = 0; i < integer_count; ++i) {
+      int const type = sqlite3_column_type(s, integer_columns[i]);
+      if (type != SQLITE_INTEGER && type != SQLITE_NULL) return true;
+    }
+    return false;
+  };
+  std::int64_t null_times = 0, unterminated = 0, non_integer = 0;
   while (rows.step()) {  // throws on an SQLite error
+    if (has_non_integer()) {
+      ++non_integer;
+      continue;
+    }
     std::uint8_t subkind = 0;
     std::int64_t start = get(f_start);
     std::int64_t end = get(f_end);
@@ -241,6 +258,7 @@ void load(statement& rows, table_plan const& plan, row_batch& out) {
   }
   if (null_times) out.skipped["null_timestamp"] += null_times;
   if (unterminated) out.skipped["unterminated_nvtx_range"] += unterminated;
+  if (non_integer) out.skipped["non_integer_value"] += non_integer;
 }
 
 }  // namespace
