@@ -4,9 +4,12 @@
 #include <tracesweep/ingest/nsys_reader.hpp>
 
 #include <algorithm>
+#include <array>
 #include <condition_variable>
+#include <cstdint>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -50,7 +53,9 @@ void read_task_rows(std::string const& path, std::vector<table_plan> const& plan
     db.emplace(path, true);
     db->exec(mmap_pragma, "open");
   }
-  out.reserve(static_cast<std::size_t>(t.hi - t.lo + 1));  // a no-op for a recycled batch
+  // A task never holds more than rows_per_task rows; its span may be far larger (sparse rowids).
+  auto const span = static_cast<std::uint64_t>(t.hi) - static_cast<std::uint64_t>(t.lo);
+  out.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(span, rows_per_task - 1) + 1));
   load_rows(*db, plans[t.plan], t.lo, t.hi, out);
 }
 
@@ -156,6 +161,46 @@ void stream_tasks(std::string const& path, std::vector<table_plan> const& plans,
   }
   halt();
   if (failure) std::rethrow_exception(failure);
+}
+
+/// Appends the read tasks of table `plan` whose rowids run from `bounds.first` to
+/// `bounds.second`; returns an upper bound of the rows they hold. Ranges are a fixed size, so the
+/// split (and the result) never depends on the thread count. Rowids nsys writes are dense: the
+/// ranges are cut from the span at once. A span wider than the file could hold (rowids near the
+/// int64 limits, negative, or far apart) is cut where every rows_per_task-th row begins instead,
+/// found by one walk of the rowid b-tree: the tasks, the work and the memory then follow the
+/// rows, not the span.
+std::uint64_t plan_ranges(connection& db, std::string const& table, std::size_t plan,
+                          std::pair<std::int64_t, std::int64_t> bounds, std::uint64_t max_rows,
+                          std::vector<read_task>& tasks) {
+  auto const [lo, hi] = bounds;
+  // hi - lo as unsigned never overflows; +1 is left out so the full int64 range fits too.
+  auto const span_less_one = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+  if (span_less_one < max_rows + rows_per_task) {
+    for (std::int64_t a = lo;; a += rows_per_task) {
+      bool const last = hi - a < rows_per_task;
+      tasks.push_back({plan, a, last ? hi : a + rows_per_task - 1});
+      if (last) break;
+    }
+    return span_less_one + 1;
+  }
+  statement next(db.get(), db.path(), table,
+                 "SELECT rowid FROM " + quote_identifier(table) +
+                     " WHERE rowid >= ?1 ORDER BY rowid LIMIT 1 OFFSET " +
+                     std::to_string(rows_per_task));
+  std::uint64_t rows = 0;
+  for (std::int64_t a = lo;;) {
+    sqlite3_reset(next.get());
+    next.bind(1, a);
+    if (!next.step()) {
+      tasks.push_back({plan, a, hi});
+      return rows + rows_per_task;
+    }
+    std::int64_t const b = sqlite3_column_int64(next.get(), 0);  // > a: rowids are unique
+    tasks.push_back({plan, a, b - 1});
+    rows += rows_per_task;
+    a = b;
+  }
 }
 
 /// True when `table` has a row with both times present: the GPU-activity check for a device
@@ -280,22 +325,18 @@ void read_file(std::string const& path, event_table& table, read_options const& 
 
   unsigned const threads =
       options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::error_code ec;
+  auto const bytes = std::filesystem::file_size(path, ec);
+  // No table holds more rows than the file has room for (a row takes at least 6 bytes).
+  std::uint64_t const max_rows = ec ? 0 : bytes / 6;
   std::vector<read_task> tasks;
+  std::uint64_t rows = 0;  // an upper bound of the rows the tasks hold
   for (std::size_t p = 0; p < plans.size(); ++p) {
     auto bounds = rowid_bounds(db, plans[p].table);
     if (!bounds) continue;
-    auto const [lo, hi] = *bounds;
-    // Ranges are a fixed size, so the split (and the result) never depends on `threads`.
-    for (std::int64_t a = lo; a <= hi; a += rows_per_task)
-      tasks.push_back({p, a, std::min(hi, a + rows_per_task - 1)});
+    rows += plan_ranges(db, plans[p].table, p, *bounds, max_rows, tasks);
   }
-  // Columns reserved from the rowid spans (an upper bound when rowids are dense, as nsys writes
-  // them), capped by what the file can hold (a row takes at least 6 bytes).
-  std::size_t span = 0;
-  for (auto const& t : tasks) span += static_cast<std::size_t>(t.hi - t.lo + 1);
-  std::error_code ec;
-  auto const bytes = std::filesystem::file_size(path, ec);
-  table.reserve(table.size() + std::min(span, ec ? 0 : static_cast<std::size_t>(bytes / 6)));
+  table.reserve(table.size() + static_cast<std::size_t>(std::min(rows, max_rows)));
   table.begin_input(path, "nsys-sqlite");
   try {
     load_metadata(db, schema, ids, table.inputs().back());
