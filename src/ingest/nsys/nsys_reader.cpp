@@ -236,6 +236,10 @@ class appender {
       e.correlation = b.correlation[i];
       e.bytes = b.bytes[i];
       e.name = name_of(plan, b, i);
+      if (e.name == string_pool::npos) {  // a name id StringIds lacks: no name to give it
+        _table.skip("unknown_string_id");
+        continue;
+      }
       _table.append(e);
     }
   }
@@ -248,6 +252,7 @@ class appender {
   }
 
  private:
+  /// The row's name, or string_pool::npos when it names a StringIds id the table lacks.
   string_id name_of(table_plan const& plan, row_batch const& b, std::size_t i) {
     auto& pool = _table.strings();
     switch (plan.names) {
@@ -266,8 +271,8 @@ class appender {
         std::string_view text;
         if (b.has_text[i]) {
           text = b.text[i];
-        } else if (b.name_raw[i] < 0 || !_ids.lookup(b.name_raw[i], text)) {
-          text = {};
+        } else if (b.name_raw[i] >= 0 && !_ids.lookup(b.name_raw[i], text)) {
+          return string_pool::npos;
         }
         auto it = _domains.find({b.rank[i], b.domain[i]});
         if (it == _domains.end() || it->second.empty()) return pool.intern(text);

@@ -56,13 +56,7 @@ bool string_ids::lookup(std::int64_t id, std::string_view& out) const {
 
 string_id string_ids::intern(std::int64_t id, string_pool& pool) {
   auto const i = index_of(id);
-  if (i < 0) {
-    for (auto const& [known, sid] : _unknown)
-      if (known == id) return sid;
-    auto const sid = pool.intern("<unknown string " + std::to_string(id) + ">");
-    _unknown.emplace_back(id, sid);
-    return sid;
-  }
+  if (i < 0) return string_pool::npos;
   auto& slot = _interned[static_cast<std::size_t>(i)];
   if (slot == string_pool::npos) {
     std::string_view v;

@@ -22,7 +22,7 @@ class string_ids {
   /// The text of StringIds id `id`, or nothing (false) when the id is not in the table.
   [[nodiscard]] bool lookup(std::int64_t id, std::string_view& out) const;
 
-  /// The pool id of StringIds[id]; unknown ids map to the interned "<unknown string N>".
+  /// The pool id of StringIds[id], or string_pool::npos when the id is not in the table.
   /// Not thread-safe (interns): call from one thread.
   [[nodiscard]] string_id intern(std::int64_t id, string_pool& pool);
 
@@ -32,7 +32,6 @@ class string_ids {
   std::vector<std::uint64_t> _offsets;  // _arena offset of value i; one extra at the end
   bool _dense = true;                   // _ids[i] == _ids[0] + i for all i
   std::vector<string_id> _interned;     // by index into _ids; npos = not yet
-  std::vector<std::pair<std::int64_t, string_id>> _unknown;
 
   [[nodiscard]] std::int64_t index_of(std::int64_t id) const;
 };
