@@ -288,15 +288,37 @@ class appender {
   std::map<std::pair<std::int32_t, std::int64_t>, std::string> _domains;
 };
 
+/// True when the database header says WAL mode (file format read/write versions, bytes 18 and
+/// 19, equal to 2).
+bool is_wal_mode(std::string const& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::array<char, 20> head{};
+  in.read(head.data(), head.size());
+  return in.gcount() == static_cast<std::streamsize>(head.size()) &&
+         (head[18] == 2 || head[19] == 2);
+}
+
 void read_file(std::string const& path, event_table& table, read_options const& options) {
   configure_sqlite_once();
-  // A plain read-only connection holding a read transaction: it fails with SQLITE_BUSY when a
-  // writer holds the file, and keeps writers from committing while we read.
-  connection guard(path, false);
-  guard.exec("PRAGMA busy_timeout = 0", "open");
-  guard.exec("BEGIN", "open");
-  {
-    statement probe(guard.get(), path, "open", "SELECT 1 FROM sqlite_master LIMIT 1");
+  // Nothing is ever written beside the input. A plain read-only connection on a WAL database
+  // creates PATH-shm and PATH-wal, and the immutable ones below would not see the WAL's pages:
+  // such a file is refused while its WAL holds pages, and read as immutable once it holds none.
+  std::optional<connection> guard;
+  if (is_wal_mode(path)) {
+    std::error_code ec;
+    auto const wal = path + "-wal";
+    if (auto const n = std::filesystem::file_size(wal, ec); !ec && n > 0)
+      throw input_error(path, "open",
+                        "is in WAL mode with pages not yet in the main file in " + wal +
+                            "; checkpoint it first: sqlite3 " + path +
+                            " 'PRAGMA wal_checkpoint(TRUNCATE)'");
+  } else {
+    // A plain read-only connection holding a read transaction: it fails with SQLITE_BUSY when a
+    // writer holds the file, and keeps writers from committing while we read.
+    guard.emplace(path, false);
+    guard->exec("PRAGMA busy_timeout = 0", "open");
+    guard->exec("BEGIN", "open");
+    statement probe(guard->get(), path, "open", "SELECT 1 FROM sqlite_master LIMIT 1");
     probe.step();
   }
 
