@@ -11,6 +11,39 @@
 
 namespace tracesweep::cli {
 
+namespace {
+
+/// The command word of `argv` (the first token that is neither an option nor the value of a
+/// global option taking one), or empty.
+std::string command_word(int argc, char const* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view const a = argv[i];
+    if (a == "--backend" || a == "--threads" || a == "-o" || a == "--output" ||
+        a == "--device-memory-limit") {
+      ++i;
+      continue;
+    }
+    if (!a.starts_with('-')) return std::string(a);
+  }
+  return {};
+}
+
+/// Names an unknown or missing command, listing the commands: CLI11 says only "A subcommand is
+/// required" for both.
+int report_command_error(CLI::App const& app, int argc, char const* const* argv,
+                         std::ostream& err) {
+  std::string names;
+  for (auto const* sub : app.get_subcommands({}))
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  auto const word = command_word(argc, argv);
+  std::string const what =
+      word.empty() ? "a command is required" : "unknown command '" + word + "'";
+  return report_error(std::make_exception_ptr(usage_error(what + " (expected " + names + ")")), "",
+                      err);
+}
+
+}  // namespace
+
 int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
   CLI::App app{"tracesweep: GPU-accelerated analytics for Nsight Systems, Kineto and Paddle traces",
                "tracesweep"};
@@ -45,6 +78,9 @@ int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
     return app.exit(e);
   } catch (CLI::CallForVersion const& e) {
     return app.exit(e);
+  } catch (CLI::RequiredError const&) {
+    if (app.get_subcommands().empty()) return report_command_error(app, argc, argv, err);
+    return report_error(std::current_exception(), "", err);
   } catch (CLI::ParseError const&) {
     return report_error(std::current_exception(), "", err);
   }

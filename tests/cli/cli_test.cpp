@@ -94,6 +94,16 @@ TEST_F(cli, usage_errors_exit_1) {
     EXPECT_EQ(lines(r.err), 1u) << r.err;
     EXPECT_TRUE(r.out.empty());
   }
+  // A missing or misspelt command is named, with the commands there are.
+  auto const unknown = run_cli("--threads 2 sumary " + quote(sample));
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.err,
+            "tracesweep: unknown command 'sumary' (expected summary, stats, generate, overview, "
+            "diagnose)\n");
+  auto const none = run_cli("-o x.json");
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_EQ(none.err.rfind("tracesweep: a command is required (expected summary,", 0), 0u)
+      << none.err;
 }
 
 TEST_F(cli, missing_and_unknown_files_exit_2_with_one_line_naming_the_file) {
