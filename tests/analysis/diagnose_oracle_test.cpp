@@ -205,6 +205,29 @@ std::size_t kernel(ts::test::table_builder& b, std::int64_t s, std::int64_t e, s
   return b.device(event_kind::kernel, s, e, device, 7, rank, corr, name);
 }
 
+TEST(DiagnoseScenarios, ExposedCommunicationAndTheLargestIdleCauseCompete) {
+  // Window [0, 1000): an all-reduce alone for 300 ns, compute, a data-loader gap, compute.
+  for (std::int64_t const gap_start : {550, 650}) {
+    ts::test::table_builder b;
+    b.input("kineto-json");
+    std::int64_t corr = 0;
+    kernel(b, 0, 300, corr, "ncclKernel");
+    kernel(b, 300, gap_start, corr);
+    kernel(b, 900, 1000, corr);
+    b.host(event_kind::data_loader, gap_start - 10, 890, 1, 0, -1, "enumerate(DataLoader)#x");
+    ts::diagnose_options o;
+    o.min_gap_ns = 100;
+    auto const d = run(b.done(), o);
+    ASSERT_FALSE(d.verdicts.empty());
+    auto const& v = d.verdicts.front();
+    EXPECT_DOUBLE_EQ(v.exposed_communication_share, 0.3);
+    // 350 ns of data loading (35 %) beat 30 % exposed communication; 250 ns (25 %) do not.
+    EXPECT_EQ(v.what,
+              gap_start == 550 ? ts::verdict::data_loading_bound : ts::verdict::communication_bound)
+        << gap_start;
+  }
+}
+
 TEST(DiagnoseScenarios, PeriodicGapsFormAComb) {
   ts::test::table_builder b;
   b.input("kineto-json");

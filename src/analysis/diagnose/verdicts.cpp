@@ -25,14 +25,6 @@ void decide(verdict_row& v, std::int64_t busy, std::int64_t exposed, diagnose_op
     v.what = verdict::balanced;
     return;
   }
-  if (v.exposed_communication_share >= o.communication_threshold) {
-    v.what = verdict::communication_bound;
-    return;
-  }
-  if (v.busy_share >= o.busy_threshold) {
-    v.what = verdict::gpu_bound;
-    return;
-  }
   using enum idle_cause;
   struct group {
     verdict what;
@@ -47,7 +39,17 @@ void decide(verdict_row& v, std::int64_t busy, std::int64_t exposed, diagnose_op
   };
   auto const* top = std::max_element(std::begin(groups), std::end(groups),
                                      [](group const& a, group const& b) { return a.ns < b.ns; });
-  v.what = share(top->ns, window) >= o.idle_cause_threshold ? top->what : verdict::balanced;
+  // Exposed communication and, below the busy threshold, the largest idle group compete: the
+  // larger share of the window that reaches its threshold decides.
+  bool const comm = v.exposed_communication_share >= o.communication_threshold;
+  double const idle_share = share(top->ns, window);
+  bool const idle = v.busy_share < o.busy_threshold && idle_share >= o.idle_cause_threshold;
+  if (comm && (!idle || v.exposed_communication_share >= idle_share))
+    v.what = verdict::communication_bound;
+  else if (idle)
+    v.what = top->what;
+  else
+    v.what = v.busy_share >= o.busy_threshold ? verdict::gpu_bound : verdict::balanced;
 }
 
 /// Gaps of one device in start order.
