@@ -3,7 +3,6 @@
 // call (device_activity): unions per device (and per device × kind, communication,
 // computation), their intersection, the gap scan over the activity union and segmented
 // statistics of kernel durations per name. Only the result tables come back.
-#include <tracesweep/analysis/activity_request.hpp>
 #include <tracesweep/error.hpp>
 #include <tracesweep/summary.hpp>
 
@@ -20,8 +19,17 @@ summary compute_summary(trace_model const& model, backend& be, summary_options c
 
   // Everything on the device activity in one backend call: row selection, the unions, the
   // communication ∩ computation overlap, the gap scan and the kernel statistics.
-  auto const activity =
-      be.device_activity(job_activity_request(model, options.min_gap_ns, options.top));
+  activity_request request;
+  request.start = table.start_ns;
+  request.end = table.end_ns;
+  request.kind = table.kind;
+  request.device_group = model.device_group();
+  request.name = table.name;
+  request.communication = model.communication_names();
+  request.device_count = device_count;
+  request.min_gap = options.min_gap_ns;
+  request.top_per_group = options.top;
+  auto const activity = be.device_activity(request);
 
   out.devices.reserve(device_count);
   for (std::size_t g = 0; g < device_count; ++g) {

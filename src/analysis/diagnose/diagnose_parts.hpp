@@ -17,6 +17,11 @@
 
 namespace tracesweep::diagnose_detail {
 
+/// part / whole as a ratio; 0 for an empty whole.
+[[nodiscard]] inline double share(std::int64_t part, std::int64_t whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
 /// Device activity rows (kernel, memcpy, memset) per dense device id, by (start, row).
 struct device_rows {
   std::vector<std::size_t> rows;
@@ -76,7 +81,6 @@ class host_classifier {
   [[nodiscard]] bool is_sync_call(std::size_t row) const;
   /// Whether classify() says sync for `row`, whatever it launches.
   [[nodiscard]] bool is_sync(std::size_t row) const;
-  [[nodiscard]] bool is_data_loader(string_id name) const;
 
  private:
   enum flag : std::uint8_t {

@@ -82,10 +82,6 @@ bool host_classifier::is_sync(std::size_t row) const {
   return classify(row, false) == host_class::sync;
 }
 
-bool host_classifier::is_data_loader(string_id name) const {
-  return name < _flags.size() && (_flags[name] & loader_name);
-}
-
 std::optional<host_index::key> launching_thread(trace_model const& model, std::int64_t row) {
   if (row < 0) return std::nullopt;
   auto const call = model.launcher(static_cast<std::size_t>(row));

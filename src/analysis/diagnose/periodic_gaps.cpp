@@ -70,7 +70,7 @@ void find_periodic_gaps(trace_model const& model, activity_result const& activit
     for (auto const* g : list) f.total_ns += g->end - g->start;
     auto const& a = activity.devices[key.first];
     std::int64_t const window = a.window_end - a.window_start;
-    f.share = window > 0 ? static_cast<double>(f.total_ns) / static_cast<double>(window) : 0.0;
+    f.share = share(f.total_ns, window);
     f.cause = key.second;
     f.first_start_ns = list.front()->start;
     out.periodic_gaps.push_back(f);

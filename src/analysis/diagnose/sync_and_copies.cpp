@@ -14,10 +14,6 @@ namespace tracesweep::diagnose_detail {
 
 namespace {
 
-double share(std::int64_t part, std::int64_t whole) {
-  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
-
 void find_sync(trace_model const& model, host_classifier const& classifier, diagnosis& out) {
   auto const& t = model.table();
   using key = std::tuple<std::int32_t, std::int32_t, std::int64_t>;  // rank, input, thread

@@ -9,10 +9,6 @@ namespace tracesweep::diagnose_detail {
 
 namespace {
 
-double share(std::int64_t part, std::int64_t whole) {
-  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
-
 std::int64_t at(idle_by_cause const& idle, idle_cause c) {
   return idle[static_cast<std::size_t>(c)];
 }
