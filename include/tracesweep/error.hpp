@@ -5,6 +5,7 @@
 // names a command-line option: the CLI maps them to the options they came from.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -28,6 +29,24 @@ class input_error : public std::runtime_error {
   std::string _path;
   std::string _where;
   std::string _why;
+};
+
+/// An input that passes a reader's safety limit (read_options): still a defect of the file (exit
+/// 2), but one a user may lift; carries which limit and its value so the CLI can name the option.
+class input_limit_error : public input_error {
+ public:
+  enum class limit { event_bytes, inflate_ratio };
+  input_limit_error(std::string path, std::string where, std::string why, limit which,
+                    std::uint64_t value)
+      : input_error(std::move(path), std::move(where), std::move(why)),
+        _which(which),
+        _value(value) {}
+  [[nodiscard]] limit which() const noexcept { return _which; }
+  [[nodiscard]] std::uint64_t value() const noexcept { return _value; }
+
+ private:
+  limit _which;
+  std::uint64_t _value;
 };
 
 /// The requested backend cannot run here (no GPU, no driver, built without CUDA). The message

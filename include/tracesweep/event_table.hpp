@@ -63,6 +63,18 @@ struct kernel_launch_metrics {
 
 /// Reasons a row can be rejected by the table itself.
 inline constexpr std::string_view skip_end_before_start = "end_before_start";
+inline constexpr std::string_view skip_time_out_of_range = "time_out_of_range";
+inline constexpr std::string_view skip_duration_out_of_range = "duration_out_of_range";
+inline constexpr std::string_view skip_bytes_out_of_range = "bytes_out_of_range";
+
+/// The accepted range of times: |t| < 2^62 ns (about 146 years either side of the clock's zero),
+/// and end − start < 2^62. Within it the difference of any two times fits in int64, so no
+/// analysis has to check a subtraction; a row outside it is skipped and counted, never wrapped.
+/// Byte counts likewise: 0 <= bytes < 2^62.
+inline constexpr std::int64_t time_limit_ns = std::int64_t{1} << 62;
+[[nodiscard]] constexpr bool time_in_range(std::int64_t t) noexcept {
+  return t > -time_limit_ns && t < time_limit_ns;
+}
 
 class event_table {
  public:
@@ -85,8 +97,10 @@ class event_table {
 
   /// Registers an input file; events appended afterwards belong to it until the next call.
   std::int32_t begin_input(std::string path, std::string format);
-  /// Appends one event of the current input. An event with end < start is not kept: it is
-  /// counted under skip_end_before_start and false is returned.
+  /// Appends one event of the current input. An event with end < start, a time outside
+  /// time_in_range, a duration of 2^62 ns or more, or bytes outside [0, 2^62) is not kept: it is
+  /// counted under skip_end_before_start, skip_time_out_of_range, skip_duration_out_of_range or
+  /// skip_bytes_out_of_range, and false is returned.
   bool append(event const& e);
   /// Records launch metrics (NaN = absent) for the row appended last.
   void add_launch_metrics(double blocks_per_sm, double est_occupancy_pct);

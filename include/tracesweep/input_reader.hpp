@@ -24,6 +24,11 @@ enum class kernel_naming { demangled, base, mangled };
 }
 inline constexpr std::uint32_t all_event_kinds = (std::uint32_t{1} << event_kind_count) - 1;
 
+/// Limits that keep a tiny hostile file from taking unbounded memory or time. Real traces stay
+/// far below them: Kineto events are a few KB, and real .json.gz files inflate 15-30×.
+inline constexpr std::uint64_t default_max_event_bytes = std::uint64_t{64} << 20;
+inline constexpr std::uint64_t default_max_inflate_ratio = 200;
+
 struct read_options {
   unsigned threads = 0;  ///< 0 = all hardware threads
   /// Rank for a file that does not name its own (Chrome traces without distributedInfo): the
@@ -35,6 +40,12 @@ struct read_options {
   /// checks on the file stay the same: an nsys export without GPU activity is an error even
   /// when only host kinds are asked for.
   std::uint32_t kinds = all_event_kinds;
+  /// JSON: the longest single value kept in memory (one event with the whitespace before it, or
+  /// a top-level value the reader uses). Longer is input_limit_error (limit::event_bytes).
+  std::uint64_t max_event_bytes = default_max_event_bytes;
+  /// gzip: the most bytes inflated per compressed byte, checked once 64 MiB have been inflated.
+  /// More is input_limit_error (limit::inflate_ratio): a decompression bomb.
+  std::uint64_t max_inflate_ratio = default_max_inflate_ratio;
 };
 
 /// One reader: its name, whether the first bytes of a file are its format, and the reader.

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 namespace tracesweep {
@@ -28,6 +29,23 @@ struct exact_stats {
   std::vector<std::int64_t> quantile_hi;
   friend bool operator==(exact_stats const&, exact_stats const&) = default;
 };
+
+/// `sum` (an exact 128-bit total of int64 values) as int64; a total that does not fit throws
+/// std::overflow_error saying `what` overflowed. Results never wrap.
+[[nodiscard]] std::int64_t narrow_sum(int128 sum, std::string_view what);
+
+/// Throws std::overflow_error saying `what` does not fit in 64 bits.
+[[noreturn]] void throw_overflow(std::string_view what);
+
+/// a + b, or std::overflow_error saying `what` overflowed: for sums of durations or bytes that
+/// may overlap (a sum of times within one window always fits: |t| < 2^62).
+[[nodiscard]] inline std::int64_t checked_add(std::int64_t a, std::int64_t b,
+                                              std::string_view what) {
+  std::int64_t out = 0;
+  if (__builtin_add_overflow(a, b, &out)) [[unlikely]]
+    throw_overflow(what);
+  return out;
+}
 
 /// Floating values derived from exact_stats.
 struct derived_stats {

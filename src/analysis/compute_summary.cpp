@@ -74,7 +74,7 @@ summary compute_summary(trace_model const& model, backend& be, summary_options c
     kernel_summary k;
     k.name = std::string(table.strings().at(s.key));
     k.calls = static_cast<std::int64_t>(s.count);
-    k.total_ns = static_cast<std::int64_t>(s.sum);
+    k.total_ns = narrow_sum(s.sum, "the total time of kernel " + k.name);
     k.avg_ns = d.mean;
     k.median_ns = d.median;
     k.min_ns = s.min;

@@ -60,6 +60,14 @@ int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
   app.add_flag("-v,--verbose", ctx.verbose, "Say which backend runs and what was skipped");
   app.add_option("--device-memory-limit", ctx.device_memory_limit,
                  "Bytes of GPU memory one primitive may use; larger work is chunked (cuda)");
+  app.add_option("--max-event-bytes", ctx.max_event_bytes,
+                 "JSON: longest event (or used top-level value) held in memory, bytes")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-inflate-ratio", ctx.max_inflate_ratio,
+                 "gzip: most bytes inflated per compressed byte (a decompression bomb beyond)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_flag("--keep-going", ctx.keep_going,
                "Report a file that cannot be read and go on with the others");
   app.fallthrough();

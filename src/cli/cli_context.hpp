@@ -19,6 +19,7 @@
 #include <tracesweep/output/result_table.hpp>
 
 #include "cli/app.hpp"
+#include "cli/output_file.hpp"
 
 namespace tracesweep::cli {
 
@@ -32,6 +33,9 @@ struct analysis_args {
 
 /// An analysis: from the job's model and a backend to the result tables to write.
 using analysis_fn = std::function<output::result_set(trace_model const&, backend&)>;
+/// The result tables of an analysis of nothing (every table, no rows): what --table may name,
+/// checked before any input is read.
+using result_shape_fn = std::function<output::result_set()>;
 
 struct context {
   std::string backend_name = "auto";
@@ -40,6 +44,8 @@ struct context {
   bool verbose = false;
   bool keep_going = false;
   std::size_t device_memory_limit = 0;  ///< bytes; 0 = the CUDA backend's default
+  std::uint64_t max_event_bytes = default_max_event_bytes;      ///< read_options
+  std::uint64_t max_inflate_ratio = default_max_inflate_ratio;  ///< read_options
   /// Set by the chosen subcommand's callback; returns the process exit code.
   std::function<int()> run;
   /// The chosen command's name and what it is doing, for errors that carry no place of their own.
@@ -55,16 +61,18 @@ struct context {
   /// Reads `paths` into `table`; with --keep-going reports each failed file on stderr and
   /// returns how many failed (0 when all were read).
   int read(std::vector<std::string> const& paths, event_table& table, read_options options = {});
-  /// Writes `results` to -o FILE (see output_file), else stdout, with the writer of `format`;
-  /// `table` non-empty: only that table. A failed write throws (exit 2).
-  /// A table the results lack is a usage error naming --table.
-  void write(output::result_set const& results, std::string const& format,
-             std::string const& table);
-  /// The skeleton of every analysis command: reads `args.inputs` (reading `options`), builds the
-  /// model and the backend, runs `analyze` and writes its results (`table`: see write()).
-  /// Returns the exit code: 2 when --keep-going left a file out, else 0.
+  /// Writes `results` with the writer of `format` to `file` when given, else stdout; `table`
+  /// non-empty: only that table. A failed write throws (exit 2). A table the results lack is a
+  /// usage error naming --table.
+  void write(output::result_set const& results, std::string const& format, std::string const& table,
+             output_file* file);
+  /// The skeleton of every analysis command. Before reading anything it checks the options: the
+  /// pattern, -o (never an input, and writable: its file is opened now), and `table` against
+  /// `shape` (when given). Then it reads `args.inputs` (reading `options`), builds the model and
+  /// the backend, runs `analyze` and writes its results. An overflow in the analysis is exit 2
+  /// naming the inputs. Returns the exit code: 2 when --keep-going left a file out, else 0.
   int run_analysis(analysis_args const& args, read_options const& options, std::string const& table,
-                   analysis_fn const& analyze);
+                   analysis_fn const& analyze, result_shape_fn const& shape = {});
 };
 
 /// Registers subcommand `name` with a fresh argument struct that its callbacks share.

@@ -4,6 +4,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
 
 #include <tracesweep/error.hpp>
 #include <tracesweep/model/comm_classifier.hpp>
@@ -11,23 +14,13 @@
 
 namespace tracesweep::cli {
 
-void context::write(output::result_set const& results, std::string const& format,
-                    std::string const& table) {
-  auto const write = output::find_writer(format);
-  if (!write) throw usage_error("--format " + format + ": unknown format");
-  phase = "writing the output";
+namespace {
+
+/// Runs `write` and turns a table the results lack into the usage error naming --table.
+template <class Write>
+void naming_the_table(Write&& write) {
   try {
-    if (output_path.empty()) {
-      write(results, table, std::cout);
-      std::cout.flush();
-      if (!std::cout)
-        throw input_error("standard output", "writing the output",
-                          "write failed (device full, closed pipe or I/O error)");
-      return;
-    }
-    output_file file(output_path);
-    write(results, table, file.stream());
-    file.commit();
+    write();
   } catch (unknown_table_error const& e) {
     std::string expected;
     auto const& valid = e.valid();
@@ -35,6 +28,33 @@ void context::write(output::result_set const& results, std::string const& format
       expected += (i == 0 ? "" : i + 1 == valid.size() ? " or " : ", ") + valid[i];
     throw usage_error("--table " + e.table() + ": unknown table (expected " + expected + ")");
   }
+}
+
+/// The writer of `format`, or the usage error.
+output::write_function writer_of(std::string const& format) {
+  auto const write = output::find_writer(format);
+  if (!write) throw usage_error("--format " + format + ": unknown format");
+  return write;
+}
+
+}  // namespace
+
+void context::write(output::result_set const& results, std::string const& format,
+                    std::string const& table, output_file* file) {
+  auto const write = writer_of(format);
+  phase = "writing the output";
+  naming_the_table([&] {
+    if (file) {
+      write(results, table, file->stream());
+      file->commit();
+      return;
+    }
+    write(results, table, std::cout);
+    std::cout.flush();
+    if (!std::cout)
+      throw input_error("standard output", "writing the output",
+                        "write failed (device full, closed pipe or I/O error)");
+  });
 }
 
 std::unique_ptr<backend> context::make_backend(event_table const& table) {
@@ -56,6 +76,8 @@ std::unique_ptr<backend> context::make_backend(event_table const& table) {
 
 int context::read(std::vector<std::string> const& paths, event_table& table, read_options options) {
   options.threads = threads;
+  options.max_event_bytes = max_event_bytes;
+  options.max_inflate_ratio = max_inflate_ratio;
   phase = "reading the inputs";
   auto failures = read_inputs(paths, table, options, keep_going);
   for (auto const& f : failures) std::cerr << "tracesweep: " << f.what() << '\n';
@@ -73,16 +95,41 @@ int context::read(std::vector<std::string> const& paths, event_table& table, rea
   return static_cast<int>(failures.size());
 }
 
+namespace {
+
+/// The inputs of a job in a message: the one path, or the first and how many more.
+std::string job_name(event_table const& table) {
+  auto const& inputs = table.inputs();
+  if (inputs.size() == 1) return inputs.front().path;
+  return inputs.front().path + " (and " + std::to_string(inputs.size() - 1) + " more inputs)";
+}
+
+}  // namespace
+
 int context::run_analysis(analysis_args const& args, read_options const& options,
-                          std::string const& table_name, analysis_fn const& analyze) {
+                          std::string const& table_name, analysis_fn const& analyze,
+                          result_shape_fn const& shape) {
   (void)comm_classifier(args.comm_pattern);  // a bad pattern fails before any input is read
+  if (!table_name.empty() && shape) {
+    std::ostringstream discard;
+    naming_the_table([&] { writer_of(args.format)(shape(), table_name, discard); });
+  }
   refuse_output_that_is_an_input(output_path, args.inputs);
+  std::optional<output_file> file;
+  if (!output_path.empty()) file.emplace(output_path);
   event_table table;
   int const failed = read(args.inputs, table, options);
   if (table.inputs().empty()) throw input_error(args.inputs.front(), "", "no input could be read");
   auto be = make_backend(table);
-  trace_model const model(table, {args.comm_pattern});
-  write(analyze(model, *be), args.format, table_name);
+  output::result_set results;
+  try {
+    trace_model const model(table, {args.comm_pattern});
+    results = analyze(model, *be);
+  } catch (std::overflow_error const& e) {
+    // A result that cannot be represented is a property of the data: name what was read.
+    throw input_error(job_name(table), "", std::string("arithmetic overflow: ") + e.what());
+  }
+  write(results, args.format, table_name, file ? &*file : nullptr);
   return failed ? static_cast<int>(exit_code::bad_input) : 0;
 }
 

@@ -99,9 +99,12 @@ void add_diagnose_command(CLI::App& app, context& ctx) {
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
       check_patterns(args->options);
-      return ctx.run_analysis(args->common, {}, args->table, [&](auto const& model, auto& be) {
-        return diagnose_results(diagnose(model, be, args->options));
-      });
+      return ctx.run_analysis(
+          args->common, {}, args->table,
+          [&](auto const& model, auto& be) {
+            return diagnose_results(diagnose(model, be, args->options));
+          },
+          [] { return diagnose_results(diagnosis{}); });
     };
   });
 }

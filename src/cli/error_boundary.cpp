@@ -29,6 +29,12 @@ int report_error(std::exception_ptr e, std::string_view where, std::ostream& err
   std::string const at = where.empty() ? std::string() : std::string(where) + ": ";
   try {
     std::rethrow_exception(e);
+  } catch (input_limit_error const& x) {
+    bool const events = x.which() == input_limit_error::limit::event_bytes;
+    return say(err,
+               std::string(x.what()) + " (the limit; raise it with " +
+                   (events ? "--max-event-bytes" : "--max-inflate-ratio") + " N)",
+               exit_code::bad_input);
   } catch (input_error const& x) {
     return say(err, x.what(), exit_code::bad_input);
   } catch (pattern_error const& x) {

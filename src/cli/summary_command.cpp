@@ -27,9 +27,12 @@ void add_summary_command(CLI::App& app, context& ctx) {
       ->capture_default_str();
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
-      return ctx.run_analysis(args->common, {}, args->table, [&](auto const& model, auto& be) {
-        return summary_results(compute_summary(model, be, args->options));
-      });
+      return ctx.run_analysis(
+          args->common, {}, args->table,
+          [&](auto const& model, auto& be) {
+            return summary_results(compute_summary(model, be, args->options));
+          },
+          [] { return summary_results(summary{}); });
     };
   });
 }

@@ -15,8 +15,20 @@ std::int32_t event_table::begin_input(std::string path, std::string format) {
 }
 
 bool event_table::append(event const& e) {
+  if (!time_in_range(e.start_ns) || !time_in_range(e.end_ns)) {
+    skip(skip_time_out_of_range);
+    return false;
+  }
   if (e.end_ns < e.start_ns) {
     skip(skip_end_before_start);
+    return false;
+  }
+  if (e.end_ns - e.start_ns >= time_limit_ns) {
+    skip(skip_duration_out_of_range);
+    return false;
+  }
+  if (e.bytes < 0 || e.bytes >= time_limit_ns) {
+    skip(skip_bytes_out_of_range);
     return false;
   }
   start_ns.push_back(e.start_ns);

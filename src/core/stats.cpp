@@ -2,7 +2,9 @@
 // The one place floating statistics are made: from the exact integer parts a backend returns,
 // with long double intermediates and a single rounding to double where possible.
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
+#include <string>
 
 #include <tracesweep/stats.hpp>
 
@@ -100,6 +102,19 @@ derived_stats derive_stats(exact_stats const& s, std::span<double const> quantil
     d.quantiles[i] = static_cast<double>(static_cast<long double>(lo) + span * frac);
   }
   return d;
+}
+
+}  // namespace tracesweep
+
+namespace tracesweep {
+
+void throw_overflow(std::string_view what) {
+  throw std::overflow_error(std::string(what) + " does not fit in 64 bits");
+}
+
+std::int64_t narrow_sum(int128 sum, std::string_view what) {
+  if (sum > INT64_MAX || sum < INT64_MIN) throw_overflow(what);
+  return static_cast<std::int64_t>(sum);
 }
 
 }  // namespace tracesweep

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <new>
+#include <stdexcept>
 #include <system_error>
 
 namespace tracesweep {
@@ -80,6 +82,26 @@ std::vector<std::string> expand_inputs(std::vector<std::string> const& paths) {
   return out;
 }
 
+namespace {
+
+/// read_input, with every failure tied to the file: running out of memory or an arithmetic
+/// overflow while reading it become input_errors naming it (the reader has already left the
+/// table as it was), so --keep-going goes on past them too.
+void read_input_naming_it(std::string const& file, event_table& table,
+                          read_options const& options) {
+  try {
+    read_input(file, table, options);
+  } catch (input_error const&) {
+    throw;
+  } catch (std::bad_alloc const&) {
+    throw input_error(file, "", "out of memory while reading it");
+  } catch (std::exception const& e) {
+    throw input_error(file, "", e.what());
+  }
+}
+
+}  // namespace
+
 std::vector<input_error> read_inputs(std::vector<std::string> const& paths, event_table& table,
                                      read_options const& options, bool keep_going) {
   auto files = expand_inputs(paths);
@@ -92,7 +114,7 @@ std::vector<input_error> read_inputs(std::vector<std::string> const& paths, even
     per_file.fallback_rank = static_cast<std::int32_t>(
         std::lower_bound(by_path.begin(), by_path.end(), file) - by_path.begin());
     try {
-      read_input(file, table, per_file);
+      read_input_naming_it(file, table, per_file);
       auto const& info = table.inputs().back();
       if (is_chrome(info)) {
         for (auto r : info.ranks) {

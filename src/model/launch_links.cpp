@@ -3,6 +3,7 @@
 // unlaunched device rows are dropped, and the kernel time the calls of a thread / a rank launched.
 #include <algorithm>
 #include <limits>
+#include <tracesweep/stats.hpp>
 #include <unordered_map>
 
 #include "model/model_parts.hpp"
@@ -118,7 +119,9 @@ trace_model::call_times_part::call_times_part(trace_model const& model) {
   std::vector<std::int64_t> launched(n, 0);
   for (std::size_t i = 0; i < n; ++i)
     if (t.kind[i] == event_kind::kernel && launcher[i] >= 0)
-      launched[static_cast<std::size_t>(launcher[i])] += t.end_ns[i] - t.start_ns[i];
+      launched[static_cast<std::size_t>(launcher[i])] =
+          checked_add(launched[static_cast<std::size_t>(launcher[i])], t.end_ns[i] - t.start_ns[i],
+                      "the kernel time one call launched");
   std::vector<std::size_t> api_rows;
   for (std::size_t i = 0; i < n; ++i)
     if (t.kind[i] == event_kind::api_call) {
@@ -135,7 +138,8 @@ trace_model::call_times_part::call_times_part(trace_model const& model) {
     c.kernel_ns.push_back(launched[i]);
     auto& rc = by_rank[model.rank_index(t.rank[i])];
     rc.start.push_back(t.start_ns[i]);
-    rc.kernel_ns.push_back(rc.kernel_ns.back() + launched[i]);
+    rc.kernel_ns.push_back(
+        checked_add(rc.kernel_ns.back(), launched[i], "the kernel time launched by a rank"));
   }
 }
 
@@ -169,7 +173,8 @@ std::int64_t trace_model::kernel_time_inside(std::int32_t input, std::int64_t th
                                     c.start.begin());
   std::int64_t sum = 0;
   for (; i < c.start.size() && c.start[i] <= end; ++i)
-    if (c.end[i] <= end) sum += c.kernel_ns[i];
+    if (c.end[i] <= end)
+      sum = checked_add(sum, c.kernel_ns[i], "the kernel time launched in a range");
   return sum;
 }
 

@@ -119,7 +119,7 @@ stats_table finish(stats_report report, std::string source, std::vector<exact_st
   for (auto const& s : stats) {
     auto const d = derive_stats(s, {});
     stats_row row;
-    row.total = static_cast<std::int64_t>(s.sum);
+    row.total = narrow_sum(s.sum, "a total of the report");
     row.count = static_cast<std::int64_t>(s.count);
     row.time_percent = grand > 0 ? static_cast<double>(static_cast<long double>(s.sum) * 100.0L /
                                                        static_cast<long double>(grand))

@@ -22,10 +22,11 @@ std::vector<rank_kernel_table> compute_kernel_table(trace_model const& model, ba
     kernel_table_row row;
     row.name = std::string(model.table().strings().at(k.name));
     row.calls = static_cast<std::int64_t>(s.count);
-    row.total_ns = static_cast<std::int64_t>(s.sum);
+    row.total_ns = narrow_sum(s.sum, "the total time of kernel " + row.name);
     row.max_ns = s.max, row.min_ns = s.min;
     row.avg_ns = derive_stats(s, {}).mean;
-    rank_total[k.group] += row.total_ns;
+    rank_total[k.group] =
+        checked_add(rank_total[k.group], row.total_ns, "the kernel time of a rank");
     out[k.group].rows.push_back(std::move(row));
   }
   for (std::size_t r = 0; r < nr; ++r) {

@@ -3,6 +3,7 @@
 // = kernel time launched inside (streams summed): Paddle counts calls of the row's own thread lying
 // inside it, Kineto calls of any thread of the rank starting in it (the autograd thread launches
 // the backward kernels); statistics through the backend.
+#include <tracesweep/stats.hpp>
 #include <tracesweep/tables/model_summary.hpp>
 
 #include <algorithm>
@@ -37,7 +38,9 @@ std::vector<rank_model_summary> compute_model_summary(trace_model const& model, 
   std::vector<std::int64_t> all_kernel_ns(nr, 0);
   for (std::size_t i = 0; i < table.size(); ++i)
     if (table.kind[i] == event_kind::kernel && model.kept(i))
-      all_kernel_ns[model.rank_index(table.rank[i])] += table.end_ns[i] - table.start_ns[i];
+      all_kernel_ns[model.rank_index(table.rank[i])] =
+          checked_add(all_kernel_ns[model.rank_index(table.rank[i])],
+                      table.end_ns[i] - table.start_ns[i], "the kernel time of a rank");
   // segmented_stats groups by key; sort keys with their values first (the backend sorts).
   std::vector<std::uint32_t> order(keys.size());
   std::iota(order.begin(), order.end(), 0u);
@@ -61,10 +64,10 @@ std::vector<rank_model_summary> compute_model_summary(trace_model const& model, 
     model_item m;
     m.name = tables::item_name(model, out[r].rank, sl);
     m.calls = static_cast<std::int64_t>(cs[j].count);
-    m.cpu_total_ns = static_cast<std::int64_t>(cs[j].sum);
+    m.cpu_total_ns = narrow_sum(cs[j].sum, "the host time of " + m.name);
     m.cpu_min_ns = cs[j].min, m.cpu_max_ns = cs[j].max;
     m.cpu_avg_ns = derive_stats(cs[j], {}).mean;
-    m.gpu_total_ns = static_cast<std::int64_t>(gs[j].sum);
+    m.gpu_total_ns = narrow_sum(gs[j].sum, "the device time of " + m.name);
     m.gpu_min_ns = gs[j].min, m.gpu_max_ns = gs[j].max;
     m.gpu_avg_ns = derive_stats(gs[j], {}).mean;
     out[r].items.push_back(std::move(m));

@@ -410,7 +410,7 @@ std::vector<tb_overview> compute_tb_overview(trace_model const& model, backend& 
       tb_kernel kr;
       kr.name = std::string(pool.at(it->name));
       kr.calls = static_cast<std::int64_t>(s.count);
-      kr.total_ns = static_cast<std::int64_t>(s.sum);
+      kr.total_ns = narrow_sum(s.sum, "the total time of kernel " + kr.name);
       kr.max_ns = s.max, kr.min_ns = s.min;
       kr.mean_ns = static_cast<double>(kr.total_ns) / static_cast<double>(kr.calls);
       kr.blocks_per_sm = acc[2] > 0 ? acc[0] / acc[2] : 0;

@@ -46,11 +46,17 @@
 // Other phases (B/E, i, s/f flows, C, M) are not rows and are ignored quietly: correlation comes
 // from args, which is authoritative; flows add nothing.
 //
-// Defects. Fatal (input_error "path: byte N / event N / traceEvents: why", table untouched):
+// Defects. Fatal (input_error "path: byte N[, event N] / traceEvents: why", table untouched):
 // unreadable, invalid or truncated gzip; truncated or invalid JSON; not a JSON object or array;
-// no traceEvents; an event that is not an object; no usable events. Skipped and counted in
-// input_info.skipped (the CLI prints them): complete events with missing_ts, missing_dur,
-// negative_dur, invalid_ts (not a number / out of int64 range), invalid_dur.
+// no traceEvents; an event that is not an object; no usable events; input_limit_error when one
+// event passes read_options::max_event_bytes or gzip inflates more than max_inflate_ratio ×.
+// The JSON policy: invalid JSON in anything the reader interprets (any top-level key, the used
+// header values, an event's ph/ts/dur/pid/tid/cat/name and used args, every string of a complete
+// event) is fatal at the byte where it starts — NaN, Infinity, +5, 5., 0123, 0x10 included; what
+// it skips for speed (unused top-level values and args, a non-"X" event past its ph) is checked
+// for structure only. Skipped and counted in input_info.skipped (the CLI prints them): complete
+// events with missing_ts, missing_dur, negative_dur, invalid_ts / invalid_dur (a JSON value of
+// another type), time_out_of_range / duration_out_of_range (outside event_table's time_in_range).
 #pragma once
 
 #include <string>

@@ -440,10 +440,12 @@ result_table gap_histogram(diagnosis const& d) {
   if (d.gap_durations.empty()) return t;
   std::int64_t const longest = *std::max_element(d.gap_durations.begin(), d.gap_durations.end());
   std::vector<std::int64_t> edges;
-  for (std::int64_t decade = 1; decade <= longest; decade *= 10)
+  for (std::int64_t decade = 1;; decade *= 10) {  // up to the first edge past the longest
     for (std::int64_t m : {1, 2, 5})
       if (decade * m <= longest || edges.empty() || edges.back() <= longest)
         edges.push_back(decade * m);
+    if (decade > longest / 10) break;  // 10 × decade > longest (and would not overflow)
+  }
   auto label = [](std::int64_t ns) {
     if (ns >= 1'000'000) return fmt::format("{:g} ms", static_cast<double>(ns) / 1e6);
     if (ns >= 1'000) return fmt::format("{:g} us", static_cast<double>(ns) / 1e3);

@@ -3,6 +3,7 @@
 // numbers, why it matters and where to look.
 #include <algorithm>
 #include <map>
+#include <tracesweep/stats.hpp>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -79,7 +80,7 @@ void gap_findings(diagnosis const& d, std::vector<finding>& out) {
     if (periodic) continue;
     auto& [n, total, largest] = groups[{g.where.input, g.where.rank, g.where.device, g.cause}];
     ++n;
-    total += g.duration();
+    total = checked_add(total, g.duration(), "the idle time of a finding");
     if (largest == nullptr) largest = &g;
   }
   for (auto const& [k, v] : groups) {

@@ -4,6 +4,7 @@
 // each with the op that launched it and what its launching thread was doing meanwhile.
 #include <algorithm>
 #include <map>
+#include <tracesweep/stats.hpp>
 #include <tuple>
 
 #include "analysis/diagnose/diagnose_parts.hpp"
@@ -40,7 +41,9 @@ void find_long_tail(trace_model const& model, activity_result const& activity,
     auto& n = names[t.name[f.row]];
     ++n.instances;
     n.median_ns = median[t.name[f.row]];
-    n.excess_ns += t.end_ns[f.row] - t.start_ns[f.row] - static_cast<std::int64_t>(n.median_ns);
+    n.excess_ns = checked_add(
+        n.excess_ns, t.end_ns[f.row] - t.start_ns[f.row] - static_cast<std::int64_t>(n.median_ns),
+        "the long-tail excess of a kernel");
     n.worst_ratio = std::max(n.worst_ratio, f.ratio);
   }
   for (auto& [id, n] : names) {

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include <tracesweep/memcpy_labels.hpp>
+#include <tracesweep/stats.hpp>
 
 #include "analysis/diagnose/diagnose_parts.hpp"
 
@@ -27,7 +28,8 @@ void find_sync(trace_model const& model, host_classifier const& classifier, diag
     row.rank = t.rank[i];
     row.thread = call ? t.stream[i] : -1;
     ++row.calls;
-    row.total_ns += t.end_ns[i] - t.start_ns[i];
+    row.total_ns =
+        checked_add(row.total_ns, t.end_ns[i] - t.start_ns[i], "the sync time of a thread");
   }
   // Device-side sync records (Kineto cuda_sync) count only for ranks without sync calls.
   for (auto const& [k, row] : records) {
@@ -51,8 +53,8 @@ void find_memcpy(trace_model const& model, activity_result const& activity, diag
     if (groups[i] == no_device || t.kind[i] != event_kind::memcpy) continue;
     auto& m = rows[{groups[i], t.subkind[i]}];
     ++m.calls;
-    m.total_ns += t.end_ns[i] - t.start_ns[i];
-    m.bytes += t.bytes[i];
+    m.total_ns = checked_add(m.total_ns, t.end_ns[i] - t.start_ns[i], "the copy time of a device");
+    m.bytes = checked_add(m.bytes, t.bytes[i], "the bytes copied by a device");
   }
   for (auto& [k, m] : rows) {
     m.where = key_of(model, k.first);
@@ -82,8 +84,8 @@ void find_small_copies(trace_model const& model, step_windows const& steps, diag
     if (s < 0) continue;
     auto& f = per_step[{groups[i], s, t.subkind[i]}];
     ++f.copies;
-    f.bytes += t.bytes[i];
-    f.total_ns += t.end_ns[i] - t.start_ns[i];
+    f.bytes = checked_add(f.bytes, t.bytes[i], "the bytes copied in a step");
+    f.total_ns = checked_add(f.total_ns, t.end_ns[i] - t.start_ns[i], "the copy time of a step");
   }
   std::vector<small_copy_finding> found;
   for (auto& [k, f] : per_step) {

@@ -4,6 +4,7 @@
 // from one host op: the outermost host range around the launch call that is not a step. Runs
 // are found first without the ops; only runs long enough are split where the op changes.
 #include <algorithm>
+#include <tracesweep/stats.hpp>
 #include <tuple>
 
 #include "analysis/diagnose/diagnose_parts.hpp"
@@ -78,7 +79,8 @@ void find_bursts(trace_model const& model, device_rows const& order,
         b.start_ns = t.start_ns[run.rows[first]];
         for (std::size_t j = first; j < k; ++j) {
           b.end_ns = std::max(b.end_ns, t.end_ns[run.rows[j]]);
-          b.kernel_ns += t.end_ns[run.rows[j]] - t.start_ns[run.rows[j]];
+          b.kernel_ns = checked_add(b.kernel_ns, t.end_ns[run.rows[j]] - t.start_ns[run.rows[j]],
+                                    "the kernel time of a burst");
         }
         b.kernels = static_cast<std::int64_t>(k - first);
         if (op >= 0)

@@ -71,7 +71,8 @@ class plain_source final : public byte_source {
 /// gzip (RFC 1952) members, one after another, inflated by zlib.
 class gzip_source final : public byte_source {
  public:
-  explicit gzip_source(std::string const& path) : _file(path), _in(1 << 20) {
+  gzip_source(std::string const& path, std::uint64_t max_ratio)
+      : _file(path), _in(1 << 20), _max_ratio(max_ratio) {
     if (inflateInit2(&_z, 16 + MAX_WBITS) != Z_OK)
       throw input_error(path, "", "zlib initialisation failed");
   }
@@ -115,7 +116,10 @@ class gzip_source final : public byte_source {
       throw input_error(_file.path(), where(),
                         std::string("invalid gzip data: ") + (_z.msg ? _z.msg : zError(rc)));
     }
-    return want - _z.avail_out;
+    auto const produced = want - _z.avail_out;
+    _inflated += produced;
+    check_ratio();
+    return produced;
   }
   [[nodiscard]] std::uint64_t file_bytes_consumed() const noexcept override {
     return _file.consumed() - _z.avail_in;
@@ -134,6 +138,17 @@ class gzip_source final : public byte_source {
     _z.next_in = reinterpret_cast<Bytef*>(_in.data());
     _z.avail_in = static_cast<uInt>(left + got);
   }
+  void check_ratio() const {
+    auto const compressed = std::max<std::uint64_t>(file_bytes_consumed(), 1);
+    if (_inflated <= inflate_check_after || _inflated / compressed < _max_ratio) return;
+    throw input_limit_error(_file.path(), where(),
+                            "inflates more than " + std::to_string(_max_ratio) + "x (" +
+                                std::to_string(_inflated) + " bytes from " +
+                                std::to_string(compressed) +
+                                " compressed bytes): a decompression bomb, or a trace padded "
+                                "with filler",
+                            input_limit_error::limit::inflate_ratio, _max_ratio);
+  }
   [[nodiscard]] std::string where() const {
     return "compressed byte " + std::to_string(file_bytes_consumed());
   }
@@ -144,11 +159,14 @@ class gzip_source final : public byte_source {
   bool _eof = false;
   bool _done = false;
   bool _between_members = false;
+  std::uint64_t _max_ratio;
+  std::uint64_t _inflated = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<byte_source> open_byte_source(std::string const& path) {
+std::unique_ptr<byte_source> open_byte_source(std::string const& path,
+                                              std::uint64_t max_inflate_ratio) {
   unsigned char magic[2] = {0, 0};
   {
     file_reader probe(path);
@@ -159,7 +177,8 @@ std::unique_ptr<byte_source> open_byte_source(std::string const& path) {
       got += n;
     }
   }
-  if (magic[0] == 0x1f && magic[1] == 0x8b) return std::make_unique<gzip_source>(path);
+  if (magic[0] == 0x1f && magic[1] == 0x8b)
+    return std::make_unique<gzip_source>(path, max_inflate_ratio);
   return std::make_unique<plain_source>(path);
 }
 

@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include <tracesweep/input_reader.hpp>
+
 namespace tracesweep::chrome {
 
 class byte_source {
@@ -23,7 +25,14 @@ class byte_source {
   [[nodiscard]] virtual bool compressed() const noexcept = 0;
 };
 
-/// Opens `path`; gzip is recognised by its magic bytes, never by the file name.
-[[nodiscard]] std::unique_ptr<byte_source> open_byte_source(std::string const& path);
+/// Inflated bytes after which a gzip source checks its expansion ratio (below it any ratio
+/// passes: a small file of repeated text may legitimately inflate a lot).
+inline constexpr std::uint64_t inflate_check_after = std::uint64_t{64} << 20;
+
+/// Opens `path`; gzip is recognised by its magic bytes, never by the file name. A gzip source
+/// whose inflated bytes pass `max_inflate_ratio` × its compressed bytes (once past
+/// inflate_check_after) throws input_limit_error.
+[[nodiscard]] std::unique_ptr<byte_source> open_byte_source(
+    std::string const& path, std::uint64_t max_inflate_ratio = default_max_inflate_ratio);
 
 }  // namespace tracesweep::chrome

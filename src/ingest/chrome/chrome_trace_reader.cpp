@@ -94,10 +94,14 @@ class table_sink {
     std::int64_t const base = header.base_time_ns.value_or(0);
     for (auto i = _first_row; i < n; ++i) {
       _table.rank[i] = rank;
+      // Rows are in range on their own; the base is known only now (it may follow
+      // traceEvents), so a base that moves one out of range is a defect of the whole file.
       if (base != 0 && (__builtin_add_overflow(_table.start_ns[i], base, &_table.start_ns[i]) ||
-                        __builtin_add_overflow(_table.end_ns[i], base, &_table.end_ns[i])))
+                        __builtin_add_overflow(_table.end_ns[i], base, &_table.end_ns[i]) ||
+                        !time_in_range(_table.start_ns[i]) || !time_in_range(_table.end_ns[i])))
         throw input_error(path, "baseTimeNanoseconds",
-                          "baseTimeNanoseconds + ts does not fit in 64-bit nanoseconds");
+                          "baseTimeNanoseconds " + std::to_string(base) +
+                              " moves an event outside the accepted times (|t| < 2^62 ns)");
     }
     _table.inputs().back().format =
         header.schema_version_is_string || _paddle ? "paddle-json" : "kineto-json";
@@ -211,10 +215,10 @@ bool is_chrome_trace(std::string_view head) noexcept {
 }
 
 void read_chrome_trace(std::string const& path, event_table& table, read_options const& options) {
-  auto source = open_byte_source(path);
+  auto source = open_byte_source(path, options.max_inflate_ratio);
   table.begin_input(path, "kineto-json");
   try {
-    event_splitter splitter(*source, path, chunk_bytes);
+    event_splitter splitter(*source, path, chunk_bytes, options.max_event_bytes);
     table_sink sink(table, *source, splitter);
     unsigned threads = options.threads;
     // More threads than TBB's global limit only make TBB warn on stderr; results do not

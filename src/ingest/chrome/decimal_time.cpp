@@ -14,7 +14,49 @@ constexpr bool is_json_space(char c) noexcept {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+/// The end of the digits starting at `i`.
+constexpr std::size_t skip_digits(std::string_view t, std::size_t i) noexcept {
+  while (i < t.size() && is_digit(t[i])) ++i;
+  return i;
+}
+
+constexpr std::string_view trimmed(std::string_view t) noexcept {
+  while (!t.empty() && is_json_space(t.back())) t.remove_suffix(1);
+  return t;
+}
+
+/// The end of the integer part (`-`? `0` | [1-9][0-9]*) of `t`, or npos when it has none.
+constexpr std::size_t integer_part_end(std::string_view t) noexcept {
+  std::size_t i = !t.empty() && t[0] == '-' ? 1 : 0;
+  if (i >= t.size() || !is_digit(t[i])) return std::string_view::npos;
+  return t[i] == '0' ? i + 1 : skip_digits(t, i);
+}
+
 }  // namespace
+
+bool is_json_integer(std::string_view token) noexcept {
+  token = trimmed(token);
+  return integer_part_end(token) == token.size();
+}
+
+bool is_json_number(std::string_view token) noexcept {
+  token = trimmed(token);
+  auto i = integer_part_end(token);
+  if (i == std::string_view::npos) return false;
+  if (i < token.size() && token[i] == '.') {
+    auto const end = skip_digits(token, i + 1);
+    if (end == i + 1) return false;
+    i = end;
+  }
+  if (i < token.size() && (token[i] == 'e' || token[i] == 'E')) {
+    ++i;
+    if (i < token.size() && (token[i] == '+' || token[i] == '-')) ++i;
+    auto const end = skip_digits(token, i);
+    if (end == i) return false;
+    i = end;
+  }
+  return i == token.size();
+}
 
 number_status decimal_to_scaled_int(std::string_view token, int scale, std::int64_t& out) noexcept {
   while (!token.empty() && is_json_space(token.back())) token.remove_suffix(1);

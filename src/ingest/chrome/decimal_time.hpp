@@ -15,6 +15,14 @@ enum class number_status : std::uint8_t {
   out_of_range,  ///< the scaled value does not fit in int64
 };
 
+/// Whether `token` (trailing JSON whitespace ignored) is a number by the strict RFC 8259
+/// grammar: `-`? (`0` | [1-9][0-9]*) (`.` [0-9]+)? ([eE] [+-]? [0-9]+)?. "NaN", "+5", "5.",
+/// "0123" and "0x10" are not.
+[[nodiscard]] bool is_json_number(std::string_view token) noexcept;
+
+/// Whether `token` is a JSON number without fraction or exponent ("-12", not "1.0" or "1e3").
+[[nodiscard]] bool is_json_integer(std::string_view token) noexcept;
+
 /// value(token) × 10^scale, rounded half to even, into `out`. Accepts the whole JSON number
 /// grammar: sign, fraction, exponent ("-1.5e-3"); trailing JSON whitespace is ignored (simdjson's
 /// raw tokens carry it). `out` is left alone unless the result is ok.

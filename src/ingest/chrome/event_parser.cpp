@@ -2,12 +2,14 @@
 #include "ingest/chrome/event_parser.hpp"
 
 #include <tracesweep/error.hpp>
+#include <tracesweep/event_table.hpp>
 
 #include "ingest/chrome/decimal_time.hpp"
 #include "ingest/chrome/event_classifier.hpp"
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace tracesweep::chrome {
 
@@ -25,6 +27,10 @@ std::string_view to_string(skip_reason r) noexcept {
       return "invalid_ts";
     case skip_reason::invalid_dur:
       return "invalid_dur";
+    case skip_reason::time_out_of_range:
+      return skip_time_out_of_range;
+    case skip_reason::duration_out_of_range:
+      return skip_duration_out_of_range;
   }
   return "unknown";
 }
@@ -63,176 +69,280 @@ struct event_fields {
   double blocks_per_sm = std::numeric_limits<double>::quiet_NaN();
   double est_occupancy = std::numeric_limits<double>::quiet_NaN();
   double theoretical_occupancy = std::numeric_limits<double>::quiet_NaN();
+  char const* fault_at = nullptr;  ///< where the invalid JSON starts, when an error is returned
 };
 
-/// A real-valued arg: a JSON number (integer or not). Anything else leaves `out` unchanged.
-void read_real(od::value& v, double& out) {
-  od::json_type type;
-  if (v.type().get(type) || type != od::json_type::number) return;
-  double d = 0;
-  if (!v.get_double().get(d)) out = d;
+/// The type of a value the reader interprets, with its syntax checked where On-Demand leaves it
+/// to the consumer: numbers (strict RFC 8259 grammar) and the atoms null, true, false. On an
+/// error `at` is where the value starts.
+simdjson::error_code checked_type(od::value& v, od::json_type& type, char const*& at) {
+  std::string_view const token = v.raw_json_token();
+  at = token.data();
+  if (auto e = v.type().get(type)) return e;
+  switch (type) {
+    case od::json_type::number:
+      return is_json_number(token) ? simdjson::SUCCESS : simdjson::NUMBER_ERROR;
+    case od::json_type::null: {
+      bool null = false;
+      return v.is_null().get(null) || !null ? simdjson::N_ATOM_ERROR : simdjson::SUCCESS;
+    }
+    case od::json_type::boolean: {
+      bool b = false;
+      if (v.get_bool().get(b))
+        return token[0] == 't' ? simdjson::T_ATOM_ERROR : simdjson::F_ATOM_ERROR;
+      return simdjson::SUCCESS;
+    }
+    default:
+      return simdjson::SUCCESS;
+  }
 }
 
-/// An integer arg: a JSON integer, or a string holding a decimal or 0x-hex integer.
-bool read_integer(od::value& v, std::int64_t& out) {
+/// A string holding an integer: decimal, or 0x-hex of at most 15 digits.
+bool integer_text(std::string_view s, std::int64_t& out) {
+  if (s.empty()) return false;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    if (s.size() > 17) return false;
+    std::int64_t value = 0;
+    for (char c : s.substr(2)) {
+      int d = 0;
+      if (c >= '0' && c <= '9')
+        d = c - '0';
+      else if (c >= 'a' && c <= 'f')
+        d = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F')
+        d = c - 'A' + 10;
+      else
+        return false;
+      value = value * 16 + d;
+    }
+    out = value;
+    return true;
+  }
+  return is_json_integer(s) && decimal_to_scaled_int(s, 0, out) == number_status::ok;
+}
+
+/// A real-valued arg: a JSON number (integer or not). Anything else leaves `out` unchanged.
+simdjson::error_code read_real(od::value& v, double& out, char const*& at) {
   od::json_type type;
-  if (v.type().get(type)) return false;
+  if (auto e = checked_type(v, type, at)) return e;
+  double d = 0;
+  if (type == od::json_type::number && !v.get_double().get(d)) out = d;
+  return simdjson::SUCCESS;
+}
+
+/// An integer arg: a JSON integer, or a string holding a decimal or 0x-hex integer. `found`
+/// tells whether it was one; a value of another type or range leaves it false.
+simdjson::error_code read_integer(od::value& v, std::int64_t& out, bool& found, char const*& at) {
+  found = false;
+  od::json_type type;
+  if (auto e = checked_type(v, type, at)) return e;
   if (type == od::json_type::number) {
     std::int64_t i = 0;
     if (!v.get_int64().get(i)) {
       out = i;
-      return true;
+      found = true;
+      return simdjson::SUCCESS;
     }
     double d = 0;  // e.g. 7.0 from a re-writer: accept exact integers only
     if (!v.get_double().get(d) && d == static_cast<double>(static_cast<std::int64_t>(d)) &&
         d >= -9.0e18 && d <= 9.0e18) {
       out = static_cast<std::int64_t>(d);
-      return true;
+      found = true;
     }
-    return false;
+    return simdjson::SUCCESS;
   }
   if (type == od::json_type::string) {
     std::string_view s;
-    if (v.get_string().get(s) || s.empty()) return false;
-    std::int64_t value = 0;
-    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-      if (s.size() > 17) return false;
-      for (char c : s.substr(2)) {
-        int d = 0;
-        if (c >= '0' && c <= '9')
-          d = c - '0';
-        else if (c >= 'a' && c <= 'f')
-          d = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F')
-          d = c - 'A' + 10;
-        else
-          return false;
-        value = value * 16 + d;
-      }
-      if (value < 0) return false;
-      out = value;
-      return true;
-    }
-    return decimal_to_scaled_int(s, 0, out) == number_status::ok &&
-           s.find_first_of(".eE") == std::string_view::npos;
+    if (auto e = v.get_string().get(s)) return e;
+    found = integer_text(s, out);
   }
-  return false;
+  return simdjson::SUCCESS;
 }
 
-presence read_number_token(od::value& v, std::string_view& token) {
+/// `ts` or `dur`: a number (its raw token), null (absent), or a value of another type.
+simdjson::error_code read_number_token(od::value& v, std::string_view& token, presence& state,
+                                       char const*& at) {
   od::json_type type;
-  if (v.type().get(type)) return presence::other;
-  if (type == od::json_type::null) return presence::absent;
-  if (type != od::json_type::number) return presence::other;
-  token = v.raw_json_token();
-  return presence::number;
+  if (auto e = checked_type(v, type, at)) return e;
+  state = type == od::json_type::null     ? presence::absent
+          : type == od::json_type::number ? presence::number
+                                          : presence::other;
+  if (state == presence::number) token = v.raw_json_token();
+  return simdjson::SUCCESS;
 }
 
-[[noreturn]] void fail_event(std::string const& path, std::uint64_t index, simdjson::error_code e) {
-  throw input_error(path, "event " + std::to_string(index),
-                    std::string("invalid JSON: ") + simdjson::error_message(e));
+/// A string field (`ph`, `cat`, `name`): its text when it is a string, else left as it is.
+simdjson::error_code read_text(od::value& v, std::string_view& out, char const*& at) {
+  od::json_type type;
+  if (auto e = checked_type(v, type, at)) return e;
+  return type == od::json_type::string ? v.get_string().get(out) : simdjson::SUCCESS;
 }
 
-/// Reads the fields of one event object. Returns an error code from simdjson.
-simdjson::error_code read_event(od::object& obj, event_fields& f) {
+/// Calls `read(key, value)` for each field of `obj` until it fails or sets `stop`.
+template <class Read>
+simdjson::error_code for_each_field(od::object& obj, bool const& stop, Read&& read) {
   for (auto field_result : obj) {
     od::field field;
     if (auto e = std::move(field_result).get(field)) return e;
-    auto const key = field.key();
-    auto& v = field.value();
-    switch (key.raw()[0]) {
+    if (auto e = read(field.key(), field.value())) return e;
+    if (stop) break;
+  }
+  return simdjson::SUCCESS;
+}
+
+/// The `args` object's fields the columns use.
+simdjson::error_code read_args(od::value& v, event_fields& f) {
+  od::json_type type;
+  if (auto e = checked_type(v, type, f.fault_at)) return e;
+  if (type != od::json_type::object) return simdjson::SUCCESS;
+  od::object args;
+  if (auto e = v.get_object().get(args)) return e;
+  bool const never = false;
+  return for_each_field(args, never, [&](od::raw_json_string k, od::value& a) {
+    auto& at = f.fault_at;
+    simdjson::error_code e = simdjson::SUCCESS;
+    if (k == "device") {
+      e = read_integer(a, f.device, f.has_device, at);
+    } else if (k == "stream") {
+      e = read_integer(a, f.stream, f.has_stream, at);
+    } else if (k == "correlation" || k == "correlation id") {
+      e = read_integer(a, f.correlation, f.has_correlation, at);
+    } else if (k == "bytes") {
+      bool found = false;
+      e = read_integer(a, f.bytes, found, at);
+      if (!found) f.bytes = 0;
+    } else if (k == "blocks per SM") {
+      e = read_real(a, f.blocks_per_sm, at);
+    } else if (k == "est. achieved occupancy %") {
+      e = read_real(a, f.est_occupancy, at);
+    } else if (k == "theoretical achieved occupancy %") {
+      e = read_real(a, f.theoretical_occupancy, at);
+    }
+    return e;
+  });
+}
+
+/// Reads the fields of one event object. Returns an error code from simdjson; f.fault_at is
+/// where the offending value starts when it is known.
+simdjson::error_code read_event(od::object& obj, event_fields& f) {
+  bool not_complete = false;  // ph is not "X": leave the rest of the event unread
+  return for_each_field(obj, not_complete, [&](od::raw_json_string key, od::value& v) {
+    auto& at = f.fault_at;
+    simdjson::error_code e = simdjson::SUCCESS;
+    switch (key.raw()[0]) {  // dispatch on the first byte: most keys are rejected at once
       case 'p':
         if (key == "ph") {
-          od::json_type type;
-          if (auto e = v.type().get(type)) return e;
-          if (type == od::json_type::string)
-            if (auto e = v.get_string().get(f.ph)) return e;
+          if ((e = read_text(v, f.ph, at))) return e;
           // Only complete events become rows: leave the rest of any other event unread.
-          if (f.ph != "X") return simdjson::SUCCESS;
+          not_complete = f.ph != "X";
         } else if (key == "pid") {
-          f.pid_int = read_integer(v, f.pid);
-        }
-        break;
-      case 'c':
-        if (key == "cat") {
-          od::json_type type;
-          if (auto e = v.type().get(type)) return e;
-          if (type == od::json_type::string)
-            if (auto e = v.get_string().get(f.cat)) return e;
-        }
-        break;
-      case 'n':
-        if (key == "name") {
-          od::json_type type;
-          if (auto e = v.type().get(type)) return e;
-          if (type == od::json_type::string)
-            if (auto e = v.get_string().get(f.name)) return e;
+          e = read_integer(v, f.pid, f.pid_int, at);
         }
         break;
       case 't':
         if (key == "ts") {
-          f.ts_state = read_number_token(v, f.ts);
+          e = read_number_token(v, f.ts, f.ts_state, at);
         } else if (key == "tid") {
           od::json_type type;
-          if (auto e = v.type().get(type)) return e;
-          if (type == od::json_type::string) {
-            if (auto e = v.get_string().get(f.tid_text)) return e;
-            f.tid_is_text = true;
-          } else {
-            f.tid_int = read_integer(v, f.tid);
-          }
+          if ((e = checked_type(v, type, at))) return e;
+          f.tid_is_text = type == od::json_type::string;
+          e = f.tid_is_text ? v.get_string().get(f.tid_text)
+                            : read_integer(v, f.tid, f.tid_int, at);
         }
         break;
       case 'd':
-        if (key == "dur") f.dur_state = read_number_token(v, f.dur);
+        if (key == "dur") e = read_number_token(v, f.dur, f.dur_state, at);
+        break;
+      case 'c':
+        if (key == "cat") e = read_text(v, f.cat, at);
+        break;
+      case 'n':
+        if (key == "name") e = read_text(v, f.name, at);
         break;
       case 'a':
-        if (key == "args") {
-          od::json_type type;
-          if (auto e = v.type().get(type)) return e;
-          if (type != od::json_type::object) break;
-          od::object args;
-          if (auto e = v.get_object().get(args)) return e;
-          for (auto arg_result : args) {
-            od::field arg;
-            if (auto e = std::move(arg_result).get(arg)) return e;
-            auto const k = arg.key();
-            auto& a = arg.value();
-            switch (k.raw()[0]) {
-              case 'd':
-                if (k == "device") f.has_device = read_integer(a, f.device);
-                break;
-              case 's':
-                if (k == "stream") f.has_stream = read_integer(a, f.stream);
-                break;
-              case 'c':
-                if (k == "correlation" || k == "correlation id")
-                  f.has_correlation = read_integer(a, f.correlation);
-                break;
-              case 'b':
-                if (k == "bytes") {
-                  if (!read_integer(a, f.bytes)) f.bytes = 0;
-                } else if (k == "blocks per SM") {
-                  read_real(a, f.blocks_per_sm);
-                }
-                break;
-              case 'e':
-                if (k == "est. achieved occupancy %") read_real(a, f.est_occupancy);
-                break;
-              case 't':
-                if (k == "theoretical achieved occupancy %") read_real(a, f.theoretical_occupancy);
-                break;
-              default:
-                break;
-            }
-          }
-        }
+        if (key == "args") e = read_args(v, f);
         break;
       default:
         break;
     }
+    return e;
+  });
+}
+
+/// The file offset of `p`, a pointer into the chunk's text (`[` + events as in the file + `]`).
+std::uint64_t file_offset(event_chunk const& chunk, char const* p) {
+  char const* const first = chunk.text.data() + 1;
+  if (p == nullptr || p < first) return chunk.byte_offset;
+  auto const events_length = static_cast<std::ptrdiff_t>(chunk.length) - 2;
+  return chunk.byte_offset + static_cast<std::uint64_t>(std::min(p - first, events_length));
+}
+
+/// The first byte of the chunk simdjson's first pass rejects: a control byte inside a string,
+/// or a byte that starts no valid UTF-8 sequence. Null when there is none.
+char const* first_invalid_byte(event_chunk const& chunk) {
+  char const* p = chunk.text.data();
+  char const* const end = p + chunk.length;
+  bool in_string = false;
+  while (p < end) {
+    auto const c = static_cast<unsigned char>(*p);
+    if (in_string && c < 0x20) return p;
+    if (c == '"') in_string = !in_string;
+    if (in_string && c == '\\') {
+      p += 2;
+      continue;
+    }
+    int const tail = c < 0x80         ? 0
+                     : (c >> 5) == 6  ? 1
+                     : (c >> 4) == 14 ? 2
+                     : (c >> 3) == 30 ? 3
+                                      : -1;
+    auto const length = static_cast<std::size_t>(tail + 1);
+    if (tail < 0 || static_cast<std::size_t>(end - p) < length ||
+        !simdjson::validate_utf8(p, length))
+      return p;
+    p += length;
   }
-  return simdjson::SUCCESS;
+  return nullptr;
+}
+
+/// Throws the input_error for invalid JSON at `at` (null: where the parser stopped).
+[[noreturn]] void fail_json(std::string const& path, event_chunk const& chunk, std::uint64_t index,
+                            char const* at, simdjson::error_code e) {
+  std::string why = std::string("invalid JSON: ") + simdjson::error_message(e);
+  bool const bad_scalar = e == simdjson::NUMBER_ERROR || e == simdjson::TAPE_ERROR ||
+                          e == simdjson::N_ATOM_ERROR || e == simdjson::T_ATOM_ERROR ||
+                          e == simdjson::F_ATOM_ERROR;
+  if (bad_scalar && at != nullptr) {  // name the value: "NaN", "+5", "0x10", "tru"
+    char const* const end = chunk.text.data() + chunk.length;
+    char const* stop = at;
+    while (stop < end && stop - at < 40 && *stop != ',' && *stop != '}' && *stop != ']') ++stop;
+    why = std::string(e == simdjson::NUMBER_ERROR ? "invalid JSON: bad number '"
+                                                  : "invalid JSON: not a JSON value '") +
+          std::string(at, stop) + "'";
+  }
+  throw input_error(
+      path, "byte " + std::to_string(file_offset(chunk, at)) + ", event " + std::to_string(index),
+      why);
+}
+
+/// A complete event's start and end in ns from its `ts` and `dur` (µs, exact), or why it is
+/// skipped. The tokens' syntax was checked by checked_type.
+std::optional<skip_reason> event_times(event_fields const& f, std::int64_t& start,
+                                       std::int64_t& end) {
+  if (f.ts_state == presence::absent) return skip_reason::missing_ts;
+  if (f.ts_state == presence::other) return skip_reason::invalid_ts;
+  if (auto const st = microseconds_to_ns(f.ts, start); st != number_status::ok)
+    return st == number_status::out_of_range ? skip_reason::time_out_of_range
+                                             : skip_reason::invalid_ts;
+  if (f.dur_state == presence::absent) return skip_reason::missing_dur;
+  if (f.dur_state == presence::other) return skip_reason::invalid_dur;
+  std::int64_t dur = 0;
+  if (auto const st = microseconds_to_ns(f.dur, dur); st != number_status::ok)
+    return st == number_status::out_of_range ? skip_reason::duration_out_of_range
+                                             : skip_reason::invalid_dur;
+  if (dur < 0) return skip_reason::negative_dur;
+  if (__builtin_add_overflow(start, dur, &end)) return skip_reason::time_out_of_range;
+  return std::nullopt;
 }
 
 /// Per-chunk memo of what a local string id classifies to.
@@ -259,52 +369,30 @@ void event_parser::parse(event_chunk const& chunk, bool paddle_schema, std::stri
 
   od::document doc;
   simdjson::padded_string_view json(chunk.text.data(), chunk.length, chunk.text.size());
-  if (auto e = _parser.iterate(json).get(doc)) fail_event(path, chunk.first_event, e);
+  if (auto e = _parser.iterate(json).get(doc))
+    fail_json(path, chunk, chunk.first_event, first_invalid_byte(chunk), e);
   od::array events;
-  if (auto e = doc.get_array().get(events)) fail_event(path, chunk.first_event, e);
+  if (auto e = doc.get_array().get(events))
+    fail_json(path, chunk, chunk.first_event, first_invalid_byte(chunk), e);
+  auto stopped_at = [&]() -> char const* {
+    char const* p = nullptr;
+    return doc.current_location().get(p) ? nullptr : p;
+  };
 
   std::uint64_t index = chunk.first_event;
   for (auto element : events) {
     od::object obj;
-    if (auto e = element.get_object().get(obj)) fail_event(path, index, e);
+    if (auto e = element.get_object().get(obj)) fail_json(path, chunk, index, stopped_at(), e);
     event_fields f;
-    if (auto e = read_event(obj, f)) fail_event(path, index, e);
+    if (auto e = read_event(obj, f))
+      fail_json(path, chunk, index, f.fault_at ? f.fault_at : stopped_at(), e);
     ++index;
     if (f.ph != "X") continue;  // instant, flow, counter, metadata, begin/end: not rows
 
     auto skip = [&](skip_reason r) { ++out.skipped[static_cast<int>(r)]; };
-    if (f.ts_state == presence::absent) {
-      skip(skip_reason::missing_ts);
-      continue;
-    }
-    auto convert = [&](std::string_view token, std::int64_t& ns) {
-      auto const status = microseconds_to_ns(token, ns);
-      if (status == number_status::not_a_number)  // On-Demand leaves number syntax to us
-        throw input_error(path, "event " + std::to_string(index - 1),
-                          "invalid JSON: bad number '" + std::string(token) + "'");
-      return status == number_status::ok;
-    };
-    std::int64_t start = 0;
-    if (f.ts_state == presence::other || !convert(f.ts, start)) {
-      skip(skip_reason::invalid_ts);
-      continue;
-    }
-    if (f.dur_state == presence::absent) {
-      skip(skip_reason::missing_dur);
-      continue;
-    }
-    std::int64_t dur = 0;
-    if (f.dur_state == presence::other || !convert(f.dur, dur)) {
-      skip(skip_reason::invalid_dur);
-      continue;
-    }
-    if (dur < 0) {
-      skip(skip_reason::negative_dur);
-      continue;
-    }
-    std::int64_t end = 0;
-    if (__builtin_add_overflow(start, dur, &end)) {
-      skip(skip_reason::invalid_dur);
+    std::int64_t start = 0, end = 0;
+    if (auto const reason = event_times(f, start, end)) {
+      skip(*reason);
       continue;
     }
 

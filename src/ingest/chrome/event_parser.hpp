@@ -22,13 +22,16 @@ namespace tracesweep::chrome {
 
 /// Why a complete ("X") event was not kept.
 enum class skip_reason : std::uint8_t {
-  missing_ts,    ///< no "ts" (or null)
-  missing_dur,   ///< no "dur" (or null)
-  negative_dur,  ///< dur < 0
-  invalid_ts,    ///< ts is not a number, or ts × 1000 does not fit in int64
-  invalid_dur,   ///< dur is not a number, or the end does not fit in int64
+  missing_ts,             ///< no "ts" (or null)
+  missing_dur,            ///< no "dur" (or null)
+  negative_dur,           ///< dur < 0
+  invalid_ts,             ///< ts is not a number (a string, true, an object…)
+  invalid_dur,            ///< dur is not a number
+  time_out_of_range,      ///< ts or ts + dur in ns does not fit in int64 (the table's own check,
+                          ///< time_in_range, counts under the same name)
+  duration_out_of_range,  ///< dur in ns does not fit in int64
 };
-inline constexpr int skip_reason_count = 5;
+inline constexpr int skip_reason_count = 7;
 [[nodiscard]] std::string_view to_string(skip_reason r) noexcept;
 
 /// Rows of one chunk. Times are ns before baseTimeNanoseconds is added; rank is not known yet.

@@ -112,8 +112,12 @@ constexpr std::uint64_t prefix_xor(std::uint64_t x) noexcept {
 
 }  // namespace
 
-event_splitter::event_splitter(byte_source& source, std::string path, std::size_t chunk_bytes)
-    : _source(source), _path(std::move(path)), _chunk_bytes(std::max<std::size_t>(chunk_bytes, 1)) {
+event_splitter::event_splitter(byte_source& source, std::string path, std::size_t chunk_bytes,
+                               std::uint64_t max_value_bytes)
+    : _source(source),
+      _path(std::move(path)),
+      _chunk_bytes(std::max<std::size_t>(chunk_bytes, 1)),
+      _max_value_bytes(max_value_bytes) {
   _buf.resize(std::max<std::size_t>(4 * _chunk_bytes, 4 * min_read));
 }
 
@@ -125,8 +129,27 @@ void event_splitter::fail(std::uint64_t offset, std::string const& why) const {
   throw input_error(_path, at_byte(offset), why);
 }
 
+void event_splitter::check_kept_bytes() const {
+  if (_mark == npos ||
+      _fill - _mark <= _max_value_bytes + (_phase == phase::events ? _chunk_bytes : 0))
+    return;
+  // A chunk is cut at the first event boundary past _chunk_bytes, so more kept bytes mean one
+  // event (or the whitespace before it), or one top-level value, is longer than the limit.
+  fail_too_long(_base + _fill, _phase == phase::events ? "event (with the whitespace before it)"
+                                                       : "a top-level value");
+}
+
+void event_splitter::fail_too_long(std::uint64_t offset, std::string const& what) const {
+  std::string const named =
+      what.starts_with("event") ? "event " + std::to_string(_event_index) + what.substr(5) : what;
+  throw input_limit_error(_path, at_byte(offset),
+                          named + " is longer than " + std::to_string(_max_value_bytes) + " bytes",
+                          input_limit_error::limit::event_bytes, _max_value_bytes);
+}
+
 bool event_splitter::refill() {
   if (_eof) return false;
+  check_kept_bytes();
   std::size_t const keep_from = std::min(_mark, _pos);
   if (keep_from > 0) {
     std::memmove(_buf.data(), _buf.data() + keep_from, _fill - keep_from);
@@ -162,20 +185,35 @@ void event_splitter::expect(char c, char const* what) {
 }
 
 std::string event_splitter::read_key() {
-  std::string key;
   auto const saved = _mark;
   _mark = _pos;
+  auto const start = _base + _pos;
   scan_value();
-  // Keys that matter here carry no escapes; the raw text between the quotes is enough.
-  key.assign(_buf.data() + _mark + 1, _pos - _mark - 2);
+  std::string_view const quoted(_buf.data() + _mark, _pos - _mark);
   _mark = saved;
-  return key;
+  // A key is compared with the names the reader knows, so it must be valid JSON: a control
+  // byte or a bad escape in it is an error, never a key that silently matches nothing.
+  auto const control = std::find_if(quoted.begin(), quoted.end(),
+                                    [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+  if (control != quoted.end())
+    fail(start + static_cast<std::uint64_t>(control - quoted.begin()),
+         "invalid JSON: unescaped control byte in a key");
+  if (quoted.find('\\') == std::string_view::npos)
+    return std::string(quoted.substr(1, quoted.size() - 2));
+  simdjson::padded_string json(quoted);
+  simdjson::ondemand::parser parser;
+  simdjson::ondemand::document doc;
+  std::string_view key;
+  if (parser.iterate(json).get(doc) || doc.get_string().get(key))
+    fail(start, "invalid JSON: bad escape in a key");
+  return std::string(key);
 }
 
 void event_splitter::skip_value(std::string* capture) {
   auto const saved = _mark;
   if (capture) _mark = _pos;
   scan_value();
+  if (capture && _pos - _mark > _max_value_bytes) fail_too_long(_base + _mark, "a top-level value");
   if (capture) capture->assign(_buf.data() + _mark, _pos - _mark);
   _mark = saved;
 }
@@ -300,7 +338,8 @@ void event_splitter::apply_header_value(std::string const& key, std::string cons
         doc.raw_json_token().get(token))
       bad("not a number");
     std::int64_t base = 0;
-    if (decimal_to_scaled_int(token, 0, base) != number_status::ok)
+    if (!is_json_number(token)) bad("invalid JSON: bad number");
+    if (!is_json_integer(token) || decimal_to_scaled_int(token, 0, base) != number_status::ok)
       bad("not an integer number of nanoseconds that fits in 64 bits");
     _header.base_time_ns = base;
   } else if (key == "schemaVersion") {
@@ -416,8 +455,10 @@ bool event_splitter::next(event_chunk& out) {
       _mark = _pos;
       out.byte_offset = _base + _pos;
     }
+    auto const event_start = _base + _pos;
     scan_value();
     last_end = _base + _pos;
+    if (last_end - event_start > _max_value_bytes) fail_too_long(event_start, "event");
     ++out.events;
     ++_event_index;
     c = peek_nonspace();

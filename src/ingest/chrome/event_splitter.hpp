@@ -37,7 +37,10 @@ struct event_chunk {
 class event_splitter {
  public:
   /// `chunk_bytes`: a chunk is cut after the first event that brings it to this size.
-  event_splitter(byte_source& source, std::string path, std::size_t chunk_bytes);
+  /// `max_value_bytes`: the longest event (with the whitespace before it) or used top-level
+  /// value kept in memory; a longer one throws input_limit_error.
+  event_splitter(byte_source& source, std::string path, std::size_t chunk_bytes,
+                 std::uint64_t max_value_bytes = default_max_event_bytes);
 
   /// Fills `out` with the next chunk; false once traceEvents is exhausted, by which time the
   /// rest of the file has been read and checked and header() is complete. Throws input_error.
@@ -52,6 +55,10 @@ class event_splitter {
 
   // Window over the stream: bytes [0, _fill) of _buf hold stream offsets [_base, _base+_fill).
   bool refill();
+  /// Throws when the bytes kept from _mark on would pass what one chunk and one value may take.
+  void check_kept_bytes() const;
+  /// Throws input_limit_error: `what` ("event…" names the current event) passed the limit.
+  [[noreturn]] void fail_too_long(std::uint64_t offset, std::string const& what) const;
   int peek_nonspace();  ///< next non-space byte (not consumed), or -1 at the end of input
   void expect(char c, char const* what);
   std::string read_key();
@@ -68,6 +75,7 @@ class event_splitter {
   byte_source& _source;
   std::string _path;
   std::size_t _chunk_bytes;
+  std::uint64_t _max_value_bytes;
   std::vector<char> _buf;
   std::size_t _pos = 0;
   std::size_t _fill = 0;

@@ -469,11 +469,9 @@ TEST_F(ChromeReader, SkippedEventsAreCountedPerReason) {
   ]})");
   auto const t = read(path);
   ASSERT_EQ(t.size(), 1u);
-  std::map<std::string, std::int64_t> const want{{"missing_ts", 1},
-                                                 {"missing_dur", 2},
-                                                 {"negative_dur", 1},
-                                                 {"invalid_ts", 2},
-                                                 {"invalid_dur", 1}};
+  std::map<std::string, std::int64_t> const want{{"missing_ts", 1},        {"missing_dur", 2},
+                                                 {"negative_dur", 1},      {"invalid_ts", 1},
+                                                 {"time_out_of_range", 1}, {"invalid_dur", 1}};
   EXPECT_EQ(t.inputs()[0].skipped, want);
   EXPECT_EQ(t.inputs()[0].events, 1);
 }
