@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Streams the bytes of a trace file: plain files as they are, gzip files (one or several
-// concatenated members) inflated on the fly with zlib. Nothing holds the whole file.
+// concatenated members) inflated on the fly with zlib. Nothing holds the whole file. The same
+// sources also read bytes already in memory (tests, fuzzers).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <span>
 #include <string>
 
 namespace tracesweep::chrome {
@@ -25,5 +28,13 @@ class byte_source {
 
 /// Opens `path`; gzip is recognised by its magic bytes, never by the file name.
 [[nodiscard]] std::unique_ptr<byte_source> open_byte_source(std::string const& path);
+
+/// Reads `bytes` (which must outlive the source) as if they were a file named `name`: gzip
+/// (recognised by its magic bytes) inflated by the same code as files, anything else as it is.
+/// The raw bytes are handed out at most `max_read` at a time, so callers can cut the stream
+/// anywhere.
+[[nodiscard]] std::unique_ptr<byte_source> open_memory_source(
+    std::string const& name, std::span<char const> bytes,
+    std::size_t max_read = std::numeric_limits<std::size_t>::max());
 
 }  // namespace tracesweep::chrome
