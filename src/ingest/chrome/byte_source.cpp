@@ -111,7 +111,8 @@ class gzip_source final : public byte_source {
     _z.next_out = reinterpret_cast<Bytef*>(dst);
     _z.avail_out = want;
     while (_z.avail_out > 0) {
-      if (_z.avail_in < 2 && !_eof) fill();
+      // A short read may deliver one byte at a time: a member header needs two.
+      while (_z.avail_in < 2 && !_eof) fill();
       if (_between_members) {
         if (_z.avail_in == 0) {  // clean end after a complete member
           _done = true;
