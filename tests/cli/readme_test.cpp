@@ -53,6 +53,12 @@ TEST(readme, both_commands_are_there_and_install_the_same_packages) {
   }
   EXPECT_NE(ci.find("-DTRACESWEEP_SANITIZE=ON"), std::string::npos);
   EXPECT_NE(ci.find("-LE large"), std::string::npos);
+  for (auto const* package : {"clang", "libfuzzer-14-dev"}) {  // the fuzz stage's
+    EXPECT_NE(test_cmd.find(package), std::string::npos) << package;
+    EXPECT_NE(ci.find(package), std::string::npos) << package;
+  }
+  EXPECT_NE(ci.find("-DTRACESWEEP_FUZZ=ON"), std::string::npos);
+  EXPECT_NE(ci.find("tests/fuzz/run_fuzz.sh build-fuzz 60"), std::string::npos);
 }
 
 TEST(readme, main_job_sample_exists_and_summarises) {

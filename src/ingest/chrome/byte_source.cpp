@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <span>
+#include <utility>
 #include <vector>
 
 namespace tracesweep::chrome {
@@ -68,11 +70,33 @@ class plain_source final : public byte_source {
   file_reader _file;
 };
 
-/// gzip (RFC 1952) members, one after another, inflated by zlib.
+/// Bytes in memory, handed out at most `max_read` at a time.
+class memory_source final : public byte_source {
+ public:
+  memory_source(std::span<char const> bytes, std::size_t max_read)
+      : _bytes(bytes), _max_read(std::max<std::size_t>(max_read, 1)) {}
+  std::size_t read(char* dst, std::size_t n) override {
+    n = std::min({n, _max_read, _bytes.size() - _pos});
+    if (n > 0) std::memcpy(dst, _bytes.data() + _pos, n);
+    _pos += n;
+    return n;
+  }
+  [[nodiscard]] std::uint64_t file_bytes_consumed() const noexcept override { return _pos; }
+  [[nodiscard]] std::uint64_t file_size() const noexcept override { return _bytes.size(); }
+  [[nodiscard]] bool compressed() const noexcept override { return false; }
+
+ private:
+  std::span<char const> _bytes;
+  std::size_t _max_read;
+  std::size_t _pos = 0;
+};
+
+/// gzip (RFC 1952) members, one after another, inflated by zlib from a raw source (a file or
+/// memory); `path` names it in errors.
 class gzip_source final : public byte_source {
  public:
-  gzip_source(std::string const& path, std::uint64_t max_ratio)
-      : _file(path), _in(1 << 20), _max_ratio(max_ratio) {
+  gzip_source(std::string const& path, std::unique_ptr<byte_source> raw, std::uint64_t max_ratio)
+      : _path(path), _raw(std::move(raw)), _in(1 << 20), _max_ratio(max_ratio) {
     if (inflateInit2(&_z, 16 + MAX_WBITS) != Z_OK)
       throw input_error(path, "", "zlib initialisation failed");
   }
@@ -87,19 +111,20 @@ class gzip_source final : public byte_source {
     _z.next_out = reinterpret_cast<Bytef*>(dst);
     _z.avail_out = want;
     while (_z.avail_out > 0) {
-      if (_z.avail_in < 2 && !_eof) fill();
+      // A short read may deliver one byte at a time: a member header needs two.
+      while (_z.avail_in < 2 && !_eof) fill();
       if (_between_members) {
         if (_z.avail_in == 0) {  // clean end after a complete member
           _done = true;
           break;
         }
         if (_z.avail_in < 2 || _z.next_in[0] != 0x1f || _z.next_in[1] != 0x8b)
-          throw input_error(_file.path(), where(), "data after the end of the gzip stream");
+          throw input_error(_path, where(), "data after the end of the gzip stream");
         inflateReset(&_z);
         _between_members = false;
       }
       if (_z.avail_in == 0 && _eof)
-        throw input_error(_file.path(), where(), "truncated gzip stream (unexpected end of file)");
+        throw input_error(_path, where(), "truncated gzip stream (unexpected end of file)");
       auto const rc = inflate(&_z, Z_NO_FLUSH);
       if (rc == Z_STREAM_END) {
         _between_members = true;
@@ -108,12 +133,11 @@ class gzip_source final : public byte_source {
       if (rc == Z_OK) continue;
       if (rc == Z_BUF_ERROR) {  // needs more input
         if (_eof && _z.avail_in == 0)
-          throw input_error(_file.path(), where(),
-                            "truncated gzip stream (unexpected end of file)");
+          throw input_error(_path, where(), "truncated gzip stream (unexpected end of file)");
         if (!_eof) fill();
         continue;
       }
-      throw input_error(_file.path(), where(),
+      throw input_error(_path, where(),
                         std::string("invalid gzip data: ") + (_z.msg ? _z.msg : zError(rc)));
     }
     auto const produced = want - _z.avail_out;
@@ -122,9 +146,9 @@ class gzip_source final : public byte_source {
     return produced;
   }
   [[nodiscard]] std::uint64_t file_bytes_consumed() const noexcept override {
-    return _file.consumed() - _z.avail_in;
+    return _raw->file_bytes_consumed() - _z.avail_in;
   }
-  [[nodiscard]] std::uint64_t file_size() const noexcept override { return _file.size(); }
+  [[nodiscard]] std::uint64_t file_size() const noexcept override { return _raw->file_size(); }
   [[nodiscard]] bool compressed() const noexcept override { return true; }
 
  private:
@@ -133,7 +157,7 @@ class gzip_source final : public byte_source {
     std::size_t const left = _z.avail_in;
     if (left > 0 && _z.next_in != reinterpret_cast<Bytef*>(_in.data()))
       std::memmove(_in.data(), _z.next_in, left);
-    auto const got = _file.read(_in.data() + left, _in.size() - left);
+    auto const got = _raw->read(_in.data() + left, _in.size() - left);
     if (got == 0) _eof = true;
     _z.next_in = reinterpret_cast<Bytef*>(_in.data());
     _z.avail_in = static_cast<uInt>(left + got);
@@ -141,7 +165,7 @@ class gzip_source final : public byte_source {
   void check_ratio() const {
     auto const compressed = std::max<std::uint64_t>(file_bytes_consumed(), 1);
     if (_inflated <= inflate_check_after || _inflated / compressed < _max_ratio) return;
-    throw input_limit_error(_file.path(), where(),
+    throw input_limit_error(_path, where(),
                             "inflates more than " + std::to_string(_max_ratio) + "x (" +
                                 std::to_string(_inflated) + " bytes from " +
                                 std::to_string(compressed) +
@@ -153,7 +177,8 @@ class gzip_source final : public byte_source {
     return "compressed byte " + std::to_string(file_bytes_consumed());
   }
 
-  file_reader _file;
+  std::string _path;
+  std::unique_ptr<byte_source> _raw;
   std::vector<char> _in;
   z_stream _z{};
   bool _eof = false;
@@ -177,9 +202,20 @@ std::unique_ptr<byte_source> open_byte_source(std::string const& path,
       got += n;
     }
   }
+  auto plain = std::make_unique<plain_source>(path);
   if (magic[0] == 0x1f && magic[1] == 0x8b)
-    return std::make_unique<gzip_source>(path, max_inflate_ratio);
-  return std::make_unique<plain_source>(path);
+    return std::make_unique<gzip_source>(path, std::move(plain), max_inflate_ratio);
+  return plain;
+}
+
+std::unique_ptr<byte_source> open_memory_source(std::string const& name,
+                                                std::span<char const> bytes, std::size_t max_read,
+                                                std::uint64_t max_inflate_ratio) {
+  auto plain = std::make_unique<memory_source>(bytes, max_read);
+  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+      static_cast<unsigned char>(bytes[1]) == 0x8b)
+    return std::make_unique<gzip_source>(name, std::move(plain), max_inflate_ratio);
+  return plain;
 }
 
 }  // namespace tracesweep::chrome

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Streams the bytes of a trace file: plain files as they are, gzip files (one or several
-// concatenated members) inflated on the fly with zlib. Nothing holds the whole file.
+// concatenated members) inflated on the fly with zlib. Nothing holds the whole file. The same
+// sources also read bytes already in memory (tests, fuzzers).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <span>
 #include <string>
 
 #include <tracesweep/input_reader.hpp>
@@ -34,5 +37,14 @@ inline constexpr std::uint64_t inflate_check_after = std::uint64_t{64} << 20;
 /// inflate_check_after) throws input_limit_error.
 [[nodiscard]] std::unique_ptr<byte_source> open_byte_source(
     std::string const& path, std::uint64_t max_inflate_ratio = default_max_inflate_ratio);
+
+/// Reads `bytes` (which must outlive the source) as if they were a file named `name`: gzip
+/// (recognised by its magic bytes) inflated by the same code as files, anything else as it is.
+/// The raw bytes are handed out at most `max_read` at a time, so callers can cut the stream
+/// anywhere. gzip checks `max_inflate_ratio` as open_byte_source does.
+[[nodiscard]] std::unique_ptr<byte_source> open_memory_source(
+    std::string const& name, std::span<char const> bytes,
+    std::size_t max_read = std::numeric_limits<std::size_t>::max(),
+    std::uint64_t max_inflate_ratio = default_max_inflate_ratio);
 
 }  // namespace tracesweep::chrome

@@ -7,6 +7,7 @@
 #include <tracesweep/ingest/chrome_trace_reader.hpp>
 
 #include "ingest/chrome/byte_source.hpp"
+#include "ingest/chrome/chrome_source_reader.hpp"
 #include "ingest/chrome/event_parser.hpp"
 #include "ingest/chrome/event_splitter.hpp"
 
@@ -24,8 +25,6 @@ namespace tracesweep {
 namespace {
 
 using namespace chrome;
-
-constexpr std::size_t chunk_bytes = std::size_t{4} << 20;
 
 /// One chunk on its way through the pipeline.
 struct work_item {
@@ -214,12 +213,14 @@ bool is_chrome_trace(std::string_view head) noexcept {
   return i == std::string_view::npos || head[i] == '{' || head[i] == '[';
 }
 
-void read_chrome_trace(std::string const& path, event_table& table, read_options const& options) {
-  auto source = open_byte_source(path, options.max_inflate_ratio);
+namespace chrome {
+
+void read_chrome_source(byte_source& source, std::string const& path, event_table& table,
+                        read_options const& options, std::size_t chunk_bytes) {
   table.begin_input(path, "kineto-json");
   try {
-    event_splitter splitter(*source, path, chunk_bytes, options.max_event_bytes);
-    table_sink sink(table, *source, splitter);
+    event_splitter splitter(source, path, chunk_bytes, options.max_event_bytes);
+    table_sink sink(table, source, splitter);
     unsigned threads = options.threads;
     // More threads than TBB's global limit only make TBB warn on stderr; results do not
     // depend on the count (chunks are cut by bytes and merged in order).
@@ -234,6 +235,13 @@ void read_chrome_trace(std::string const& path, event_table& table, read_options
     table.abandon_input();
     throw;
   }
+}
+
+}  // namespace chrome
+
+void read_chrome_trace(std::string const& path, event_table& table, read_options const& options) {
+  auto source = open_byte_source(path, options.max_inflate_ratio);
+  read_chrome_source(*source, path, table, options);
 }
 
 }  // namespace tracesweep

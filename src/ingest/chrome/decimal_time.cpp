@@ -66,7 +66,9 @@ number_status decimal_to_scaled_int(std::string_view token, int scale, std::int6
       (token[0] != '0' || token.size() == 1 || token[1] == '.')) {
     std::int64_t whole = 0;
     std::size_t k = 0;
-    while (k < token.size() && is_digit(token[k])) whole = whole * 10 + (token[k++] - '0');
+    // At most 16 digits are summed (more could overflow); more than 15 take the general path.
+    while (k < token.size() && k < 16 && is_digit(token[k]))
+      whole = whole * 10 + (token[k++] - '0');
     if (k <= 15) {
       if (k == token.size()) {
         out = whole * 1000;
@@ -178,9 +180,10 @@ general:
       if (round_up) ++value;
     }
   }
-  if (value > limit) return number_status::out_of_range;
-  auto const v = static_cast<std::int64_t>(value);
-  out = negative ? -v : v;
+  // -2^63 fits although 2^63 does not.
+  if (value > limit + (negative ? 1 : 0)) return number_status::out_of_range;
+  auto const v = static_cast<std::uint64_t>(value);
+  out = static_cast<std::int64_t>(negative ? 0 - v : v);  // modulo 2^64: exact in range
   return number_status::ok;
 }
 

@@ -144,8 +144,9 @@ simdjson::error_code read_integer(od::value& v, std::int64_t& out, bool& found, 
       return simdjson::SUCCESS;
     }
     double d = 0;  // e.g. 7.0 from a re-writer: accept exact integers only
-    if (!v.get_double().get(d) && d == static_cast<double>(static_cast<std::int64_t>(d)) &&
-        d >= -9.0e18 && d <= 9.0e18) {
+    // The range first: casting a double outside int64 to int64 is undefined.
+    if (!v.get_double().get(d) && d >= -9.0e18 && d <= 9.0e18 &&
+        d == static_cast<double>(static_cast<std::int64_t>(d))) {
       out = static_cast<std::int64_t>(d);
       found = true;
     }

@@ -21,6 +21,14 @@ namespace {
 constexpr std::size_t npos = static_cast<std::size_t>(-1);
 constexpr std::size_t min_read = std::size_t{1} << 20;
 
+/// Bytes asked of the source at least per read: min_read, or for a plain source smaller than
+/// that its size + 1 (enough to see its end), so a small file does not get megabytes of buffer.
+std::size_t read_size(byte_source const& source) noexcept {
+  auto const size = source.file_size();
+  return !source.compressed() && size > 0 && size < min_read ? static_cast<std::size_t>(size) + 1
+                                                             : min_read;
+}
+
 constexpr bool is_space(char c) noexcept {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
@@ -117,8 +125,12 @@ event_splitter::event_splitter(byte_source& source, std::string path, std::size_
     : _source(source),
       _path(std::move(path)),
       _chunk_bytes(std::max<std::size_t>(chunk_bytes, 1)),
-      _max_value_bytes(max_value_bytes) {
-  _buf.resize(std::max<std::size_t>(4 * _chunk_bytes, 4 * min_read));
+      _max_value_bytes(max_value_bytes),
+      _min_read(read_size(source)) {
+  if (_min_read < min_read)
+    _buf.resize(2 * _min_read);  // the whole file, then the read that finds its end
+  else
+    _buf.resize(std::max<std::size_t>(4 * _chunk_bytes, 4 * min_read));
 }
 
 std::string event_splitter::at_byte(std::uint64_t offset) const {
@@ -158,7 +170,7 @@ bool event_splitter::refill() {
     if (_mark != npos) _mark -= keep_from;
     _base += keep_from;
   }
-  if (_buf.size() - _fill < min_read) _buf.resize(std::max(2 * _buf.size(), _fill + min_read));
+  if (_buf.size() - _fill < _min_read) _buf.resize(std::max(2 * _buf.size(), _fill + _min_read));
   auto const got = _source.read(_buf.data() + _fill, _buf.size() - _fill);
   if (got == 0) {
     _eof = true;
@@ -249,7 +261,8 @@ void event_splitter::scan_value() {
         block = tail;
       }
       auto const m = classify_block(block);
-      auto const escaped = m.backslash | escape_carry ? escaped_bits(m.backslash, escape_carry) : 0;
+      auto const escaped =
+          (m.backslash | escape_carry) ? escaped_bits(m.backslash, escape_carry) : 0;
       auto const in_string = prefix_xor(m.quote & ~escaped) ^ in_string_carry;
       in_string_carry = static_cast<std::uint64_t>(static_cast<std::int64_t>(in_string) >> 63);
       auto brackets = (m.open | m.close) & ~in_string;

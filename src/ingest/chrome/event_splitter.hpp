@@ -76,6 +76,7 @@ class event_splitter {
   std::string _path;
   std::size_t _chunk_bytes;
   std::uint64_t _max_value_bytes;
+  std::size_t _min_read;  ///< free bytes of _buf each read offers the source at least
   std::vector<char> _buf;
   std::size_t _pos = 0;
   std::size_t _fill = 0;

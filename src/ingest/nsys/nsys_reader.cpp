@@ -1,23 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 // The nsys SQLite reader: checks the file, discovers its schema, reads every event table by
-// rowid ranges (optionally on several connections at once) and appends the rows in order.
+// rowid ranges (optionally on several connections at once) and appends the rows in order. The
+// same core reads a database image given as bytes (shared in-memory database, memdb VFS).
 #include <tracesweep/ingest/nsys_reader.hpp>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <thread>
 
 #include <tracesweep/error.hpp>
 
+#include "ingest/nsys/nsys_image.hpp"
 #include "ingest/nsys/nsys_labels.hpp"
 #include "ingest/nsys/nsys_metadata.hpp"
 #include "ingest/nsys/nsys_schema.hpp"
@@ -47,10 +52,10 @@ struct read_task {
 };
 
 /// Reads one task on `db`, this thread's connection, opened on first use.
-void read_task_rows(std::string const& path, std::vector<table_plan> const& plans,
+void read_task_rows(db_location const& where, std::vector<table_plan> const& plans,
                     read_task const& t, std::optional<connection>& db, row_batch& out) {
   if (!db) {
-    db.emplace(path, true);
+    db.emplace(where);
     db->exec(mmap_pragma, "open");
   }
   // A task never holds more than rows_per_task rows; its span may be far larger (sparse rowids).
@@ -65,7 +70,7 @@ void read_task_rows(std::string const& path, std::vector<table_plan> const& plan
 /// a few batches per thread are in flight and their storage is reused, so memory stays flat and
 /// freshly faulted pages are few. `consume` may take the batch (move it out) to keep it.
 template <class Consume>
-void stream_tasks(std::string const& path, std::vector<table_plan> const& plans,
+void stream_tasks(db_location const& where, std::vector<table_plan> const& plans,
                   std::vector<read_task> const& tasks, unsigned threads, Consume&& consume) {
   using batch_ptr = std::unique_ptr<row_batch>;
   using reader_state = std::optional<connection>;  // one connection per thread
@@ -75,7 +80,7 @@ void stream_tasks(std::string const& path, std::vector<table_plan> const& plans,
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       if (!b) b = std::make_unique<row_batch>();
       b->clear();
-      read_task_rows(path, plans, tasks[i], r, *b);
+      read_task_rows(where, plans, tasks[i], r, *b);
       consume(i, b);
     }
     return;
@@ -98,7 +103,7 @@ void stream_tasks(std::string const& path, std::vector<table_plan> const& plans,
     b->clear();
     std::exception_ptr error;
     try {
-      read_task_rows(path, plans, tasks[i], r, *b);
+      read_task_rows(where, plans, tasks[i], r, *b);
     } catch (...) {
       error = std::current_exception();
     }
@@ -298,6 +303,9 @@ bool is_wal_mode(std::string const& path) {
          (head[18] == 2 || head[19] == 2);
 }
 
+void read_database(db_location const& where, std::uint64_t bytes, event_table& table,
+                   read_options const& options);
+
 void read_file(std::string const& path, event_table& table, read_options const& options) {
   configure_sqlite_once();
   // Nothing is ever written beside the input. A plain read-only connection on a WAL database
@@ -321,8 +329,16 @@ void read_file(std::string const& path, event_table& table, read_options const& 
     statement probe(guard->get(), path, "open", "SELECT 1 FROM sqlite_master LIMIT 1");
     probe.step();
   }
+  std::error_code ec;
+  auto const bytes = std::filesystem::file_size(path, ec);
+  read_database({path, ""}, ec ? 0 : bytes, table, options);
+}
 
-  connection db(path, true);
+/// Reads the database at `where`, `bytes` long (0 when unknown), into `table`.
+void read_database(db_location const& where, std::uint64_t bytes, event_table& table,
+                   read_options const& options) {
+  auto const& path = where.path;
+  connection db(where);
   db.exec(mmap_pragma, "open");
   db.exec("PRAGMA cache_size = -32768", "open");
   export_schema const schema(db);
@@ -352,10 +368,8 @@ void read_file(std::string const& path, event_table& table, read_options const& 
 
   unsigned const threads =
       options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  std::error_code ec;
-  auto const bytes = std::filesystem::file_size(path, ec);
   // No table holds more rows than the file has room for (a row takes at least 6 bytes).
-  std::uint64_t const max_rows = ec ? 0 : bytes / 6;
+  std::uint64_t const max_rows = bytes / 6;
   std::vector<read_task> tasks;
   std::uint64_t rows = 0;  // an upper bound of the rows the tasks hold
   for (std::size_t p = 0; p < plans.size(); ++p) {
@@ -370,7 +384,7 @@ void read_file(std::string const& path, event_table& table, read_options const& 
     appender app(table, ids, labels);
     std::int64_t gpu_rows = 0;
     std::vector<std::unique_ptr<row_batch>> nvtx;  // held until the plan's last range
-    stream_tasks(path, plans, tasks, threads, [&](std::size_t i, std::unique_ptr<row_batch>& b) {
+    stream_tasks(where, plans, tasks, threads, [&](std::size_t i, std::unique_ptr<row_batch>& b) {
       auto const& plan = plans[tasks[i].plan];
       bool const last = i + 1 == tasks.size() || tasks[i + 1].plan != tasks[i].plan;
       if (plan.source == source_table::nvtx) {
@@ -405,5 +419,60 @@ bool is_nsys_sqlite(std::string_view head) noexcept {
 void read_nsys_sqlite(std::string const& path, event_table& table, read_options const& options) {
   read_file(path, table, options);
 }
+
+namespace nsys {
+
+namespace {
+
+/// The connection that creates a shared in-memory database and keeps it alive while open.
+/// sqlite3_deserialize would not do: it always gives its one connection a private database
+/// (memdb.c), and the reader opens several. So the image is written into the shared database's
+/// file as it is, through the memdb file's own xWrite, before any connection reads a page.
+class memdb_owner {
+ public:
+  memdb_owner(std::string const& name, std::string const& memdb) : _name(name) {
+    int const rc =
+        sqlite3_open_v2(("file:" + memdb + "?vfs=memdb").c_str(), &_db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI, nullptr);
+    if (rc != SQLITE_OK) fail(rc);
+  }
+  memdb_owner(memdb_owner const&) = delete;
+  memdb_owner& operator=(memdb_owner const&) = delete;
+  ~memdb_owner() { sqlite3_close(_db); }
+
+  /// Puts `bytes` into the database file as they are (no page of it has been read yet).
+  void write(std::span<std::byte const> bytes) {
+    sqlite3_file* file = nullptr;
+    int rc = sqlite3_file_control(_db, "main", SQLITE_FCNTL_FILE_POINTER, &file);
+    if (rc != SQLITE_OK || file == nullptr || file->pMethods == nullptr) fail(rc);
+    if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      throw input_error(_name, "open", "database image larger than 2 GiB");
+    if (bytes.empty()) return;
+    rc = file->pMethods->xWrite(file, bytes.data(), static_cast<int>(bytes.size()), 0);
+    if (rc != SQLITE_OK) fail(rc);
+  }
+
+ private:
+  [[noreturn]] void fail(int rc) {
+    throw_sqlite(_name, "open", rc == SQLITE_OK ? SQLITE_ERROR : rc, _db);
+  }
+
+  std::string _name;
+  sqlite3* _db = nullptr;
+};
+
+}  // namespace
+
+void read_nsys_sqlite_image(std::string const& name, std::span<std::byte const> bytes,
+                            event_table& table, read_options const& options) {
+  configure_sqlite_once();
+  static std::atomic<std::uint64_t> serial{0};
+  db_location const where{name, "/tracesweep-image-" + std::to_string(++serial)};
+  memdb_owner owner(name, where.memdb);
+  owner.write(bytes);
+  read_database(where, bytes.size(), table, options);
+}
+
+}  // namespace nsys
 
 }  // namespace tracesweep

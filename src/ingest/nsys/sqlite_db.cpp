@@ -70,14 +70,24 @@ void statement::bind(int index, std::int64_t value) {
 }
 
 connection::connection(std::string const& path, bool immutable) : _path(path) {
-  std::string const uri = "file:" + uri_escape(path) + (immutable ? "?immutable=1" : "?mode=ro");
+  open("file:" + uri_escape(path) + (immutable ? "?immutable=1" : "?mode=ro"));
+}
+
+connection::connection(db_location const& where) : _path(where.path) {
+  if (where.memdb.empty())
+    open("file:" + uri_escape(where.path) + "?immutable=1");
+  else
+    open("file:" + uri_escape(where.memdb) + "?vfs=memdb");
+}
+
+void connection::open(std::string const& uri) {
   int const rc = sqlite3_open_v2(
       uri.c_str(), &_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string why = explain(rc, _db);
     sqlite3_close(_db);
     _db = nullptr;
-    throw input_error(path, "open", why);
+    throw input_error(_path, "open", why);
   }
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Thin RAII wrappers over the sqlite3 C API for reading nsys exports: a read-only connection
-// and a prepared statement. Every SQLite failure becomes an input_error naming the file.
+// and a prepared statement. Every SQLite failure becomes an input_error naming the file. A
+// connection reads a file, or a database image in memory (SQLite's memdb VFS).
 #pragma once
 
 #include <sqlite3.h>
@@ -35,12 +36,22 @@ class statement {
   std::string _where;
 };
 
+/// What a reader's connections open: the file `path`, or, when `memdb` is not empty, the shared
+/// in-memory database of that name (memdb VFS, a name starting with '/') holding an image of a
+/// file; `path` then only names it in errors.
+struct db_location {
+  std::string path;
+  std::string memdb;
+};
+
 /// One read-only connection. `immutable` opens through `file:PATH?immutable=1` (no locks, no
 /// journal lookups: the file is only ever read); otherwise a plain read-only open that takes
 /// ordinary shared locks.
 class connection {
  public:
   connection(std::string const& path, bool immutable);
+  /// An immutable connection to the file, or a read-only one to the in-memory image.
+  explicit connection(db_location const& where);
   connection(connection const&) = delete;
   connection& operator=(connection const&) = delete;
   ~connection();
@@ -51,6 +62,8 @@ class connection {
   void exec(std::string const& sql, std::string const& where);
 
  private:
+  void open(std::string const& uri);
+
   std::string _path;
   sqlite3* _db = nullptr;
 };

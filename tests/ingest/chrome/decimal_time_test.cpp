@@ -5,6 +5,8 @@
 
 #include "ingest/chrome/decimal_time.hpp"
 
+#include <limits>
+
 namespace tracesweep::chrome {
 namespace {
 
@@ -59,6 +61,23 @@ TEST(DecimalTime, ExponentsAndBigValues) {
   std::int64_t base = 0;
   EXPECT_EQ(decimal_to_scaled_int("1711964646000000000", 0, base), number_status::ok);
   EXPECT_EQ(base, 1711964646000000000);
+}
+
+TEST(DecimalTime, SixteenToNineteenIntegerDigitsAndTheNegativeLimit) {
+  // Found by fuzz_decimal_time: 16 to 19 integer digits overflowed the fast path's running sum
+  // (signed overflow), and -2^63 ns was called out of range although it fits.
+  std::int64_t out = 0;
+  EXPECT_EQ(microseconds_to_ns("9999999999999999999", out), number_status::out_of_range);
+  EXPECT_EQ(microseconds_to_ns("9234567834234567893", out), number_status::out_of_range);
+  EXPECT_EQ(microseconds_to_ns("9223372036854776", out), number_status::out_of_range);
+  EXPECT_EQ(ns("9223372036854775"), 9223372036854775000);
+  EXPECT_EQ(ns("1234567890123456"), 1234567890123456000);
+  EXPECT_EQ(ns("-9223372036854775.808"), std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(ns("-9223372036854775.8085"), std::numeric_limits<std::int64_t>::min());  // tie: even
+  EXPECT_EQ(microseconds_to_ns("-9223372036854775.8086", out), number_status::out_of_range);
+  EXPECT_EQ(decimal_to_scaled_int("-9223372036854775808", 0, out), number_status::ok);
+  EXPECT_EQ(out, std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(decimal_to_scaled_int("-9223372036854775809", 0, out), number_status::out_of_range);
 }
 
 TEST(DecimalTime, RejectsWhatIsNotAJsonNumber) {

@@ -207,6 +207,22 @@ TEST_F(ChromeReader, BackslashRunsAndQuotedBracketsAtEveryBlockOffset) {
   for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(name_of(t, i), names[i]) << i;
 }
 
+TEST_F(ChromeReader, IntegerArgsOutsideInt64AreNotIntegers) {
+  // Found by fuzz_chrome_events: a non-integral JSON number arg (1e300) was cast to int64 before
+  // its range was checked (undefined behaviour). Out of range, it is no integer: the fallbacks
+  // (integer tid, pid) apply, and bytes is 0.
+  auto const path = file("huge_args.json", R"J({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 2, "tid": 7, "ts": 0, "dur": 1,
+     "args": {"stream": 1.5e300, "device": -1e19, "bytes": 9.5e18, "correlation": 4.0}}
+  ]})J");
+  auto const t = read(path);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t.stream[0], 7);
+  EXPECT_EQ(t.device[0], 2);
+  EXPECT_EQ(t.bytes[0], 0);
+  EXPECT_EQ(t.correlation[0], 4);
+}
+
 TEST_F(ChromeReader, KindMappingByCategoryAndName) {
   auto const path = file("kinds.json", R"J({"traceEvents": [
     {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#12", "pid": 1, "tid": 1, "ts": 0, "dur": 100},

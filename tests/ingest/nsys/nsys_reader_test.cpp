@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <iterator>
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <tuple>
 
 #include <tracesweep/backend.hpp>
@@ -19,6 +21,7 @@
 #include <tracesweep/summary.hpp>
 
 #include "generated_export.hpp"
+#include "ingest/nsys/nsys_image.hpp"
 #include "nsys_test_support.hpp"
 #include "support/trace_paths.hpp"
 
@@ -217,20 +220,52 @@ TEST(nsys_reader, kernel_api_links_follow_correlation_within_the_process) {
   EXPECT_EQ(ours, sql);
 }
 
+void expect_same_rows(event_table const& a, event_table const& b) {
+  EXPECT_EQ(a.start_ns, b.start_ns);
+  EXPECT_EQ(a.end_ns, b.end_ns);
+  EXPECT_EQ(a.kind, b.kind);
+  EXPECT_EQ(a.rank, b.rank);
+  EXPECT_EQ(a.device, b.device);
+  EXPECT_EQ(a.stream, b.stream);
+  EXPECT_EQ(a.correlation, b.correlation);
+  EXPECT_EQ(a.name, b.name);
+}
+
 TEST(nsys_reader, result_does_not_depend_on_thread_count) {
   TRACESWEEP_REQUIRE_TRACES_DIR(traces);
   for (auto const& f : nsys_exports(traces)) {
     SCOPED_TRACE(f.string());
-    auto const a = read(f, 1), b = read(f, 3);
-    EXPECT_EQ(a.start_ns, b.start_ns);
-    EXPECT_EQ(a.end_ns, b.end_ns);
-    EXPECT_EQ(a.kind, b.kind);
-    EXPECT_EQ(a.rank, b.rank);
-    EXPECT_EQ(a.device, b.device);
-    EXPECT_EQ(a.stream, b.stream);
-    EXPECT_EQ(a.correlation, b.correlation);
-    EXPECT_EQ(a.name, b.name);
+    expect_same_rows(read(f, 1), read(f, 3));
   }
+}
+
+TEST(nsys_reader, a_database_image_in_memory_reads_as_its_file) {
+  // The fuzz target's entry point: the bytes in a shared in-memory database, here on 3 threads
+  // (3 connections to it). Same rows, same metadata, and nothing created beside the input.
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  for (auto const& f : nsys_exports(traces)) {
+    SCOPED_TRACE(f.string());
+    std::ifstream in(f, std::ios::binary);
+    std::vector<char> const bytes((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
+    event_table image;
+    read_options o;
+    o.threads = 3;
+    nsys::read_nsys_sqlite_image("image of " + f.filename().string(),
+                                 std::as_bytes(std::span(bytes)), image, o);
+    auto const file = read(f, 1);
+    expect_same_rows(file, image);
+    ASSERT_EQ(image.inputs().size(), 1u);
+    EXPECT_EQ(image.inputs()[0].path, "image of " + f.filename().string());
+    EXPECT_EQ(image.inputs()[0].device_names, file.inputs()[0].device_names);
+    EXPECT_EQ(image.inputs()[0].skipped, file.inputs()[0].skipped);
+  }
+  // A damaged image is an input_error naming it, as a damaged file is.
+  std::vector<char> junk(4096, 'x');
+  event_table t;
+  EXPECT_THROW(nsys::read_nsys_sqlite_image("junk", std::as_bytes(std::span(junk)), t, {}),
+               input_error);
+  EXPECT_EQ(t.size(), 0u);
 }
 
 /// Length covered by at least one interval: a +1/−1 coverage sweep over all endpoints.

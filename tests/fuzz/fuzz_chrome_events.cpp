@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+// libFuzzer target: the Chrome-trace reader core (event splitter, event parser, classifier, the
+// in-order merge) on bytes in memory. Each input is read twice, once whole with the reader's
+// default chunk size and once cut into small chunks and small reads (sizes taken from the
+// input's last two bytes), optionally gzip-compressed first: both reads must give the same
+// table, or both must fail with input_error. Any other exception, or a sanitizer report, is a bug.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <tracesweep/error.hpp>
+#include <tracesweep/event_table.hpp>
+
+#include "ingest/chrome/byte_source.hpp"
+#include "ingest/chrome/chrome_source_reader.hpp"
+#include "support/gzip_member.hpp"
+
+namespace {
+
+using namespace tracesweep;
+
+/// The table read from `bytes`, or nullopt when the reader refused them with input_error.
+std::optional<event_table> read(std::span<char const> bytes, std::size_t max_read,
+                                std::size_t chunk_bytes) {
+  event_table table;
+  read_options options;
+  options.threads = 1;
+  try {
+    auto source = chrome::open_memory_source("fuzz.json", bytes, max_read);
+    chrome::read_chrome_source(*source, "fuzz.json", table, options, chunk_bytes);
+  } catch (input_error const&) {
+    return std::nullopt;
+  }
+  return table;
+}
+
+template <class T>
+bool same_bits(std::vector<T> const& a, std::vector<T> const& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+bool same(event_table const& a, event_table const& b) {
+  if (a.size() != b.size() || a.strings().size() != b.strings().size()) return false;
+  for (std::size_t i = 0; i < a.strings().size(); ++i)
+    if (a.strings().at(static_cast<string_id>(i)) != b.strings().at(static_cast<string_id>(i)))
+      return false;
+  auto const& ia = a.inputs().back();
+  auto const& ib = b.inputs().back();
+  return same_bits(a.start_ns, b.start_ns) && same_bits(a.end_ns, b.end_ns) &&
+         same_bits(a.kind, b.kind) && same_bits(a.subkind, b.subkind) &&
+         same_bits(a.rank, b.rank) && same_bits(a.device, b.device) &&
+         same_bits(a.stream, b.stream) && same_bits(a.name, b.name) &&
+         same_bits(a.category, b.category) && same_bits(a.correlation, b.correlation) &&
+         same_bits(a.bytes, b.bytes) && same_bits(a.role, b.role) &&
+         same_bits(a.launch_metrics.row, b.launch_metrics.row) &&
+         same_bits(a.launch_metrics.blocks_per_sm, b.launch_metrics.blocks_per_sm) &&
+         same_bits(a.launch_metrics.est_occupancy_pct, b.launch_metrics.est_occupancy_pct) &&
+         ia.format == ib.format && ia.skipped == ib.skipped && ia.ranks == ib.ranks;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size) {
+  std::span<char const> bytes(reinterpret_cast<char const*>(data), size);
+  // The last two bytes choose how the second read cuts the stream; they stay part of the JSON
+  // (trailing bytes after a trace are whitespace in the seeds).
+  std::size_t chunk = 1, max_read = 1;
+  bool compress = false;
+  if (size >= 2) {
+    auto const a = data[size - 2], b = data[size - 1];
+    chunk = 1 + (a & 0x7f) * 13;
+    max_read = 1 + b * 7;
+    compress = (a & 0x80) != 0 && size < (1 << 16);
+  }
+  auto const whole = read(bytes, static_cast<std::size_t>(-1), chrome::default_chunk_bytes);
+  std::string packed;
+  if (compress && (size < 2 || data[0] != 0x1f || data[1] != 0x8b)) {
+    packed = test::gzip_member({bytes.data(), bytes.size()}, 1);
+    bytes = packed;
+  }
+  auto const cut = read(bytes, max_read, chunk);
+  if (whole.has_value() != cut.has_value() || (whole && !same(*whole, *cut))) {
+    std::fprintf(stderr,
+                 "fuzz_chrome_events: read in chunks of %zu bytes, %zu bytes a read%s: %s\n", chunk,
+                 max_read, packed.empty() ? "" : ", gzip",
+                 whole.has_value() != cut.has_value() ? "one read failed, the other did not"
+                                                      : "the tables differ");
+    std::abort();
+  }
+  return 0;
+}
