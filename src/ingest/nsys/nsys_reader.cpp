@@ -23,6 +23,7 @@
 #include <tracesweep/error.hpp>
 
 #include "ingest/nsys/nsys_image.hpp"
+#include "ingest/nsys/nsys_integrity.hpp"
 #include "ingest/nsys/nsys_labels.hpp"
 #include "ingest/nsys/nsys_metadata.hpp"
 #include "ingest/nsys/nsys_schema.hpp"
@@ -174,14 +175,16 @@ void stream_tasks(db_location const& where, std::vector<table_plan> const& plans
 /// ranges are cut from the span at once. A span wider than the file could hold (rowids near the
 /// int64 limits, negative, or far apart) is cut where every rows_per_task-th row begins instead,
 /// found by one walk of the rowid b-tree: the tasks, the work and the memory then follow the
-/// rows, not the span.
+/// rows, not the span. `dense` tells which way was taken (the bound is then exact for a table
+/// without rowid gaps).
 std::uint64_t plan_ranges(connection& db, std::string const& table, std::size_t plan,
                           std::pair<std::int64_t, std::int64_t> bounds, std::uint64_t max_rows,
-                          std::vector<read_task>& tasks) {
+                          std::vector<read_task>& tasks, bool& dense) {
   auto const [lo, hi] = bounds;
   // hi - lo as unsigned never overflows; +1 is left out so the full int64 range fits too.
   auto const span_less_one = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
-  if (span_less_one < max_rows + rows_per_task) {
+  dense = span_less_one < max_rows + rows_per_task;
+  if (dense) {
     for (std::int64_t a = lo;; a += rows_per_task) {
       bool const last = hi - a < rows_per_task;
       tasks.push_back({plan, a, last ? hi : a + rows_per_task - 1});
@@ -372,10 +375,16 @@ void read_database(db_location const& where, std::uint64_t bytes, event_table& t
   std::uint64_t const max_rows = bytes / 6;
   std::vector<read_task> tasks;
   std::uint64_t rows = 0;  // an upper bound of the rows the tasks hold
+  // The integrity check's evidence: device tables should return exactly their dense rowid span.
+  std::uint64_t device_span = 0, device_rows = 0;
+  bool device_dense = true;
   for (std::size_t p = 0; p < plans.size(); ++p) {
     auto bounds = rowid_bounds(db, plans[p].table);
     if (!bounds) continue;
-    rows += plan_ranges(db, plans[p].table, p, *bounds, max_rows, tasks);
+    bool dense = true;
+    auto const span = plan_ranges(db, plans[p].table, p, *bounds, max_rows, tasks, dense);
+    rows += span;
+    if (is_device_activity(plans[p].kind)) device_span += span, device_dense &= dense;
   }
   table.reserve(table.size() + static_cast<std::size_t>(std::min(rows, max_rows)));
   table.begin_input(path, "nsys-sqlite");
@@ -397,8 +406,12 @@ void read_database(db_location const& where, std::uint64_t bytes, event_table& t
         return;
       }
       app.append(plan, *b);
-      if (is_device_activity(plan.kind)) gpu_rows += static_cast<std::int64_t>(b->start.size());
+      if (!is_device_activity(plan.kind)) return;
+      gpu_rows += static_cast<std::int64_t>(b->start.size());
+      device_rows += b->start.size();
+      for (auto const& [reason, n] : b->skipped) device_rows += static_cast<std::uint64_t>(n);
     });
+    check_integrity(db, bytes, device_dense && device_rows == device_span);
     if (gpu_rows == 0 && !unread_gpu_activity)
       throw input_error(path, "CUPTI_ACTIVITY_KIND_KERNEL",
                         "no GPU activity: the export has no kernel, memcpy or memset rows");

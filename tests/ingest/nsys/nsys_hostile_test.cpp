@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -265,6 +266,43 @@ TEST(nsys_hostile, wal_export_with_pages_in_its_wal_is_refused_untouched) {
   EXPECT_EQ(skipped, "");
   EXPECT_EQ(kernel_instances(file), 10);
   EXPECT_EQ(listing(dir.path()), clean);
+}
+
+/// Big-endian integers of an SQLite page.
+std::uint32_t be(std::string const& b, std::size_t at, int n) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < n; ++i)
+    v = v << 8 | static_cast<unsigned char>(b[at + static_cast<std::size_t>(i)]);
+  return v;
+}
+
+TEST(nsys_hostile, a_damaged_page_is_an_error_not_phantom_rows) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  temp_dir dir("damaged");
+  auto const file = copy_export(traces, "mfu_2gpu_before.sqlite", dir, "damaged.sqlite");
+  std::size_t page_size = 0, page = 0;
+  {
+    oracle_db db(file);
+    page = static_cast<std::size_t>(db.query("SELECT rootpage FROM sqlite_master WHERE name = '" +
+                                             std::string(kernel_table) + "'")[0][0]
+                                        .i);
+    page_size = static_cast<std::size_t>(db.query("PRAGMA page_size")[0][0].i);
+  }
+  auto bytes = slurp(file);
+  // Down the leftmost path of the kernel table's b-tree to its first leaf (type 13).
+  for (;;) {
+    auto const off = (page - 1) * page_size + (page == 1 ? 100 : 0);
+    if (bytes[off] == 13) break;
+    auto const cell = (page - 1) * page_size + be(bytes, off + 12, 2);
+    page = be(bytes, cell, 4);
+  }
+  // Cell 0 made to point at cell 1: SQLite reads the row twice without complaint.
+  auto const off = (page - 1) * page_size;
+  bytes[off + 8] = bytes[off + 10];
+  bytes[off + 9] = bytes[off + 11];
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+  auto const r = run_cli("summary " + quote(file));
+  expect_one_line_failure(r, file, "damaged SQLite file (PRAGMA quick_check: On tree page");
 }
 
 TEST(nsys_hostile, fifo_input_is_refused_at_once) {
