@@ -33,15 +33,18 @@ void string_ids::load(connection& db) {
     }
     _arena = std::move(arena), _ids = std::move(ids), _offsets = std::move(offsets);
   }
-  _dense = _ids.empty() || _ids.back() - _ids.front() + 1 == static_cast<std::int64_t>(_ids.size());
+  // Unsigned differences: ids may lie anywhere in int64 (a hostile file), never overflowing.
+  _dense = _ids.empty() ||
+           static_cast<std::uint64_t>(_ids.back()) - static_cast<std::uint64_t>(_ids.front()) ==
+               _ids.size() - 1;
   _interned.assign(_ids.size(), string_pool::npos);
 }
 
 std::int64_t string_ids::index_of(std::int64_t id) const {
   if (_ids.empty()) return -1;
   if (_dense) {
-    auto const i = id - _ids.front();
-    return i >= 0 && i < static_cast<std::int64_t>(_ids.size()) ? i : -1;
+    auto const i = static_cast<std::uint64_t>(id) - static_cast<std::uint64_t>(_ids.front());
+    return i < _ids.size() ? static_cast<std::int64_t>(i) : -1;  // below front wraps past size
   }
   auto it = std::lower_bound(_ids.begin(), _ids.end(), id);
   return it != _ids.end() && *it == id ? it - _ids.begin() : -1;
