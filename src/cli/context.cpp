@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -128,6 +129,8 @@ int context::run_analysis(analysis_args const& args, read_options const& options
   } catch (std::overflow_error const& e) {
     // A result that cannot be represented is a property of the data: name what was read.
     throw input_error(job_name(table), "", std::string("arithmetic overflow: ") + e.what());
+  } catch (std::bad_alloc const&) {
+    throw input_error(job_name(table), where(), "out of memory");
   }
   write(results, args.format, table_name, file ? &*file : nullptr);
   return failed ? static_cast<int>(exit_code::bad_input) : 0;

@@ -306,6 +306,37 @@ TEST(hostile_inputs, keep_going_survives_a_bomb) {
   EXPECT_NE(r.out.find("\nk,2,"), std::string::npos) << r.out;
 }
 
+// 7. Out of memory while reading names the file, and --keep-going goes on past it. A gzip of
+// 3 M small events (a few MB) under a 256 MiB address-space limit: the columns do not fit.
+TEST(hostile_inputs, out_of_memory_while_reading_names_the_file) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit allows";
+#else
+  scratch dir("oom");
+  std::string block;
+  for (int i = 0; i < 100000; ++i) block += event(std::to_string(i), "1") + ",";
+  std::string const member = gzip_member(block);
+  std::string bytes = gzip_member(R"({"traceEvents":[)");
+  for (int i = 0; i < 30; ++i) bytes += member;
+  bytes += gzip_member(event("0", "1") + "]}");
+  auto const big = dir.file("big.json.gz");
+  write_bytes(big, bytes);
+  auto const good = dir.file("good.json");
+  write_bytes(good, trace({event("1", "2"), event("5", "2")}));
+  auto const run_limited = [](std::string const& args) {  // 256 MiB of address space
+    return run_cli(args, 60, "sh -c 'ulimit -v 262144; exec \"$0\" \"$@\"' ");
+  };
+  std::string const options = "--threads 1 --backend cpu --max-inflate-ratio 100000 ";
+  expect_one_line(run_limited(options + "summary " + quote(big)), big, "out of memory");
+  auto const r = run_limited(options + "--keep-going summary --table kernels --format csv " +
+                             quote(big) + " " + quote(good));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(big.string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("out of memory while reading it"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("\nk,2,"), std::string::npos) << r.out;
+#endif
+}
+
 // 5. One JSON policy: invalid JSON wherever the reader interprets it is exit 2 at its byte.
 TEST(hostile_inputs, invalid_json_in_interpreted_parts_is_exit_2_at_its_byte) {
   scratch dir("json");

@@ -28,13 +28,15 @@ inline std::string slurp(std::filesystem::path const& p) {
 
 /// `args` is appended to the binary's path as shell words (quote paths yourself). With
 /// `timeout_s` > 0 the binary runs under timeout(1): killed after that long (exit code 124).
-inline cli_result run_cli(std::string const& args, int timeout_s = 0) {
+/// `wrapper`: shell words before the binary's path (a command that runs it).
+inline cli_result run_cli(std::string const& args, int timeout_s = 0,
+                          std::string const& wrapper = "") {
   auto const dir = std::filesystem::temp_directory_path();
   auto const tag = std::to_string(::getpid()) + "_" + std::to_string(std::rand());
   auto const out = dir / ("ts_out_" + tag), err = dir / ("ts_err_" + tag);
-  std::string cmd = (timeout_s > 0 ? "timeout -k 5 " + std::to_string(timeout_s) + " " : "") + "'" +
-                    TRACESWEEP_BINARY + "' " + args + " >'" + out.string() + "' 2>'" +
-                    err.string() + "' </dev/null";
+  std::string cmd = (timeout_s > 0 ? "timeout -k 5 " + std::to_string(timeout_s) + " " : "") +
+                    wrapper + "'" + TRACESWEEP_BINARY + "' " + args + " >'" + out.string() +
+                    "' 2>'" + err.string() + "' </dev/null";
   int const status = std::system(cmd.c_str());
   cli_result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -306,10 +306,13 @@ char const* first_invalid_byte(event_chunk const& chunk) {
   return nullptr;
 }
 
-/// Throws the input_error for invalid JSON at `at` (null: where the parser stopped).
+/// Throws the input_error for invalid JSON at `at` (null: where the parser stopped), or for
+/// simdjson failing to allocate.
 [[noreturn]] void fail_json(std::string const& path, event_chunk const& chunk, std::uint64_t index,
                             char const* at, simdjson::error_code e) {
-  std::string why = std::string("invalid JSON: ") + simdjson::error_message(e);
+  std::string why = e == simdjson::MEMALLOC
+                        ? std::string("out of memory while reading it")
+                        : std::string("invalid JSON: ") + simdjson::error_message(e);
   bool const bad_scalar = e == simdjson::NUMBER_ERROR || e == simdjson::TAPE_ERROR ||
                           e == simdjson::N_ATOM_ERROR || e == simdjson::T_ATOM_ERROR ||
                           e == simdjson::F_ATOM_ERROR;
