@@ -210,6 +210,26 @@ TEST(nsys_hostile, unknown_string_ids_are_skipped_and_counted) {
   EXPECT_EQ(r.out.find("987654321"), std::string::npos) << r.out;
 }
 
+TEST(nsys_hostile, string_ids_at_the_int64_limits) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  temp_dir dir("string_limits");
+  auto const file = copy_export(traces, "mfu_2gpu_before.sqlite", dir, "limits.sqlite");
+  {
+    // Two unused ids moved to the ends of int64: the id arithmetic must neither overflow (UBSan
+    // in CI) nor make any other id resolve differently.
+    oracle_db db(file, true);
+    db.exec(
+        "INSERT INTO StringIds (id, value) VALUES (9223372036854775807, 'top'), "
+        "(-9223372036854775807 - 1, 'bottom')");
+    db.exec("UPDATE " + std::string(kernel_table) +
+            " SET shortName = 9223372036854775807, demangledName = 9223372036854775807 WHERE "
+            "rowid = 5");
+  }
+  auto const r = run_cli("stats --report cuda_gpu_kern_sum --format csv " + quote(file));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(",top\n"), std::string::npos) << r.out;  // (a negative id is <unnamed>)
+}
+
 TEST(nsys_hostile, reading_creates_nothing_beside_the_input) {
   TRACESWEEP_REQUIRE_TRACES_DIR(traces);
   temp_dir dir("untouched");
