@@ -58,6 +58,7 @@ class progress_line {
  private:
   void loop() {
     std::unique_lock lock(_m);
+    draw();
     while (!_cv.wait_for(lock, std::chrono::milliseconds(250), [&] { return _done; })) draw();
   }
   void draw() {

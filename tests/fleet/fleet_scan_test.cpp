@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <random>
@@ -174,6 +175,30 @@ TEST(FleetReport, NumbersMatchTheStoredRows) {
   auto const absent = run_cli("report --db " + quote(d / "absent.sqlite"));
   EXPECT_EQ(absent.exit_code, 2);
   EXPECT_NE(absent.err.find("absent.sqlite"), std::string::npos) << absent.err;
+}
+
+TEST(FleetScan, ProgressLineOnlyOnATerminal) {
+  scratch_dir d("progress");
+  for (int j = 0; j < 3; ++j) generate_job(d / "traces" / ("job" + std::to_string(j)), 2, 40 + j);
+  // Not a terminal: no progress line, only the result on stdout.
+  auto const plain = run_cli("scan " + quote(d / "traces") + " --db " + quote(d / "a.sqlite"));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.err, "");
+  EXPECT_NE(plain.out.find("run 1: 3 jobs written"), std::string::npos) << plain.out;
+  // On a pseudo-terminal (script(1)): the line with files, GB and ETA, redrawn in place.
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1)";
+  auto const command = std::string(TRACESWEEP_BINARY) + " scan " + quote(d / "traces") + " --db " +
+                       quote(d / "b.sqlite");
+  std::string tty;
+  FILE* session = popen(("script -qec " + quote(command) + " /dev/null").c_str(), "r");
+  ASSERT_NE(session, nullptr);
+  for (char buffer[4096]; auto n = std::fread(buffer, 1, sizeof buffer, session);)
+    tty.append(buffer, n);
+  EXPECT_EQ(pclose(session), 0) << tty;
+  EXPECT_NE(tty.find("\r\033[Kscan: "), std::string::npos) << tty;
+  EXPECT_NE(tty.find(" files"), std::string::npos) << tty;
+  EXPECT_NE(tty.find(" GB"), std::string::npos) << tty;
+  EXPECT_NE(tty.find("run 1: 3 jobs written"), std::string::npos) << tty;
 }
 
 /// Starts `tracesweep args…` without waiting; returns its pid.
