@@ -7,7 +7,8 @@
 #   slurm_scan_test.sh TRACESWEEP_BINARY SOURCE_DIR TRACES_DIR
 # TRACES_DIR: $TRACESWEEP_TRACES overrides it. Skips (exit 77) without the traces, without
 # slurmctld/slurmd/munged/sbatch (Debian: slurm-wlm, munge) or when not root (slurmd launches
-# jobs as root here). Stops everything it started and removes its folder on exit.
+# jobs as root here); with TRACESWEEP_REQUIRE_TRACES=1 missing traces fail instead. Stops
+# everything it started and removes its folder on exit (keeps it with TRACESWEEP_SLURM_KEEP=1).
 set -euo pipefail
 
 if [[ $# -ne 3 ]]; then
@@ -21,7 +22,13 @@ shards=4
 label="slurm-test"
 
 skip() { echo "slurm_scan_test: $*: skipped"; exit 77; }
-[[ -d "$traces" ]] || skip "traces folder $traces not found (set TRACESWEEP_TRACES)"
+if [[ ! -d "$traces" ]]; then
+  if [[ "${TRACESWEEP_REQUIRE_TRACES:-}" == 1 ]]; then
+    echo "slurm_scan_test: traces folder $traces is missing and TRACESWEEP_REQUIRE_TRACES=1" >&2
+    exit 1
+  fi
+  skip "traces folder $traces not found (set TRACESWEEP_TRACES)"
+fi
 traces="$(realpath "$traces")"
 for cmd in munged slurmctld slurmd sbatch sinfo scontrol scancel sqlite3; do
   command -v "$cmd" >/dev/null 2>&1 || PATH="$PATH:/usr/sbin:/sbin"
@@ -63,7 +70,11 @@ cleanup() {
     done
     echo "slurm_scan_test: FAILED after $((SECONDS - started)) s"
   fi
-  rm -rf "$tmp"
+  if [[ "${TRACESWEEP_SLURM_KEEP:-}" == 1 ]]; then
+    echo "slurm_scan_test: kept $tmp (TRACESWEEP_SLURM_KEEP=1)"
+  else
+    rm -rf "$tmp"
+  fi
   exit "$rc"
 }
 trap cleanup EXIT
@@ -129,6 +140,7 @@ SchedulerType=sched/builtin
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 ReturnToService=2
+MailProg=/bin/true
 MinJobAge=300
 SlurmctldTimeout=30
 SlurmdTimeout=30
