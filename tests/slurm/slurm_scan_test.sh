@@ -55,7 +55,8 @@ cleanup() {
   local rc=$?
   set +e
   if [[ -s "$tmp/slurmctld.pid" ]]; then
-    scancel --quiet --full "$(squeue -h -o %A 2>/dev/null | tr '\n' ' ')" >/dev/null 2>&1
+    scancel --quiet --partition=test >/dev/null 2>&1  # our cluster's jobs, all of them
+    for _ in $(seq 50); do [[ -z "$(squeue -h -t R,CG 2>/dev/null)" ]] && break; sleep 0.2; done
   fi
   stop_pid_file "$tmp/slurmd.pid"
   stop_pid_file "$tmp/slurmctld.pid"
@@ -77,8 +78,23 @@ cleanup() {
   fi
   exit "$rc"
 }
+# Long commands run in the background with `wait`, so that a signal (ctest's timeout, ^C)
+# reaches the trap at once rather than after them.
+child=""
+on_signal() {
+  [[ -z "$child" ]] || kill "$child" 2>/dev/null
+  exit 130
+}
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap on_signal INT TERM
+run_child() {  # run_child COMMAND...: runs it in the background, waits, returns its status
+  local rc=0
+  "$@" &
+  child=$!
+  wait "$child" || rc=$?
+  child=""
+  return "$rc"
+}
 
 fail() { echo "slurm_scan_test: $*" >&2; exit 1; }
 
@@ -163,8 +179,8 @@ echo "slurm_scan_test: cluster up after $((SECONDS - started)) s (node $node, $c
 
 # --- the fleet scan through the scripts users run
 cd "$tmp"
-timeout 150 "$src/scripts/slurm/submit-scan.sh" -w -b "$bin" -o "$tmp/out" -n "$shards" \
-  -l "$label" "$traces" || fail "submit-scan.sh failed (exit $?)"
+run_child timeout 120 "$src/scripts/slurm/submit-scan.sh" -w -b "$bin" -o "$tmp/out" -n "$shards" \
+  -l "$label" -s --cpus-per-task=1 "$traces" || fail "submit-scan.sh failed (exit $?)"
 echo "slurm_scan_test: fleet scan merged after $((SECONDS - started)) s"
 
 merged="$tmp/out/results.sqlite"
@@ -175,8 +191,8 @@ done
 
 # --- the same traces scanned by one process
 rc=0
-"$bin" scan "$traces" --db "$tmp/single.sqlite" --label "$label" --jobs "$cpus" \
-  >"$tmp/single.log" 2>&1 || rc=$?
+run_child timeout 120 "$bin" scan "$traces" --db "$tmp/single.sqlite" --label "$label" \
+  --jobs "$cpus" >"$tmp/single.log" 2>&1 || rc=$?
 [[ $rc == 0 || $rc == 2 ]] || { cat "$tmp/single.log"; fail "single scan exited $rc"; }
 
 query() { sqlite3 -batch -noheader "$1" "$2"; }
