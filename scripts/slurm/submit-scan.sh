@@ -18,7 +18,8 @@
 #                     the scan runs with --jobs $SLURM_CPUS_PER_TASK when that is set.
 #                     SBATCH_PARTITION, SBATCH_TIMELIMIT, SBATCH_MEM_PER_NODE... in the
 #                     environment work as well, or edit the ##SBATCH lines of the .sbatch files.
-#     -w              wait until the merge job has ended; exit with its exit code
+#     -w              wait until the merge job has ended; exit 0 only when it completed and
+#                     wrote results.sqlite
 # Prints the array job's and the merge job's ids. Example, on a real cluster:
 #   scripts/slurm/submit-scan.sh -b /opt/tracesweep/bin/tracesweep -o /scratch/$USER/scan-0412 \
 #       -n 16 -l nightly-0412 -s --partition=batch -s --time=01:00:00 -s --mem=4G \
@@ -33,7 +34,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 usage() {
-  sed -n '8,10p' "${BASH_SOURCE[0]}" | sed 's/^#  //' >&2
+  sed -n '/^#   submit-scan.sh -o/,/^#     -w/p' "${BASH_SOURCE[0]}" | sed 's/^#  //' >&2
   exit 1
 }
 
