@@ -213,11 +213,13 @@ compare "device count" "SELECT COUNT(*) FROM devices"
 compare "gap count" "SELECT COUNT(*) FROM gaps"
 query "$merged" "SELECT COUNT(*) FROM jobs" >/dev/null || fail "merged db has no jobs table"
 
-# every trace in exactly one shard
-total=0
+# every trace in exactly one shard: no path in two shards, together as many as one scan's
 for ((k = 0; k < shards; k++)); do
-  total=$((total + $(query "$tmp/out/shard-$k.sqlite" "SELECT COUNT(*) FROM traces")))
-done
+  query "$tmp/out/shard-$k.sqlite" "SELECT path FROM traces"
+done | sort > "$tmp/shard-paths"
+dups="$(uniq -d "$tmp/shard-paths" | head -n 5)"
+[[ -z "$dups" ]] || fail "traces in more than one shard: $dups"
+total="$(wc -l < "$tmp/shard-paths")"
 want="$(query "$tmp/single.sqlite" "SELECT COUNT(*) FROM traces")"
 [[ "$total" == "$want" && "$want" -gt 0 ]] \
   || fail "the shards hold $total traces rows, one scan $want"
