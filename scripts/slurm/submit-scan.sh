@@ -6,10 +6,14 @@
 # `tracesweep merge OUTDIR/results.sqlite OUTDIR/shard-0.sqlite ... shard-(N-1).sqlite`.
 #
 #   submit-scan.sh -o OUTDIR [-n SHARDS] [-l LABEL] [-b TRACESWEEP] [-s SBATCH_OPTION]... [-w]
-#                  TRACE_DIR...
+#                  [-r] TRACE_DIR...
 #     -o OUTDIR       a new or empty folder on a file system every node sees (shards, the
 #                     merged results.sqlite and the jobs' logs scan-JOB_TASK.out, merge-JOB.out)
-#     -n SHARDS       array size, default 8
+#     -n SHARDS       array size, default 8 (recorded in OUTDIR/SHARDS)
+#     -r              resume an earlier submission into OUTDIR (a shard that ran out of time,
+#                     a failed one): same trace dirs, same shard count (default: OUTDIR/SHARDS);
+#                     scan skips the traces a shard database already holds, merge the jobs
+#                     results.sqlite already holds. Without -r, OUTDIR must hold no databases.
 #     -l LABEL        passed to every scan as --label
 #     -b TRACESWEEP   the tracesweep binary (default: $TRACESWEEP, else `tracesweep` on PATH);
 #                     it must be at the same path on the compute nodes
@@ -29,7 +33,7 @@
 # Exit code 2 of a scan (some inputs bad, recorded in the shard database, which is complete)
 # counts as success (scan.sbatch maps it to 0), so the merge runs; any other failure of a shard
 # makes the afterok dependency impossible and Slurm cancels the merge job
-# (--kill-on-invalid-dep=yes). Resubmit into a new OUTDIR after fixing the cause.
+# (--kill-on-invalid-dep=yes). After fixing the cause, resubmit the same command with -r.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -39,12 +43,13 @@ usage() {
 }
 
 outdir=""
-shards=8
+shards=""
+resume=0
 label=()
 tracesweep="${TRACESWEEP:-}"
 sbatch_opts=()
 wait=0
-while getopts "o:n:l:b:s:wh" opt; do
+while getopts "o:n:l:b:s:wrh" opt; do
   case "$opt" in
     o) outdir="$OPTARG" ;;
     n) shards="$OPTARG" ;;
@@ -52,6 +57,7 @@ while getopts "o:n:l:b:s:wh" opt; do
     b) tracesweep="$OPTARG" ;;
     s) sbatch_opts+=("$OPTARG") ;;
     w) wait=1 ;;
+    r) resume=1 ;;
     *) usage ;;
   esac
 done
@@ -59,6 +65,10 @@ shift $((OPTIND - 1))
 if [[ -z "$outdir" || $# -eq 0 ]]; then
   usage
 fi
+if [[ "$resume" == 1 && -z "$shards" && -s "$outdir/SHARDS" ]]; then
+  shards="$(cat "$outdir/SHARDS")"
+fi
+shards="${shards:-8}"
 if ! [[ "$shards" =~ ^[1-9][0-9]*$ ]]; then
   echo "submit-scan.sh: -n wants a positive number of shards, not '$shards'" >&2
   exit 1
@@ -83,13 +93,24 @@ done
 
 mkdir -p "$outdir"
 outdir="$(realpath "$outdir")"
-shopt -s nullglob
-stale=("$outdir"/shard-*.sqlite)
-shopt -u nullglob
-[[ -e "$outdir/results.sqlite" ]] && stale+=("$outdir/results.sqlite")
-if [[ ${#stale[@]} -gt 0 ]]; then
-  echo "submit-scan.sh: $outdir already holds ${stale[0]}; use a new or empty folder" >&2
-  exit 1
+if [[ "$resume" == 1 ]]; then
+  recorded="$(cat "$outdir/SHARDS" 2>/dev/null || true)"
+  if [[ "$recorded" != "$shards" ]]; then
+    echo "submit-scan.sh: -r: $outdir was scanned with ${recorded:-an unknown number of}" \
+         "shards (OUTDIR/SHARDS), not $shards; a shard's jobs depend on N" >&2
+    exit 1
+  fi
+else
+  shopt -s nullglob
+  stale=("$outdir"/shard-*.sqlite)
+  shopt -u nullglob
+  [[ -e "$outdir/results.sqlite" ]] && stale+=("$outdir/results.sqlite")
+  if [[ ${#stale[@]} -gt 0 ]]; then
+    echo "submit-scan.sh: $outdir already holds ${stale[0]}; use a new or empty folder," \
+         "or -r to resume that scan" >&2
+    exit 1
+  fi
+  echo "$shards" > "$outdir/SHARDS"
 fi
 
 array_id="$(sbatch --parsable "${sbatch_opts[@]}" --array="0-$((shards - 1))" \
