@@ -398,6 +398,7 @@ class device_timeline {
     } else {
       stall = _r->between(10'000, 30'000);
     }
+    if (_base.rank == _o.idle_rank) stall += _o.idle_rank_ns;
     host(event_kind::data_loader, _n.data_loader, _n.cat_cpu_op, _t, _t + stall);
     _t += stall + _r->between(2'000, 8'000);
     if (_site.patterns.data_loader_gaps && index > 0) open_gap("data_loading");
@@ -546,6 +547,8 @@ class device_timeline {
   /// returns its start.
   std::int64_t launch(string_id name, std::size_t slot, std::int64_t duration) {
     if (_site.straggler) duration = duration * straggler_permille / 1000;
+    if (!_o.slow_kernel.empty() && _table.strings().at(name) == _o.slow_kernel)
+      duration = duration * _o.slow_kernel_permille / 1000;
     if (_site.clean && slot == 0) _short_run = duration < short_kernel_ns ? _short_run + 1 : 0;
     return device_op(event_kind::kernel, _n.launch, name, _n.cat_kernel, slot, duration, 0, 0);
   }

@@ -14,7 +14,8 @@
 namespace tracesweep {
 
 /// Process exit codes shared by every command.
-enum class exit_code : int { ok = 0, usage = 1, bad_input = 2 };
+/// regression: `diff --fail-above` found a change for the worse above the threshold.
+enum class exit_code : int { ok = 0, usage = 1, bad_input = 2, regression = 3 };
 
 /// A fatal defect in one input file. `where` is a byte offset, an event index or a table name.
 class input_error : public std::runtime_error {

@@ -58,6 +58,10 @@ struct context {
 
   /// The backend the options ask for, for an analysis of `table` (logs the choice with -v).
   std::unique_ptr<backend> make_backend(event_table const& table);
+  /// The backend the options ask for, made on any thread with `threads` threads (analyses run
+  /// by fleet scans on worker threads); logs nothing.
+  [[nodiscard]] std::function<std::unique_ptr<backend>(event_table const&)> backend_factory(
+      unsigned threads) const;
   /// Reads `paths` into `table`; with --keep-going reports each failed file on stderr and
   /// returns how many failed (0 when all were read).
   int read(std::vector<std::string> const& paths, event_table& table, read_options options = {});
@@ -98,5 +102,9 @@ void add_stats_command(CLI::App& app, context& ctx);
 void add_generate_command(CLI::App& app, context& ctx);
 void add_overview_command(CLI::App& app, context& ctx);
 void add_diagnose_command(CLI::App& app, context& ctx);
+void add_scan_command(CLI::App& app, context& ctx);
+void add_report_command(CLI::App& app, context& ctx);
+void add_diff_command(CLI::App& app, context& ctx);
+void add_merge_command(CLI::App& app, context& ctx);
 
 }  // namespace tracesweep::cli

@@ -149,6 +149,23 @@ void add_generate_command(CLI::App& app, context& ctx) {
   cmd->add_option("--straggler-rank", args->straggler_rank,
                   "Rank of the planted straggler (default: the last rank)")
       ->check(CLI::Range(0, 4095));
+  cmd->add_option("--start-ns", args->options.start_ns, "First timestamp, ns")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 61))
+      ->capture_default_str();
+  cmd->add_option(
+      "--slow-kernel", args->options.slow_kernel,
+      "A compute kernel name whose every instance is made slower (see --slow-permille)");
+  cmd->add_option("--slow-permille", args->options.slow_kernel_permille,
+                  "Duration of the --slow-kernel, per mille of its normal one")
+      ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
+  cmd->add_option("--idle-rank", args->options.idle_rank,
+                  "A rank that waits --idle-rank-ns more on its data loader at every step")
+      ->check(CLI::Range(0, 4095));
+  cmd->add_option("--idle-rank-ns", args->options.idle_rank_ns,
+                  "Extra data-loader wait per step of --idle-rank, ns")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
+      ->capture_default_str();
   cmd->add_option("--truth", args->truth,
                   "Write the planted patterns' ground truth to this file as JSON");
   cmd->callback([&ctx, args] {

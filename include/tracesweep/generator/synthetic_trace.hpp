@@ -101,6 +101,14 @@ struct synthetic_options {
   std::int32_t polls_per_1000_launches = 0;
   std::int32_t host_ops_per_1000_launches = 0;
   std::int32_t copies_per_1000_launches = 0;
+  /// Run-over-run regressions (fleet diff): every instance of the compute kernel named
+  /// `slow_kernel` lasts `slow_kernel_permille` / 1000 as long; rank `idle_rank` (≥ 0) waits
+  /// `idle_rank_ns` more on its data loader at every step, so its GPUs sit idle longer. Neither
+  /// draws random numbers: everything else stays as without them.
+  std::string slow_kernel;
+  std::int32_t slow_kernel_permille = 1000;
+  std::int32_t idle_rank = -1;
+  std::int64_t idle_rank_ns = 0;
   /// Diagnosis patterns to plant; none by default. Planting needs `kernels_per_step` ≥ 10 and no
   /// host mix (the host mix makes the host, not the GPU, the bottleneck).
   planted_patterns plant;

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// A fleet scan: every job under some directories (or one shard of them) analyzed with summary
+// and diagnose, in parallel across jobs within a memory budget, each job written to the results
+// store in one transaction. Traces whose content is already stored are skipped, so running the
+// same scan again after a crash completes the run.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <tracesweep/fleet/job_record.hpp>
+#include <tracesweep/fleet/jobs.hpp>
+
+namespace tracesweep::fleet {
+
+struct scan_options {
+  std::vector<std::string> roots;
+  std::string db_path;
+  unsigned jobs = 0;  ///< jobs analyzed at once; 0 = hardware threads
+  std::optional<shard> part;
+  std::string label;
+  /// Bytes the jobs in flight may take together, by estimate; 0 = half the physical memory. A
+  /// job estimated above it runs alone.
+  std::uint64_t memory_limit = 0;
+  /// How each job is analyzed (reading.threads is set per job: hardware threads / jobs).
+  analyze_options analysis;
+};
+
+/// Counters a scan updates as it goes, for a progress display (read them from any thread).
+struct scan_progress {
+  std::atomic<std::int64_t> files_total{0}, bytes_total{0};
+  std::atomic<std::int64_t> files_done{0}, bytes_done{0};
+  std::atomic<std::int64_t> files_failed{0}, files_skipped{0};
+  std::atomic<bool> hashing{true};  ///< still identifying files (before any analysis)
+};
+
+struct scan_result {
+  std::int64_t run_id = 0;
+  bool resumed = false;
+  std::int64_t jobs_written = 0, jobs_skipped = 0;
+  std::int64_t traces_ok = 0, traces_failed = 0, traces_skipped = 0;
+};
+
+/// Runs the scan. `on_error` receives the one-line error of each trace that failed, as it is
+/// recorded. Throws input_error when a root cannot be listed or the database cannot be written
+/// (whatever was committed stays).
+scan_result run_scan(scan_options const& options, scan_progress& progress,
+                     std::function<void(std::string const&)> const& on_error);
+
+/// Estimated peak memory of analyzing one job: per file its size times the expansion of its
+/// format (gzip JSON inflates, the event table is smaller than JSON text), plus a fixed part.
+[[nodiscard]] std::uint64_t estimate_job_memory(std::vector<trace_record> const& traces);
+
+}  // namespace tracesweep::fleet

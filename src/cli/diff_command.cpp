@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// tracesweep diff: two traces or job directories analyzed now, or two runs of a results store;
+// exit 3 when a regression passes --fail-above.
+#include <thread>
+
+#include <tracesweep/error.hpp>
+#include <tracesweep/fleet/job_diff.hpp>
+#include <tracesweep/fleet/results_store.hpp>
+#include <tracesweep/model/comm_classifier.hpp>
+
+#include "cli/cli_context.hpp"
+
+namespace tracesweep::cli {
+
+namespace {
+
+struct diff_args {
+  std::string before, after;
+  std::string db;
+  std::string format = "text";
+  std::string table;
+  std::string comm_pattern = "nccl|rccl";
+  double fail_above = -1;
+  fleet::diff_options options;
+};
+
+/// One side of a trace diff: every trace under `path` analyzed as one job (named "" so that the
+/// two sides match).
+fleet::job_record analyze_side(context& ctx, std::string const& path, diff_args const& a) {
+  fleet::job_spec spec{path, "", expand_inputs({path})};
+  std::vector<fleet::trace_record> traces;
+  for (auto const& f : spec.files) traces.push_back(fleet::identify(f));
+  fleet::analyze_options o;
+  o.comm_pattern = a.comm_pattern;
+  o.keep_going = ctx.keep_going;
+  o.reading.threads = ctx.threads;
+  o.reading.max_event_bytes = ctx.max_event_bytes;
+  o.reading.max_inflate_ratio = ctx.max_inflate_ratio;
+  o.make_backend = ctx.backend_factory(ctx.threads);
+  auto job = fleet::analyze_job(spec, std::move(traces), o);
+  for (auto const& t : job.traces)
+    if (!t.ok) std::cerr << "tracesweep: " << t.error << '\n';
+  if (!job.any_ok()) throw input_error(path, "", "no input could be read");
+  return job;
+}
+
+/// The jobs of run `which` of the store.
+std::vector<fleet::job_record> run_jobs(fleet::results_store const& store,
+                                        std::string const& which) {
+  auto const run = store.find_run(which);
+  if (!run) throw usage_error("diff: " + which + ": no such run in " + store.path());
+  return store.load_jobs(run->id);
+}
+
+}  // namespace
+
+void add_diff_command(CLI::App& app, context& ctx) {
+  auto [args, cmd] = add_command<diff_args>(
+      app, "diff",
+      "Compare two traces or job directories (or, with --db, two runs): kernels slower or "
+      "faster, new and vanished; utilization, idle by cause, step time. Exit 3 on a regression "
+      "above --fail-above");
+  cmd->add_option("before", args->before,
+                  "Trace, job directory, or with --db a run (id, latest, "
+                  "previous)")
+      ->required();
+  cmd->add_option("after", args->after, "The same for the other side")->required();
+  cmd->add_option("--db", args->db, "Compare two runs of this results database");
+  add_format_option(cmd, args->format);
+  cmd->add_option("--table", args->table, "Only this table");
+  cmd->add_option("--fail-above", args->fail_above,
+                  "Exit 3 when something got worse by more than this percent")
+      ->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("--threshold", args->options.threshold_percent, "List changes above this percent")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+  cmd->add_option("--min-share", args->options.min_kernel_share,
+                  "Kernels below this share of their rank's kernel time are never a regression")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--comm-pattern", args->comm_pattern,
+                  "Regex (RE2, case-insensitive) marking communication kernels")
+      ->capture_default_str();
+  cmd->callback([&ctx, args] {
+    ctx.run = [&ctx, args] {
+      auto options = args->options;
+      if (args->fail_above >= 0) options.fail_above_percent = args->fail_above;
+      (void)comm_classifier(args->comm_pattern);
+      std::optional<output_file> file;
+      if (!ctx.output_path.empty()) file.emplace(ctx.output_path);
+      std::vector<fleet::job_record> before, after;
+      ctx.phase = "diff";
+      if (!args->db.empty()) {
+        fleet::results_store const store(args->db, true);
+        before = run_jobs(store, args->before);
+        after = run_jobs(store, args->after);
+      } else {
+        before.push_back(analyze_side(ctx, args->before, *args));
+        after.push_back(analyze_side(ctx, args->after, *args));
+      }
+      auto const result = fleet::diff_jobs(before, after, options);
+      ctx.write(result.tables, args->format, args->table, file ? &*file : nullptr);
+      return result.regressions.empty() ? 0 : static_cast<int>(exit_code::regression);
+    };
+  });
+}
+
+}  // namespace tracesweep::cli

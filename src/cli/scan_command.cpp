@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+// tracesweep scan: every trace under some directories into the results store (README "Fleet
+// scans"), with a progress line on a terminal.
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include <tracesweep/error.hpp>
+#include <tracesweep/fleet/scan.hpp>
+#include <tracesweep/model/comm_classifier.hpp>
+
+#include "cli/cli_context.hpp"
+
+namespace tracesweep::cli {
+
+namespace {
+
+struct scan_args {
+  fleet::scan_options options;
+  std::string shard;
+};
+
+std::string duration_text(double seconds) {
+  auto const s = static_cast<long>(seconds);
+  return s >= 3600 ? fmt::format("{}h{:02}m", s / 3600, s / 60 % 60)
+                   : fmt::format("{}m{:02}s", s / 60, s % 60);
+}
+
+/// The progress line: files, bytes, rate and ETA, redrawn in place on stderr while the scan
+/// runs; error lines are written above it.
+class progress_line {
+ public:
+  progress_line(fleet::scan_progress const& p, bool enabled) : _p(p), _enabled(enabled) {
+    if (_enabled) _thread = std::thread([this] { loop(); });
+  }
+  ~progress_line() {
+    if (!_enabled) return;
+    {
+      std::lock_guard lock(_m);
+      _done = true;
+    }
+    _cv.notify_all();
+    _thread.join();
+    std::fputs("\r\033[K", stderr);
+  }
+  void error(std::string const& line) {
+    std::lock_guard lock(_m);
+    std::fprintf(stderr, "%stracesweep: %s\n", _enabled ? "\r\033[K" : "", line.c_str());
+    if (_enabled) draw();
+  }
+
+ private:
+  void loop() {
+    std::unique_lock lock(_m);
+    while (!_cv.wait_for(lock, std::chrono::milliseconds(250), [&] { return _done; })) draw();
+  }
+  void draw() {
+    double const gb = 1e9;
+    auto const done = _p.bytes_done.load(), total = _p.bytes_total.load();
+    double const elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - _start).count();
+    std::string eta = "-";
+    if (done > 0 && total > done)
+      eta = duration_text(elapsed * double(total - done) / double(done));
+    auto const line =
+        _p.hashing
+            ? fmt::format("scan: identifying files… {} files, {:.2f} GB", _p.files_total.load(),
+                          double(total) / gb)
+            : fmt::format("scan: {}/{} files ({} failed), {:.2f}/{:.2f} GB, ETA {}",
+                          _p.files_done.load(), _p.files_total.load(), _p.files_failed.load(),
+                          double(done) / gb, double(total) / gb, eta);
+    std::fprintf(stderr, "\r\033[K%s", line.c_str());
+    std::fflush(stderr);
+  }
+
+  fleet::scan_progress const& _p;
+  bool _enabled;
+  bool _done = false;
+  std::chrono::steady_clock::time_point const _start = std::chrono::steady_clock::now();
+  std::mutex _m;
+  std::condition_variable _cv;
+  std::thread _thread;
+};
+
+}  // namespace
+
+void add_scan_command(CLI::App& app, context& ctx) {
+  auto [args, cmd] = add_command<scan_args>(
+      app, "scan",
+      "Scan directories of traces (jobs of rank files) into a SQLite results store: summary "
+      "and diagnose per job, resumable, shardable");
+  auto& o = args->options;
+  cmd->add_option("dirs", o.roots, "Directories (searched recursively) or trace files")->required();
+  cmd->add_option("--db", o.db_path, "The results database (SQLite), created when absent")
+      ->required();
+  cmd->add_option("--jobs", o.jobs, "Jobs analyzed at once (0 = one per hardware thread)")
+      ->capture_default_str();
+  cmd->add_option("--shard", args->shard,
+                  "K/N: only the jobs whose path hashes to shard K of N (0 <= K < N)");
+  cmd->add_option("--label", o.label, "A label for this run (reports and merge use it)");
+  cmd->add_option("--memory-limit", o.memory_limit,
+                  "Bytes the jobs in flight may take, by estimate (suffixes K, M, G; "
+                  "0 = half the physical memory)")
+      ->transform(CLI::AsSizeValue(false));
+  cmd->add_option("--comm-pattern", o.analysis.comm_pattern,
+                  "Regex (RE2, case-insensitive) marking communication kernels")
+      ->capture_default_str();
+  cmd->add_option("--gaps", o.analysis.diagnosis.top, "Longest idle gaps kept per job")
+      ->capture_default_str();
+  cmd->callback([&ctx, args] {
+    ctx.run = [&ctx, args] {
+      auto options = args->options;
+      if (!args->shard.empty()) {
+        try {
+          options.part = fleet::parse_shard(args->shard);
+        } catch (std::invalid_argument const& e) {
+          throw usage_error(std::string("--shard ") + e.what());
+        }
+      }
+      (void)comm_classifier(options.analysis.comm_pattern);
+      options.analysis.reading.max_event_bytes = ctx.max_event_bytes;
+      options.analysis.reading.max_inflate_ratio = ctx.max_inflate_ratio;
+      unsigned const hw = std::max(1u, std::thread::hardware_concurrency());
+      options.analysis.make_backend =
+          ctx.backend_factory(std::max(1u, hw / (options.jobs ? options.jobs : hw)));
+      ctx.phase = "scanning";
+      fleet::scan_progress progress;
+      fleet::scan_result r;
+      {
+        progress_line line(progress, isatty(STDERR_FILENO) == 1);
+        r = fleet::run_scan(options, progress, [&](std::string const& e) { line.error(e); });
+      }
+      std::cout << fmt::format(
+          "run {}{}: {} jobs written, {} skipped (already stored); traces: {} ok, {} failed, {} "
+          "already stored\n",
+          r.run_id, r.resumed ? " (resumed)" : "", r.jobs_written, r.jobs_skipped, r.traces_ok,
+          r.traces_failed, r.traces_skipped);
+      return r.traces_failed ? static_cast<int>(exit_code::bad_input) : 0;
+    };
+  });
+}
+
+}  // namespace tracesweep::cli

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fleet scan: find jobs, identify their files, drop what is stored, analyze the rest in
+// parallel within the memory budget, one transaction per job.
+#include <tracesweep/fleet/scan.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+#include <unordered_set>
+
+#include <xxhash.h>
+
+#include <tracesweep/error.hpp>
+#include <tracesweep/fleet/results_store.hpp>
+
+namespace tracesweep::fleet {
+
+namespace fs = std::filesystem;
+
+std::uint64_t estimate_job_memory(std::vector<trace_record> const& traces) {
+  std::uint64_t total = std::uint64_t{64} << 20;
+  for (auto const& t : traces) {
+    auto const size = static_cast<std::uint64_t>(std::max<std::int64_t>(0, t.size_bytes));
+    bool const gz = t.path.ends_with(".gz");
+    bool const json = gz || t.path.ends_with(".json");
+    total += gz ? size * 12 : json ? size : size * 2;
+  }
+  return total;
+}
+
+namespace {
+
+/// Jobs in flight hold their estimates against the budget; one job always may run.
+class memory_budget {
+ public:
+  explicit memory_budget(std::uint64_t limit) : _limit(limit) {}
+  void acquire(std::uint64_t bytes) {
+    std::unique_lock lock(_m);
+    _cv.wait(lock, [&] { return _held == 0 || _held + bytes <= _limit; });
+    _held += bytes;
+  }
+  void release(std::uint64_t bytes) {
+    {
+      std::lock_guard lock(_m);
+      _held -= bytes;
+    }
+    _cv.notify_all();
+  }
+
+ private:
+  std::uint64_t _limit;
+  std::uint64_t _held = 0;
+  std::mutex _m;
+  std::condition_variable _cv;
+};
+
+std::uint64_t physical_memory() {
+  auto const pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0
+             ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
+             : std::uint64_t{8} << 30;
+}
+
+/// Runs `work(i)` for i in [0, n) on `threads` threads; the first exception stops the others
+/// (they finish the item in hand) and is rethrown.
+template <class Work>
+void parallel_for(std::size_t n, unsigned threads, Work&& work) {
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::exception_ptr first;
+  std::mutex m;
+  auto const loop = [&] {
+    for (std::size_t i; !stop && (i = next++) < n;) {
+      try {
+        work(i);
+      } catch (...) {
+        std::lock_guard lock(m);
+        if (!first) first = std::current_exception();
+        stop = true;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(loop);
+  loop();
+  for (auto& t : pool) t.join();
+  if (first) std::rethrow_exception(first);
+}
+
+/// A file that cannot even be read: recorded with its error, under a hash of its path.
+trace_record unreadable(std::string const& path, std::string const& why) {
+  trace_record t;
+  t.path = path;
+  t.ok = false;
+  t.error = why;
+  t.content_hash = "path:" + std::to_string(XXH3_64bits(path.data(), path.size()));
+  return t;
+}
+
+std::string arguments_of(std::vector<std::string> const& roots) {
+  std::vector<std::string> canonical;
+  for (auto const& r : roots) {
+    std::error_code ec;
+    auto c = fs::weakly_canonical(r, ec);
+    canonical.push_back((ec ? fs::absolute(r) : c).lexically_normal().string());
+  }
+  std::sort(canonical.begin(), canonical.end());
+  std::string out;
+  for (auto const& c : canonical) out += (out.empty() ? "" : "\n") + c;
+  return out;
+}
+
+struct planned_job {
+  job_spec const* spec = nullptr;
+  std::vector<trace_record> traces;  ///< the files still to store
+};
+
+/// Identifies every file (in parallel), then keeps per job, in job order, the files whose
+/// content is neither stored nor claimed by an earlier job.
+std::vector<planned_job> plan(std::vector<job_spec> const& jobs,
+                              std::unordered_set<std::string> stored, unsigned threads,
+                              scan_progress& progress, scan_result& result) {
+  std::vector<std::pair<std::size_t, std::string>> files;
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    for (auto const& f : jobs[j].files) files.emplace_back(j, f);
+  std::vector<trace_record> ids(files.size());
+  parallel_for(files.size(), threads, [&](std::size_t i) {
+    try {
+      ids[i] = identify(files[i].second);
+    } catch (input_error const& e) {
+      ids[i] = unreadable(files[i].second, e.what());
+    }
+  });
+  std::vector<planned_job> out(jobs.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    auto& job = out[files[i].first];
+    job.spec = &jobs[files[i].first];
+    if (!stored.insert(ids[i].content_hash).second) {
+      ++result.traces_skipped;
+      ++progress.files_skipped;
+      continue;
+    }
+    progress.files_total += 1;
+    progress.bytes_total += ids[i].size_bytes;
+    job.traces.push_back(std::move(ids[i]));
+  }
+  std::erase_if(out, [&](planned_job const& p) {
+    bool const empty = p.traces.empty();
+    result.jobs_skipped += empty ? 1 : 0;
+    return empty;
+  });
+  return out;
+}
+
+}  // namespace
+
+scan_result run_scan(scan_options const& o, scan_progress& progress,
+                     std::function<void(std::string const&)> const& on_error) {
+  auto const db = fs::absolute(o.db_path).string();
+  auto jobs = find_jobs(o.roots, {db, db + "-wal", db + "-shm", db + "-journal"});
+  if (o.part) std::erase_if(jobs, [&](auto const& j) { return !in_shard(j.path, *o.part); });
+  results_store store(o.db_path);
+  auto const shard_text =
+      o.part ? std::to_string(o.part->index) + "/" + std::to_string(o.part->count) : "";
+  auto const run = store.begin_run(o.label, arguments_of(o.roots), shard_text);
+  scan_result result;
+  result.run_id = run.id;
+  result.resumed = store.job_count(run.id) > 0;
+  unsigned const hw = std::max(1u, std::thread::hardware_concurrency());
+  unsigned const workers = o.jobs ? o.jobs : hw;
+  auto planned = plan(jobs, store.stored_hashes(), workers, progress, result);
+  progress.hashing = false;
+
+  memory_budget budget(o.memory_limit ? o.memory_limit : physical_memory() / 2);
+  auto analysis = o.analysis;
+  analysis.reading.threads = std::max(1u, hw / workers);
+  std::mutex counting;
+  parallel_for(planned.size(), workers, [&](std::size_t i) {
+    auto& p = planned[i];
+    auto const bytes = estimate_job_memory(p.traces);
+    budget.acquire(bytes);
+    job_record job;
+    try {
+      job = analyze_job(*p.spec, std::move(p.traces), analysis);
+    } catch (...) {
+      budget.release(bytes);
+      throw;
+    }
+    budget.release(bytes);
+    store.write_job(run.id, job);
+    std::lock_guard lock(counting);
+    ++result.jobs_written;
+    for (auto const& t : job.traces) {
+      progress.files_done += 1;
+      progress.bytes_done += t.size_bytes;
+      if (t.ok) {
+        ++result.traces_ok;
+        continue;
+      }
+      ++result.traces_failed;
+      ++progress.files_failed;
+      on_error(t.error);
+    }
+  });
+  store.finish_run(run.id);
+  return result;
+}
+
+}  // namespace tracesweep::fleet
