@@ -3,7 +3,8 @@
 # The Slurm fleet scan end to end (scripts/slurm): starts a private one-node Slurm cluster
 # (munged, slurmctld, slurmd, all in a temporary folder, on free high ports), runs
 # submit-scan.sh with 4 shards over the traces and waits for the merge job, then checks that the
-# merged database holds what one `tracesweep scan` of the same traces writes.
+# merged database holds what one `tracesweep scan` of the same traces writes. Two broken traces
+# in a second folder make some shard exit 2, which must still let the merge run.
 #   slurm_scan_test.sh TRACESWEEP_BINARY SOURCE_DIR TRACES_DIR
 # TRACES_DIR: $TRACESWEEP_TRACES overrides it. Skips (exit 77) without the traces, without
 # slurmctld/slurmd/munged/sbatch (Debian: slurm-wlm, munge) or when not root (slurmd launches
@@ -177,10 +178,16 @@ done
 [[ "$state" == idle ]] || { scontrol show node "$node" || true; fail "node $node not idle (state '$state')"; }
 echo "slurm_scan_test: cluster up after $((SECONDS - started)) s (node $node, $cpus CPUs, ports $ctld_port/$slurmd_port)"
 
+# Two broken traces beside the real ones: the shards that get them exit 2 (inputs recorded as
+# failed, database complete), which must not stop the merge.
+mkdir -p "$tmp/bad/job-broken"
+echo '{"traceEvents": [ {"ph": "X", broken' > "$tmp/bad/job-broken/rank0.json"
+printf 'not a trace at all\n' | gzip > "$tmp/bad/job-broken/rank1.json.gz"
+
 # --- the fleet scan through the scripts users run
 cd "$tmp"
 run_child timeout 120 "$src/scripts/slurm/submit-scan.sh" -w -b "$bin" -o "$tmp/out" -n "$shards" \
-  -l "$label" -s --cpus-per-task=1 "$traces" || fail "submit-scan.sh failed (exit $?)"
+  -l "$label" -s --cpus-per-task=1 "$traces" "$tmp/bad" || fail "submit-scan.sh failed (exit $?)"
 echo "slurm_scan_test: fleet scan merged after $((SECONDS - started)) s"
 
 merged="$tmp/out/results.sqlite"
@@ -191,9 +198,11 @@ done
 
 # --- the same traces scanned by one process
 rc=0
-run_child timeout 120 "$bin" scan "$traces" --db "$tmp/single.sqlite" --label "$label" \
+run_child timeout 120 "$bin" scan "$traces" "$tmp/bad" --db "$tmp/single.sqlite" --label "$label" \
   --jobs "$cpus" >"$tmp/single.log" 2>&1 || rc=$?
-[[ $rc == 0 || $rc == 2 ]] || { cat "$tmp/single.log"; fail "single scan exited $rc"; }
+[[ $rc == 2 ]] || { cat "$tmp/single.log"; fail "single scan exited $rc, not 2 (bad inputs)"; }
+grep -q "exit 2 reported as success" "$tmp"/out/scan-*.out \
+  || fail "no shard reported scan's exit 2 (the broken traces)"
 
 query() { sqlite3 -batch -noheader "$1" "$2"; }
 compare() {  # compare DESCRIPTION SQL
@@ -212,6 +221,8 @@ compare "kernel count" "SELECT COUNT(*) FROM kernels"
 compare "device count" "SELECT COUNT(*) FROM devices"
 compare "gap count" "SELECT COUNT(*) FROM gaps"
 query "$merged" "SELECT COUNT(*) FROM jobs" >/dev/null || fail "merged db has no jobs table"
+errors="$(query "$merged" "SELECT COUNT(*) FROM traces WHERE status = 'error'")"
+[[ "$errors" == 2 ]] || fail "the merged db records $errors failed traces, not the 2 broken ones"
 
 # every trace in exactly one shard: no path in two shards, together as many as one scan's
 for ((k = 0; k < shards; k++)); do
