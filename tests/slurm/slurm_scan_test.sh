@@ -163,7 +163,7 @@ SlurmctldTimeout=30
 SlurmdTimeout=30
 InactiveLimit=0
 KillWait=5
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=256 State=UNKNOWN
+NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=1024 State=UNKNOWN
 PartitionName=test Nodes=$node Default=YES MaxTime=INFINITE State=UP
 CONF
 
@@ -187,7 +187,8 @@ printf 'not a trace at all\n' | gzip > "$tmp/bad/job-broken/rank1.json.gz"
 # --- the fleet scan through the scripts users run
 cd "$tmp"
 run_child timeout 120 "$src/scripts/slurm/submit-scan.sh" -w -b "$bin" -o "$tmp/out" -n "$shards" \
-  -l "$label" -s --cpus-per-task=1 "$traces" "$tmp/bad" || fail "submit-scan.sh failed (exit $?)"
+  -l "$label" -s --cpus-per-task=1 -s --mem=1000 "$traces" "$tmp/bad" \
+  || fail "submit-scan.sh failed (exit $?)"
 echo "slurm_scan_test: fleet scan merged after $((SECONDS - started)) s"
 
 merged="$tmp/out/results.sqlite"
@@ -201,6 +202,8 @@ rc=0
 run_child timeout 120 "$bin" scan "$traces" "$tmp/bad" --db "$tmp/single.sqlite" --label "$label" \
   --jobs "$cpus" >"$tmp/single.log" 2>&1 || rc=$?
 [[ $rc == 2 ]] || { cat "$tmp/single.log"; fail "single scan exited $rc, not 2 (bad inputs)"; }
+grep -q -- "--jobs 1 --memory-limit 750M" "$tmp/out/scan-"*_0.out \
+  || fail "scan.sbatch did not pass the allocation (1 CPU, 1000 MB) as --jobs/--memory-limit"
 grep -q "exit 2 reported as success" "$tmp"/out/scan-*.out \
   || fail "no shard reported scan's exit 2 (the broken traces)"
 
