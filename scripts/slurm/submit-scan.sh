@@ -38,7 +38,8 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 usage() {
-  sed -n '/^#   submit-scan.sh -o/,/wrote results.sqlite$/p' "${BASH_SOURCE[0]}" | sed 's/^#  //' >&2
+  sed -n '/^#   submit-scan.sh -o/,/wrote results.sqlite$/p' "${BASH_SOURCE[0]}" \
+    | sed 's/^#  //' >&2
   exit 1
 }
 

@@ -31,14 +31,16 @@ if [[ ! -d "$traces" ]]; then
   skip "traces folder $traces not found (set TRACESWEEP_TRACES)"
 fi
 traces="$(realpath "$traces")"
-for cmd in munged slurmctld slurmd sbatch sinfo scontrol scancel sqlite3; do
-  command -v "$cmd" >/dev/null 2>&1 || PATH="$PATH:/usr/sbin:/sbin"
+PATH="$PATH:/usr/sbin:/sbin"  # the daemons, for a shell without them on PATH
+for cmd in munged slurmctld slurmd sbatch sinfo scontrol scancel squeue sqlite3; do
   command -v "$cmd" >/dev/null 2>&1 || skip "$cmd not found (Debian packages slurm-wlm, munge)"
 done
 [[ "$(id -u)" == 0 ]] || skip "slurmd needs root"
 
 # Nothing of a surrounding Slurm job or cluster may leak into ours.
-while IFS= read -r var; do unset "$var"; done < <(compgen -e | grep -E '^(SLURM|SBATCH|SALLOC|SRUN)_' || true)
+while IFS= read -r var; do
+  unset "$var"
+done < <(compgen -e | grep -E '^(SLURM|SBATCH|SALLOC|SRUN)_' || true)
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/tracesweep-slurm.XXXXXX")"
 chmod 0711 "$tmp"  # munged wants its socket folder searchable
@@ -101,11 +103,8 @@ fail() { echo "slurm_scan_test: $*" >&2; exit 1; }
 
 # --- munge: own key, socket and daemon
 key="$tmp/munge.key"
-if command -v mungekey >/dev/null 2>&1 || [[ -x /usr/sbin/mungekey ]]; then
-  mungekey --create --keyfile="$key" >/dev/null 2>&1 || dd if=/dev/urandom of="$key" bs=1024 count=1 status=none
-else
-  dd if=/dev/urandom of="$key" bs=1024 count=1 status=none
-fi
+mungekey --create --keyfile="$key" >/dev/null 2>&1 \
+  || dd if=/dev/urandom of="$key" bs=1024 count=1 status=none  # munge < 0.5.14 has no mungekey
 chmod 0400 "$key"
 munged --force --socket="$tmp/munge.socket" --key-file="$key" --pid-file="$tmp/munged.pid" \
        --log-file="$tmp/munged.log" --seed-file="$tmp/munged.seed" \
@@ -175,8 +174,12 @@ for _ in $(seq 60); do
   [[ "$state" == idle ]] && break
   sleep 0.5
 done
-[[ "$state" == idle ]] || { scontrol show node "$node" || true; fail "node $node not idle (state '$state')"; }
-echo "slurm_scan_test: cluster up after $((SECONDS - started)) s (node $node, $cpus CPUs, ports $ctld_port/$slurmd_port)"
+if [[ "$state" != idle ]]; then
+  scontrol show node "$node" || true
+  fail "node $node not idle (state '$state')"
+fi
+echo "slurm_scan_test: cluster up after $((SECONDS - started)) s" \
+     "(node $node, $cpus CPUs, ports $ctld_port/$slurmd_port)"
 
 # Two broken traces beside the real ones: the shards that get them exit 2 (inputs recorded as
 # failed, database complete), which must not stop the merge.
