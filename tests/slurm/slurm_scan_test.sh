@@ -4,7 +4,8 @@
 # (munged, slurmctld, slurmd, all in a temporary folder, on free high ports), runs
 # submit-scan.sh with 4 shards over the traces and waits for the merge job, then checks that the
 # merged database holds what one `tracesweep scan` of the same traces writes. Two broken traces
-# in a second folder make some shard exit 2, which must still let the merge run.
+# in a second folder make some shard exit 2, which must still let the merge run; shard 2 fails
+# once on purpose, which must cancel the merge until `submit-scan.sh -r` resumes the scan.
 #   slurm_scan_test.sh TRACESWEEP_BINARY SOURCE_DIR TRACES_DIR
 # TRACES_DIR: $TRACESWEEP_TRACES overrides it. Skips (exit 77) without the traces, without
 # slurmctld/slurmd/munged/sbatch (Debian: slurm-wlm, munge) or when not root (slurmd launches
@@ -187,12 +188,31 @@ mkdir -p "$tmp/bad/job-broken"
 echo '{"traceEvents": [ {"ph": "X", broken' > "$tmp/bad/job-broken/rank0.json"
 printf 'not a trace at all\n' | gzip > "$tmp/bad/job-broken/rank1.json.gz"
 
-# --- the fleet scan through the scripts users run
+# --- the fleet scan through the scripts users run. Shard 2 fails once (a wrapper around the
+# binary), which must cancel the merge; submit-scan.sh -r then reruns the scan in place.
+flaky="$tmp/tracesweep-fails-once"
+cat > "$flaky" <<WRAP
+#!/usr/bin/env bash
+if [[ " \$* " == *" --shard 2/$shards "* && ! -e "$tmp/failed-once" ]]; then
+  touch "$tmp/failed-once"
+  echo "shard 2 fails on purpose (slurm_scan_test)" >&2
+  exit 1
+fi
+exec "$bin" "\$@"
+WRAP
+chmod +x "$flaky"
+submit() {
+  run_child timeout 120 "$src/scripts/slurm/submit-scan.sh" -w -b "$flaky" -o "$tmp/out" \
+    -l "$label" -s --cpus-per-task=1 -s --mem=1000 "$@" "$traces" "$tmp/bad"
+}
 cd "$tmp"
-run_child timeout 120 "$src/scripts/slurm/submit-scan.sh" -w -b "$bin" -o "$tmp/out" -n "$shards" \
-  -l "$label" -s --cpus-per-task=1 -s --mem=1000 "$traces" "$tmp/bad" \
-  || fail "submit-scan.sh failed (exit $?)"
-echo "slurm_scan_test: fleet scan merged after $((SECONDS - started)) s"
+rc=0
+submit -n "$shards" || rc=$?
+[[ $rc != 0 ]] || fail "submit-scan.sh -w succeeded although shard 2 failed"
+[[ ! -e "$tmp/out/results.sqlite" ]] || fail "the merge ran although shard 2 failed"
+echo "slurm_scan_test: a failed shard stopped the merge, after $((SECONDS - started)) s"
+submit -r || fail "submit-scan.sh -r failed (exit $?)"
+echo "slurm_scan_test: fleet scan resumed and merged after $((SECONDS - started)) s"
 
 merged="$tmp/out/results.sqlite"
 [[ -s "$merged" ]] || fail "merged database $merged missing"
