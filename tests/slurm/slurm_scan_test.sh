@@ -107,6 +107,8 @@ key="$tmp/munge.key"
 mungekey --create --keyfile="$key" >/dev/null 2>&1 \
   || dd if=/dev/urandom of="$key" bs=1024 count=1 status=none  # munge < 0.5.14 has no mungekey
 chmod 0400 "$key"
+# --force: munged's permission checks on the folders around key and socket refuse some container
+# set-ups (a group-writable TMPDIR); everything here is private to this test anyway.
 munged --force --socket="$tmp/munge.socket" --key-file="$key" --pid-file="$tmp/munged.pid" \
        --log-file="$tmp/munged.log" --seed-file="$tmp/munged.seed" \
   || fail "munged did not start"
