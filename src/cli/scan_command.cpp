@@ -136,6 +136,10 @@ void add_scan_command(CLI::App& app, context& ctx) {
         progress_line line(progress, isatty(STDERR_FILENO) == 1);
         r = fleet::run_scan(options, progress, [&](std::string const& e) { line.error(e); });
       }
+      if (r.run_id == 0) {
+        std::cout << fmt::format("nothing new: {} traces already stored\n", r.traces_skipped);
+        return 0;
+      }
       std::cout << fmt::format(
           "run {}{}: {} jobs written, {} skipped (already stored); traces: {} ok, {} failed, {} "
           "already stored\n",

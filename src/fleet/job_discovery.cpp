@@ -10,6 +10,7 @@
 #include <regex>
 #include <stdexcept>
 
+#include <tracesweep/error.hpp>
 #include <tracesweep/input_reader.hpp>
 
 namespace tracesweep::fleet {
@@ -62,6 +63,7 @@ std::vector<job_spec> find_jobs(std::vector<std::string> const& roots,
   std::map<std::string, job_spec> jobs;
   for (auto const& root : roots) {
     std::error_code ec;
+    if (!fs::exists(root, ec)) throw input_error(root, "", "no such file or directory");
     bool const is_dir = fs::is_directory(root, ec);
     fs::path const root_path = fs::path(canonical_or_absolute(root));
     for (auto const& file : expand_inputs({root})) {

@@ -66,14 +66,21 @@ constexpr char const* run_columns =
 
 }  // namespace
 
-run_info results_store::begin_run(std::string const& label, std::string const& arguments,
-                                  std::string const& shard) {
-  std::lock_guard lock(_write);
+std::optional<run_info> results_store::running_run(std::string const& label,
+                                                   std::string const& arguments,
+                                                   std::string const& shard) const {
   sql_statement q(*_db, std::string(run_columns) +
                             "WHERE status = 'running' AND label = ? AND arguments = ? AND "
                             "shard = ? ORDER BY run_id DESC LIMIT 1");
   q.bind(1, label).bind(2, arguments).bind(3, shard);
   if (q.step()) return run_from(q);
+  return std::nullopt;
+}
+
+run_info results_store::begin_run(std::string const& label, std::string const& arguments,
+                                  std::string const& shard) {
+  std::lock_guard lock(_write);
+  if (auto running = running_run(label, arguments, shard)) return *running;
   run_info run{0, label, utc_now(), "", version_string, "running", arguments, shard};
   run.id = insert_run(run);
   return run;

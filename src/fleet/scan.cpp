@@ -167,14 +167,18 @@ scan_result run_scan(scan_options const& o, scan_progress& progress,
   results_store store(o.db_path);
   auto const shard_text =
       o.part ? std::to_string(o.part->index) + "/" + std::to_string(o.part->count) : "";
-  auto const run = store.begin_run(o.label, arguments_of(o.roots), shard_text);
+  auto const arguments = arguments_of(o.roots);
   scan_result result;
-  result.run_id = run.id;
-  result.resumed = store.job_count(run.id) > 0;
   unsigned const hw = std::max(1u, std::thread::hardware_concurrency());
   unsigned const workers = o.jobs ? o.jobs : hw;
   auto planned = plan(jobs, store.stored_hashes(), workers, progress, result);
   progress.hashing = false;
+  // A scan with nothing new opens no run, unless it completes one a crash left running.
+  auto const running = store.running_run(o.label, arguments, shard_text);
+  if (planned.empty() && !running) return result;
+  auto const run = running ? *running : store.begin_run(o.label, arguments, shard_text);
+  result.run_id = run.id;
+  result.resumed = running.has_value();
 
   memory_budget budget(o.memory_limit ? o.memory_limit : physical_memory() / 2);
   auto analysis = o.analysis;

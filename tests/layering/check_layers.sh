@@ -15,18 +15,20 @@ analyses='tracesweep/(summary|stats_reports|analysis/|tables/)|"(analysis|stats|
 writers='tracesweep/output/writer|tracesweep/(summary_report|stats_report_writer)\.hpp|tracesweep/tables/report\.hpp|"(output|report)/'
 cli='"cli/'
 any_result_table='tracesweep/output/'
+fleet='tracesweep/fleet/|"fleet/'
 
 rules=(
-  "src/core|$readers|$model|$backends|tracesweep/backend\.hpp|$analyses|$writers|$any_result_table|$cli"
-  "src/ingest|$model|$backends|tracesweep/backend\.hpp|$analyses|$writers|$any_result_table|$cli"
-  "src/model|$readers|$backends|$analyses|$writers|$any_result_table|$cli"
-  "src/cpu|$readers|$model|$analyses|$writers|$any_result_table|$cli"
-  "cuda|$readers|$model|$analyses|$writers|$any_result_table|$cli"
-  "src/backends|$readers|$model|$analyses|$writers|$any_result_table|$cli"
-  "src/analysis|$readers|$backends|$writers|$cli"
-  "src/stats|$readers|$backends|$writers|$cli"
-  "src/tables|$readers|$backends|$writers|$cli"
-  "src/output|$readers|$model|$backends|tracesweep/backend\.hpp|$analyses|$cli|tracesweep/event_table"
+  "src/core|$readers|$model|$backends|tracesweep/backend\.hpp|$analyses|$writers|$any_result_table|$cli|$fleet"
+  "src/ingest|$model|$backends|tracesweep/backend\.hpp|$analyses|$writers|$any_result_table|$cli|$fleet"
+  "src/model|$readers|$backends|$analyses|$writers|$any_result_table|$cli|$fleet"
+  "src/cpu|$readers|$model|$analyses|$writers|$any_result_table|$cli|$fleet"
+  "cuda|$readers|$model|$analyses|$writers|$any_result_table|$cli|$fleet"
+  "src/backends|$readers|$model|$analyses|$writers|$any_result_table|$cli|$fleet"
+  "src/analysis|$readers|$backends|$writers|$cli|$fleet"
+  "src/stats|$readers|$backends|$writers|$cli|$fleet"
+  "src/tables|$readers|$backends|$writers|$cli|$fleet"
+  "src/output|$readers|$model|$backends|tracesweep/backend\.hpp|$analyses|$cli|tracesweep/event_table|tracesweep/fleet/"
+  "src/fleet|$backends|$cli|tracesweep/ingest/"
 )
 
 status=0

@@ -49,6 +49,10 @@ class results_store {
   /// completed), or a new run.
   run_info begin_run(std::string const& label, std::string const& arguments,
                      std::string const& shard);
+  /// The latest run still "running" with these label, arguments and shard, if any.
+  [[nodiscard]] std::optional<run_info> running_run(std::string const& label,
+                                                    std::string const& arguments,
+                                                    std::string const& shard) const;
   /// Marks the run complete, now (or at `finished_utc` when given).
   void finish_run(std::int64_t run_id, std::string const& finished_utc = {});
   /// A new run with exactly these fields (merge).

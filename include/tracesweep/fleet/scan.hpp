@@ -39,7 +39,7 @@ struct scan_progress {
 };
 
 struct scan_result {
-  std::int64_t run_id = 0;
+  std::int64_t run_id = 0;  ///< 0: nothing new, no run opened
   bool resumed = false;
   std::int64_t jobs_written = 0, jobs_skipped = 0;
   std::int64_t traces_ok = 0, traces_failed = 0, traces_skipped = 0;

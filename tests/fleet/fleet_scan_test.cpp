@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: Apache-2.0
+// tracesweep scan and report end to end: the real traces plus planted bad files (every good
+// trace stored exactly once, every bad one with its error, kernel statistics against SQL on the
+// nsys export itself, the report's numbers against the stored rows), and kill -9 at random
+// points followed by the same command until the run completes.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <random>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <tracesweep/fleet/results_store.hpp>
+#include <tracesweep/input_reader.hpp>
+
+#include "fleet/fleet_test_support.hpp"
+#include "support/trace_paths.hpp"
+
+extern char** environ;
+
+namespace tracesweep::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Planted bad inputs, one per class a nightly scan meets.
+void plant_bad_files(fs::path const& dir, fs::path const& traces) {
+  fs::create_directories(dir / "job9");
+  std::ofstream(dir / "garbage.json") << "{\"traceEvents\": [ {\"ph\":\"X\", garbage";
+  std::ofstream(dir / "empty.json");
+  std::ofstream(dir / "notgzip.json.gz") << "this is not gzip";
+  std::ofstream(dir / "job9/rank-0.json") << R"({"traceEvents": [{"ph": "X", "ts": NaN}]})";
+  // A truncated nsys export, and a SQLite database that is not one.
+  auto const real = slurp(traces / "nsys/dlprof/nsys_profile.sqlite");
+  std::ofstream(dir / "truncated.sqlite", std::ios::binary) << real.substr(0, 100'000);
+  sqlite3* h = nullptr;
+  sqlite3_open((dir / "other.sqlite").c_str(), &h);
+  sqlite3_exec(h, "CREATE TABLE t(x); INSERT INTO t VALUES (1)", nullptr, nullptr, nullptr);
+  sqlite3_close(h);
+}
+
+std::vector<std::string> canonical_files(fs::path const& root) {
+  std::vector<std::string> out;
+  for (auto const& f : expand_inputs({root.string()}))
+    out.push_back(fs::weakly_canonical(f).string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(FleetScan, RealTracesAndPlantedBadFiles) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  scratch_dir d("scan_real");
+  plant_bad_files(d / "bad", traces);
+  auto const db = d / "results.sqlite";
+  auto const r = run_cli("scan " + quote(traces) + " " + quote(d / "bad") + " --db " + quote(db) +
+                         " --jobs 2");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+
+  // Every good trace exactly once, ok.
+  auto const good = canonical_files(traces);
+  ASSERT_GT(good.size(), 20u);
+  EXPECT_EQ(sql_rows(db, "SELECT path FROM traces WHERE status = 'ok' ORDER BY path"), good);
+  EXPECT_EQ(sql_value(db,
+                      "SELECT count(*) = count(DISTINCT path) AND "
+                      "count(*) = count(DISTINCT content_hash) FROM traces"),
+            "1");
+  // Every bad one with its one-line error, naming it; each on stderr too.
+  auto const bad = canonical_files(d / "bad");
+  EXPECT_EQ(sql_rows(db, "SELECT path FROM traces WHERE status = 'error' ORDER BY path"), bad);
+  for (auto const& row : sql_rows(db, "SELECT path, error FROM traces WHERE status = 'error'")) {
+    auto const path = row.substr(0, row.find('|'));
+    auto const error = row.substr(row.find('|') + 1);
+    EXPECT_TRUE(error.starts_with(path + ": ")) << row;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << row;
+    EXPECT_NE(r.err.find(error), std::string::npos) << error;
+  }
+  EXPECT_EQ(sql_value(db,
+                      "SELECT count(*) FROM traces t WHERE status = 'ok' AND NOT EXISTS "
+                      "(SELECT 1 FROM devices d WHERE d.trace_id = t.trace_id) AND "
+                      "format <> 'kineto-json'"),
+            "0");
+  EXPECT_EQ(sql_value(db, "SELECT status FROM runs"), "complete");
+  // The two-rank job is one job of two traces.
+  EXPECT_EQ(sql_value(db,
+                      "SELECT ranks || ':' || (SELECT count(*) FROM traces t WHERE "
+                      "t.job_id = j.job_id) FROM jobs j WHERE name = "
+                      "'kineto/hta_trace_filter_2rank/sampled_rank-*.json.gz'"),
+            "2:2");
+
+  // Kernel statistics of an nsys export against SQL on the export itself.
+  auto const nsys = traces / "nsys/dlprof/nsys_profile.sqlite";
+  auto const oracle =
+      sql_rows(nsys,
+               "SELECT s.value, count(*), sum(k.end - k.start), min(k.end - k.start), "
+               "max(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s "
+               "ON s.id = k.demangledName GROUP BY s.value ORDER BY s.value");
+  ASSERT_FALSE(oracle.empty());
+  EXPECT_EQ(sql_rows(db,
+                     "SELECT k.name, calls, total_ns, min_ns, max_ns FROM kernels k JOIN "
+                     "jobs j USING (job_id) WHERE j.name = 'nsys/dlprof/nsys_profile.sqlite' "
+                     "ORDER BY k.name"),
+            oracle);
+
+  // The same command again: nothing new, nothing twice.
+  auto const before = sql_value(db, "SELECT count(*) FROM traces");
+  auto const again =
+      run_cli("scan " + quote(traces) + " " + quote(d / "bad") + " --db " + quote(db));
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("nothing new"), std::string::npos) << again.out;
+  EXPECT_EQ(sql_value(db, "SELECT count(*) FROM runs"), "1");
+  EXPECT_EQ(sql_value(db, "SELECT count(*) FROM traces"), before);
+}
+
+/// The fleet report's numbers against sums over the stored job records.
+TEST(FleetReport, NumbersMatchTheStoredRows) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  scratch_dir d("report");
+  auto const db = d / "results.sqlite";
+  ASSERT_EQ(run_cli("scan " + quote(traces) + " --db " + quote(db)).exit_code, 0);
+  auto const r = run_cli("report --db " + quote(db) + " --format json --top 0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
+  fleet::results_store const store(db.string(), true);
+  auto const jobs = store.load_jobs(store.find_run("latest")->id);
+  std::map<std::string, std::int64_t> idle, kernel_total;
+  double min_util = 2;
+  std::size_t devices = 0;
+  for (auto const& j : jobs) {
+    for (auto const& dev : j.devices) {
+      ++devices;
+      min_util = std::min(min_util, dev.utilization);
+      std::int64_t examined = 0;
+      for (int c = 0; c < idle_cause_count; ++c) {
+        idle[std::string(to_string(static_cast<idle_cause>(c)))] += dev.idle[c];
+        examined += dev.idle[c];
+      }
+      idle["short_gaps"] += dev.idle_ns - examined;
+    }
+    for (auto const& k : j.kernels) kernel_total[k.name] += k.total_ns;
+  }
+
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS);
+  auto worst = doc["worst_devices"].get_array();
+  ASSERT_EQ(worst.size(), devices);
+  EXPECT_EQ(double(worst.at(0)["utilization"]), min_util);
+  std::size_t causes = 0;
+  for (auto row : doc["idle_by_cause"].get_array()) {
+    ++causes;
+    std::string const cause{std::string_view(row["cause"])};
+    EXPECT_EQ(std::int64_t(row["idle_ns"]), idle[cause]) << cause;
+  }
+  EXPECT_EQ(causes, 8u);
+  auto top = doc["top_kernels"].get_array();
+  ASSERT_EQ(top.size(), kernel_total.size());
+  for (auto row : top)
+    EXPECT_EQ(std::int64_t(row["total_ns"]),
+              kernel_total[std::string(std::string_view(row["name"]))]);
+  EXPECT_EQ(std::int64_t(doc["run"]["jobs"]), static_cast<std::int64_t>(jobs.size()));
+  for (auto const* format : {"text", "csv", "html"})
+    EXPECT_EQ(run_cli("report --db " + quote(db) + " --format " + format).exit_code, 0) << format;
+  auto const missing = run_cli("report --db " + quote(db) + " --run 42");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("--run 42: no such run"), std::string::npos) << missing.err;
+  auto const absent = run_cli("report --db " + quote(d / "absent.sqlite"));
+  EXPECT_EQ(absent.exit_code, 2);
+  EXPECT_NE(absent.err.find("absent.sqlite"), std::string::npos) << absent.err;
+}
+
+/// Starts `tracesweep args…` without waiting; returns its pid.
+pid_t spawn_cli(std::vector<std::string> const& args) {
+  std::vector<std::string> argv_s{TRACESWEEP_BINARY};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+/// Nothing half-written: every job has all its traces, every stored ok trace its devices and
+/// every job with ok traces its kernels; the database passes SQLite's integrity check.
+void expect_consistent(fs::path const& db, int ranks_per_job) {
+  EXPECT_EQ(sql_value(db, "PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(sql_value(db,
+                      "SELECT count(*) FROM jobs j WHERE (SELECT count(*) FROM traces t "
+                      "WHERE t.job_id = j.job_id) <> " +
+                          std::to_string(ranks_per_job)),
+            "0");
+  EXPECT_EQ(sql_value(db,
+                      "SELECT count(*) FROM traces t WHERE NOT EXISTS (SELECT 1 FROM "
+                      "devices d WHERE d.trace_id = t.trace_id)"),
+            "0");
+  EXPECT_EQ(sql_value(db,
+                      "SELECT count(*) FROM jobs j WHERE NOT EXISTS (SELECT 1 FROM "
+                      "kernels k WHERE k.job_id = j.job_id)"),
+            "0");
+  EXPECT_EQ(sql_value(db, "SELECT count(*) - count(DISTINCT path) FROM traces"), "0");
+  EXPECT_LE(std::stoi(sql_value(db, "SELECT count(*) FROM runs")), 1);
+}
+
+TEST(FleetScan, KillNineAtRandomPointsThenResume) {
+  scratch_dir d("kill9");
+  int const jobs = 20;
+  for (int j = 0; j < jobs; ++j)
+    generate_job(d / "traces" / ("job" + std::to_string(j)), 2, 100 + j, 12);
+  auto const traces = (d / "traces").string();
+
+  // How long a whole scan takes here, to spread the kills over it.
+  auto const t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(run_cli("scan " + quote(traces) + " --db " + quote(d / "timing.sqlite") + " --jobs 2")
+                .exit_code,
+            0);
+  auto const full = std::chrono::steady_clock::now() - t0;
+  auto const full_ms = std::chrono::duration_cast<std::chrono::milliseconds>(full).count();
+
+  auto const db = d / "results.sqlite";
+  std::uint32_t const seed = std::random_device{}();
+  std::mt19937 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed) + ", full scan " + std::to_string(full_ms) + " ms");
+  std::uniform_int_distribution<long> delay(1, std::max<long>(2, full_ms * 9 / 10));
+  int killed = 0, mid_scan = 0;  // mid_scan: killed with some jobs stored and some not
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    auto const pid = spawn_cli({"scan", traces, "--db", db.string(), "--jobs", "2"});
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay(rng)));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    killed += WIFSIGNALED(status) ? 1 : 0;
+    if (!fs::exists(db)) continue;
+    expect_consistent(db, 2);
+    auto const stored = std::stoi(sql_value(db, "SELECT count(*) FROM jobs"));
+    mid_scan += WIFSIGNALED(status) && stored > 0 && stored < jobs ? 1 : 0;
+  }
+  EXPECT_GT(killed, 0);
+  EXPECT_GT(mid_scan, 0);
+  auto const finish = run_cli("scan " + quote(traces) + " --db " + quote(db) + " --jobs 2");
+  ASSERT_EQ(finish.exit_code, 0) << finish.err;
+  expect_consistent(db, 2);
+  EXPECT_EQ(sql_value(db, "SELECT count(*) FROM traces"), std::to_string(2 * jobs));
+  EXPECT_EQ(sql_value(db, "SELECT count(*) FROM jobs"), std::to_string(jobs));
+  EXPECT_EQ(sql_value(db, "SELECT count(*) || ' ' || min(status) FROM runs"), "1 complete");
+  // Row for row the same answers as the uninterrupted scan.
+  for (auto const* sql :
+       {"SELECT t.path, d.rank, d.device, d.busy_ns, d.utilization, d.idle_sync_ns FROM devices "
+        "d JOIN traces t USING (trace_id) ORDER BY 1, 2, 3",
+        "SELECT j.path, k.rank, k.name, k.calls, k.total_ns FROM kernels k JOIN jobs j USING "
+        "(job_id) ORDER BY 1, 2, 3"})
+    EXPECT_EQ(sql_rows(db, sql), sql_rows(d / "timing.sqlite", sql)) << sql;
+}
+
+}  // namespace
+}  // namespace tracesweep::test
