@@ -6,11 +6,14 @@
 #include <vector>
 
 #include <tracesweep/output/result_table.hpp>
+#include <tracesweep/tables/device_summary.hpp>
 #include <tracesweep/tables/distributed.hpp>
 #include <tracesweep/tables/kernel_table.hpp>
 #include <tracesweep/tables/model_summary.hpp>
 #include <tracesweep/tables/overview.hpp>
+#include <tracesweep/tables/perf_summary.hpp>
 #include <tracesweep/tables/tb_overview.hpp>
+#include <tracesweep/tables/user_range_summary.hpp>
 
 namespace tracesweep {
 
@@ -18,16 +21,21 @@ namespace tracesweep {
 struct job_tables {
   bool has_overview = false, has_model = false, has_distributed = false, has_kernels = false;
   bool has_tb = false;
+  bool has_device = false, has_memcpy = false, has_userdefined = false, has_perf = false;
   std::vector<rank_overview> overview;
   std::vector<rank_model_summary> model;
   distributed_summary distributed;
   std::vector<rank_kernel_table> kernels;
   std::vector<tb_overview> tb;
+  std::vector<rank_device_summary> device;
+  std::vector<rank_user_ranges> memcpy, userdefined;
+  std::vector<rank_perf> perf;
 };
 
 /// Every table present in `t`. Text and CSV: overview, model, distributed (and across_ranks in
 /// text), kernels, tb, tb_gpus (text), tb_kernels; JSON: overview, model, distributed, kernels
-/// and tb, nested per rank (tb: per input).
+/// and tb, nested per rank (tb: per input); device, memcpy, userdefined and perf in every format
+/// when computed.
 [[nodiscard]] output::result_set job_results(job_tables const& t);
 
 }  // namespace tracesweep
