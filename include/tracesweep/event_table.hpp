@@ -74,8 +74,9 @@ inline constexpr std::string_view skip_bytes_out_of_range = "bytes_out_of_range"
 /// The accepted range of times: |t| < 2^62 ns (about 146 years either side of the clock's zero),
 /// and end − start < 2^62. Within it the difference of any two times fits in int64, so no
 /// analysis has to check a subtraction; a row outside it is skipped and counted, never wrapped.
-/// Byte counts likewise: 0 <= bytes < 2^62.
 inline constexpr std::int64_t time_limit_ns = std::int64_t{1} << 62;
+/// Byte counts likewise: 0 <= bytes < 2^62, so that sums of a few stay far from overflow.
+inline constexpr std::int64_t bytes_limit = std::int64_t{1} << 62;
 [[nodiscard]] constexpr bool time_in_range(std::int64_t t) noexcept {
   return t > -time_limit_ns && t < time_limit_ns;
 }

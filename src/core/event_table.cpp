@@ -27,7 +27,7 @@ bool event_table::append(event const& e) {
     skip(skip_duration_out_of_range);
     return false;
   }
-  if (e.bytes < 0 || e.bytes >= time_limit_ns) {
+  if (e.bytes < 0 || e.bytes >= bytes_limit) {
     skip(skip_bytes_out_of_range);
     return false;
   }

@@ -149,13 +149,17 @@ void event_splitter::check_kept_bytes() const {
     return;
   // A chunk is cut at the first event boundary past _chunk_bytes, so more kept bytes mean one
   // event (or the whitespace before it), or one top-level value, is longer than the limit.
-  fail_too_long(_base + _fill, _phase == phase::events ? "event (with the whitespace before it)"
-                                                       : "a top-level value");
+  fail_too_long(_base + _fill,
+                _phase == phase::events ? too_long::event_with_space : too_long::top_level_value);
 }
 
-void event_splitter::fail_too_long(std::uint64_t offset, std::string const& what) const {
-  std::string const named =
-      what.starts_with("event") ? "event " + std::to_string(_event_index) + what.substr(5) : what;
+void event_splitter::fail_too_long(std::uint64_t offset, too_long what) const {
+  std::string named = "a top-level value";
+  if (what != too_long::top_level_value) {
+    named = "event ";
+    named += std::to_string(_event_index);
+    if (what == too_long::event_with_space) named += " (with the whitespace before it)";
+  }
   throw input_limit_error(_path, at_byte(offset),
                           named + " is longer than " + std::to_string(_max_value_bytes) + " bytes",
                           input_limit_error::limit::event_bytes, _max_value_bytes);
@@ -227,7 +231,8 @@ void event_splitter::skip_value(std::string* capture) {
   auto const saved = _mark;
   if (capture) _mark = _pos;
   scan_value();
-  if (capture && _pos - _mark > _max_value_bytes) fail_too_long(_base + _mark, "a top-level value");
+  if (capture && _pos - _mark > _max_value_bytes)
+    fail_too_long(_base + _mark, too_long::top_level_value);
   if (capture) capture->assign(_buf.data() + _mark, _pos - _mark);
   _mark = saved;
 }
@@ -507,7 +512,7 @@ bool event_splitter::next(event_chunk& out) {
     auto const event_start = _base + _pos;
     scan_value();
     last_end = _base + _pos;
-    if (last_end - event_start > _max_value_bytes) fail_too_long(event_start, "event");
+    if (last_end - event_start > _max_value_bytes) fail_too_long(event_start, too_long::event);
     ++out.events;
     ++_event_index;
     c = peek_nonspace();

@@ -60,8 +60,11 @@ class event_splitter {
   bool refill();
   /// Throws when the bytes kept from _mark on would pass what one chunk and one value may take.
   void check_kept_bytes() const;
-  /// Throws input_limit_error: `what` ("event…" names the current event) passed the limit.
-  [[noreturn]] void fail_too_long(std::uint64_t offset, std::string const& what) const;
+  /// Throws input_limit_error: `what` passed the limit (an event is named by its index).
+  /// What passed the length limit: the current event (with the whitespace before it, or alone)
+  /// or a top-level value the reader uses.
+  enum class too_long { event_with_space, event, top_level_value };
+  [[noreturn]] void fail_too_long(std::uint64_t offset, too_long what) const;
   int peek_nonspace();  ///< next non-space byte (not consumed), or -1 at the end of input
   void expect(char c, char const* what);
   std::string read_key();
