@@ -190,8 +190,14 @@ std::size_t check_file(std::filesystem::path const& path) {
   std::size_t seen = 0;
   for (auto rank : doc["operators"].get_array()) {
     auto const rk = static_cast<std::int32_t>(std::int64_t(rank["rank"]));
+    std::pair<std::int64_t, std::string> previous{INT64_MAX, ""};  // default: device total desc
     for (auto row : rank["rows"].get_array()) {
       auto const name = std::string(std::string_view(row["name"]));
+      std::pair<std::int64_t, std::string> const key{field(row, "device_total_ns"), name};
+      EXPECT_TRUE(key.first < previous.first ||
+                  (key.first == previous.first && key.second > previous.second))
+          << "rows out of order at " << name;
+      previous = key;
       auto const it = want.find({rk, name});
       if (it == want.end()) {
         ADD_FAILURE() << "operator the oracle does not know: rank " << rk << " " << name;
