@@ -14,6 +14,7 @@ struct overview_args {
   std::string table = "all";
   std::string compat;
   std::string sort;  ///< operators: a sort key; empty = device_total (tb: device_self)
+  bool op_detail = false;
 };
 
 /// --table must name a table of the chosen view; CSV writes exactly one.
@@ -32,11 +33,14 @@ void check_table(overview_args const& a) {
     why += a.sort;
     throw usage_error(why + ": only with --table operators");
   }
+  if (a.op_detail && (t != "operators" || compat))
+    throw usage_error("--op-detail: only with --table operators (without --compat)");
 }
 
 /// The result table CSV writes: --table names it, but --compat tb's operators are tb_operators.
 std::string csv_table(overview_args const& a) {
   if (a.common.format != "csv") return {};
+  if (a.op_detail) return "operator_detail";
   return a.compat == "tb" && a.table == "operators" ? "tb_operators" : a.table;
 }
 
@@ -58,6 +62,8 @@ job_tables compute_job_tables(overview_args const& a, trace_model const& model, 
     t.has_operators = true;
     t.operators = compute_operator_table(model, be, sort_key(a, operator_sort::device_total));
   }
+  if (a.op_detail)
+    t.has_operator_detail = true, t.operator_detail = compute_operator_detail(model, be);
   if (want("overview")) t.has_overview = true, t.overview = compute_overview(model, be);
   if (want("model")) t.has_model = true, t.model = compute_model_summary(model, be);
   if (want("distributed")) t.has_distributed = true, t.distributed = compute_distributed(model, be);
@@ -82,6 +88,9 @@ void add_overview_command(CLI::App& app, context& ctx) {
                   "operators: the column rows are sorted by (default device_total; with --compat "
                   "tb device_self)")
       ->check(CLI::IsMember(sort_keys));
+  cmd->add_flag("--op-detail", args->op_detail,
+                "operators: add Paddle's op_detail (inner items and device rows per operator; CSV "
+                "writes that table)");
   cmd->add_option("--compat", args->compat, "tb: the TensorBoard profiler plugin's overview")
       ->check(CLI::IsMember({"tb"}));
   cmd->callback([&ctx, args] {

@@ -242,6 +242,34 @@ result_table operators_flat(std::vector<rank_operator_table> const& v) {
   return t;
 }
 
+/// Paddle's op_detail: per operator its inner items, the device rows under each (indented) and its
+/// own device rows ("(self) "); CSV and JSON name the inner item and the device row apart.
+result_table operator_detail_table(std::vector<rank_operator_detail> const& v) {
+  auto t = ranked("operator_detail",
+                  "Operator detail (inner items: CPU and GPU over the operator; device rows: GPU "
+                  "over their item, or over the operator for its own)",
+                  output::all_views);
+  t.add("operator", string, {}, "Operator");
+  add_in(t, text_views, "item", string, "Item");
+  add_in(t, flat_only | output::json, "inner", string);
+  add_in(t, flat_only | output::json, "kernel", string);
+  t.add("calls", integer, {}, "Calls");
+  add_time(t, "cpu_total_ns", integer, "CPU Total (ms)").flat_null = "-";
+  add_ratio(t, "cpu_ratio", "CPU Ratio (%)").flat_null = "-";
+  add_time(t, "gpu_total_ns", integer, "GPU Total (ms)");
+  add_ratio(t, "gpu_ratio", "GPU Ratio (%)");
+  for (auto const& r : v)
+    for (auto const& d : r.rows) {
+      bool const device = !d.kernel.empty();
+      std::string shown = !device ? "" : d.inner.empty() ? "(self) " : "  ";
+      shown += device ? d.kernel : d.inner;
+      t.add_row({i64(r.rank), d.op, std::move(shown), d.inner, d.kernel, i64(d.calls),
+                 device ? cell{} : i64(d.cpu_total_ns), device ? cell{} : cell{d.cpu_ratio},
+                 i64(d.gpu_total_ns), d.gpu_ratio});
+    }
+  return t;
+}
+
 /// The plugin's operator view columns, in its order.
 constexpr std::array<char const*, 4> tb_operator_keys = {
     "device_self_duration", "device_total_duration", "host_self_duration", "host_total_duration"};
@@ -547,6 +575,7 @@ output::result_set job_results(job_tables const& t) {
   }
   if (t.has_kernels) s.push_back(kernels_flat(t.kernels));
   if (t.has_operators) s.push_back(operators_flat(t.operators));
+  if (t.has_operator_detail) s.push_back(operator_detail_table(t.operator_detail));
   if (t.has_tb_operators) s.push_back(tb_operators_flat(t.tb_operators));
   if (t.has_overview) s.push_back(overview_json(t.overview));
   if (t.has_model) s.push_back(model_json(t.model));

@@ -147,10 +147,11 @@ std::string read_all(fs::path const& p) {
 void every_command_survives(fs::path const& input) {
   auto const before = read_all(input);
   for (std::string const cmd :
-       {"summary", "diagnose", "overview", "overview --compat tb", "overview --table operators",
-        "overview --compat tb --table operators", "stats --report cuda_gpu_kern_sum",
-        "stats --report cuda_api_sum", "stats --report cuda_gpu_mem_size_sum",
-        "stats --report cuda_gpu_mem_time_sum", "stats --report nvtx_sum"}) {
+       {"summary", "diagnose", "overview", "overview --compat tb",
+        "overview --table operators --op-detail", "overview --compat tb --table operators",
+        "stats --report cuda_gpu_kern_sum", "stats --report cuda_api_sum",
+        "stats --report cuda_gpu_mem_size_sum", "stats --report cuda_gpu_mem_time_sum",
+        "stats --report nvtx_sum"}) {
     SCOPED_TRACE(cmd + " " + input.string());
     auto const r = run_cli(cmd + " --format json " + quote(input), 60);
     ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 2) << r.exit_code << " " << r.err;

@@ -104,18 +104,36 @@ std::int64_t union_length(std::vector<std::pair<std::int64_t, std::int64_t>> v) 
   return sum;
 }
 
-/// The oracle's values of every operator row of one thread (rows sorted as described above).
-void sweep_thread(ts::event_table const& t, std::vector<std::size_t> const& rows,
-                  std::vector<std::int64_t> const& launched, std::map<std::size_t, instance>& out) {
-  std::vector<std::int64_t> max_end(rows.size());  // max end over rows[0..k]
-  for (std::size_t k = 0; k < rows.size(); ++k)
-    max_end[k] = std::max(k ? max_end[k - 1] : INT64_MIN, t.end_ns[rows[k]]);
-  // The nearest earlier row for which `holds(row)`; earlier rows all ending by r's start: none.
-  auto nearest = [&](std::size_t k, auto const& holds) -> std::int64_t {
+/// The rows of one thread, sorted as described above, with the scan back from a row.
+struct thread_scan {
+  ts::event_table const& t;
+  std::vector<std::size_t> const& rows;
+  std::vector<std::int64_t> max_end;  // max end over rows[0..k]
+
+  thread_scan(ts::event_table const& table, std::vector<std::size_t> const& sorted)
+      : t(table), rows(sorted), max_end(sorted.size()) {
+    for (std::size_t k = 0; k < rows.size(); ++k)
+      max_end[k] = std::max(k ? max_end[k - 1] : INT64_MIN, t.end_ns[rows[k]]);
+  }
+  /// The nearest row before rows[k] for which `holds(row)`; rows all ending by its start: none.
+  template <class Holds>
+  std::int64_t nearest(std::size_t k, Holds const& holds) const {
     for (auto j = k; j-- > 0 && max_end[j] > t.start_ns[rows[k]];)
       if (holds(rows[j])) return static_cast<std::int64_t>(rows[j]);
     return -1;
-  };
+  }
+  /// The innermost operator rows[k] lies inside, or -1.
+  std::int64_t operator_around(std::size_t k) const {
+    return nearest(k, [&](std::size_t q) { return is_operator(t, q) && inside(t, q, rows[k]); });
+  }
+};
+
+/// The oracle's values of every operator row of one thread (rows sorted as described above).
+void sweep_thread(ts::event_table const& t, std::vector<std::size_t> const& rows,
+                  std::vector<std::int64_t> const& launched, std::map<std::size_t, instance>& out) {
+  thread_scan const scan(t, rows);
+  auto const& max_end = scan.max_end;
+  auto nearest = [&](std::size_t k, auto const& holds) { return scan.nearest(k, holds); };
   std::map<std::size_t, std::vector<std::pair<std::int64_t, std::int64_t>>> children;
   for (std::size_t k = 0; k < rows.size(); ++k) {
     auto const r = rows[k];
@@ -125,7 +143,7 @@ void sweep_thread(ts::event_table const& t, std::vector<std::size_t> const& rows
       children[static_cast<std::size_t>(p)].emplace_back(
           t.start_ns[r], std::min(t.end_ns[r], t.end_ns[static_cast<std::size_t>(p)]));
     if (!is_call(t, r) || launched[r] == 0) continue;
-    auto const op = nearest(k, [&](std::size_t q) { return is_operator(t, q) && inside(t, q, r); });
+    auto const op = scan.operator_around(k);
     if (op >= 0) out[static_cast<std::size_t>(op)].device_self += launched[r];
     for (auto j = k; j-- > 0 && max_end[j] >= t.end_ns[r];)  // every operator it lies inside
       if (is_operator(t, rows[j]) && inside(t, rows[j], r)) out[rows[j]].device += launched[r];
@@ -139,17 +157,26 @@ struct expected_row {
 };
 
 /// (rank, name) → the oracle's row.
-std::map<std::pair<std::int32_t, std::string>, expected_row> oracle(ts::event_table const& t) {
+/// The host rows of each thread (input, stream), sorted as described above.
+std::vector<std::vector<std::size_t>> sorted_threads(ts::event_table const& t) {
   std::map<std::tuple<std::int32_t, std::int64_t>, std::vector<std::size_t>> threads;
   for (std::size_t i = 0; i < t.size(); ++i)
     if (t.device[i] < 0) threads[{t.input[i], t.stream[i]}].push_back(i);
-  auto const launched = launched_by(t);
-  std::map<std::size_t, instance> values;
+  std::vector<std::vector<std::size_t>> out;
   for (auto& [key, rows] : threads) {
     std::sort(rows.begin(), rows.end(), [&](std::size_t a, std::size_t b) {
       return std::tuple(t.start_ns[a], -t.end_ns[a], is_call(t, a), a) <
              std::tuple(t.start_ns[b], -t.end_ns[b], is_call(t, b), b);
     });
+    out.push_back(std::move(rows));
+  }
+  return out;
+}
+
+std::map<std::pair<std::int32_t, std::string>, expected_row> oracle(ts::event_table const& t) {
+  auto const launched = launched_by(t);
+  std::map<std::size_t, instance> values;
+  for (auto const& rows : sorted_threads(t)) {
     std::map<std::size_t, instance> part;
     sweep_thread(t, rows, launched, part);
     values.insert(part.begin(), part.end());
@@ -230,6 +257,121 @@ std::size_t check_file(std::filesystem::path const& path) {
   return seen;
 }
 
+// ---- op_detail -------------------------------------------------------------------------------
+// Inner items: rows (not operators, not calls) hanging directly under an operator, by (operator
+// name, row name): calls and durations. Device rows: each launched row's call, its innermost
+// enclosing operator (containment) and the outermost non-operator range between them (its inner
+// item; none: the operator's own), by (operator, inner item, device row name): calls and durations;
+// an inner item's GPU time is the sum of its device rows.
+
+using detail_key = std::tuple<std::int32_t, std::string, std::string, std::string>;
+struct detail_values {
+  std::int64_t calls = 0, cpu = 0, gpu = 0;
+};
+
+/// Per call row: the device rows it launched (first call of the correlation id).
+std::map<std::size_t, std::vector<std::size_t>> launches_of(ts::event_table const& t) {
+  std::map<std::tuple<std::int32_t, std::int32_t, std::int64_t>, std::size_t> first_call;
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (is_call(t, i) && t.correlation[i] >= 0)
+      first_call.try_emplace({t.input[i], t.rank[i], t.correlation[i]}, i);
+  std::map<std::size_t, std::vector<std::size_t>> out;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (!ts::is_device_activity(t.kind[i]) || t.correlation[i] < 0) continue;
+    auto const it = first_call.find({t.input[i], t.rank[i], t.correlation[i]});
+    if (it != first_call.end()) out[it->second].push_back(i);
+  }
+  return out;
+}
+
+std::map<detail_key, detail_values> detail_oracle(ts::event_table const& t) {
+  auto const launches = launches_of(t);
+  auto name = [&](std::size_t i) { return std::string(t.strings().at(t.name[i])); };
+  std::map<detail_key, detail_values> out;
+  for (auto const& rows : sorted_threads(t)) {
+    thread_scan const scan(t, rows);
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      auto const r = rows[k];
+      auto const p = scan.nearest(k, [&](std::size_t q) { return opens_over(t, q, r); });
+      if (p >= 0 && is_operator(t, static_cast<std::size_t>(p)) && !is_operator(t, r) &&
+          !is_call(t, r)) {
+        auto& v = out[{t.rank[r], name(static_cast<std::size_t>(p)), name(r), ""}];
+        ++v.calls;
+        v.cpu += t.end_ns[r] - t.start_ns[r];
+      }
+      auto const launched = launches.find(r);
+      auto const op = scan.operator_around(k);
+      if (launched == launches.end() || op < 0) continue;
+      std::int64_t inner = -1;
+      for (auto j = k; j-- > 0 && rows[j] != static_cast<std::size_t>(op);) {
+        auto const q = rows[j];
+        if (!is_operator(t, q) && inside(t, static_cast<std::size_t>(op), q) && inside(t, q, r))
+          inner = static_cast<std::int64_t>(q);
+      }
+      auto const op_name = name(static_cast<std::size_t>(op));
+      auto const inner_name = inner < 0 ? "" : name(static_cast<std::size_t>(inner));
+      for (auto const d : launched->second) {
+        auto& v = out[{t.rank[r], op_name, inner_name, name(d)}];
+        ++v.calls;
+        v.gpu += t.end_ns[d] - t.start_ns[d];
+        if (inner >= 0)
+          out[{t.rank[r], op_name, inner_name, ""}].gpu += t.end_ns[d] - t.start_ns[d];
+      }
+    }
+  }
+  return out;
+}
+
+double ratio_of(std::int64_t x, std::int64_t total) {
+  return total > 0 ? static_cast<double>(x) / static_cast<double>(total) : 0.0;
+}
+
+/// --op-detail on `path` against the detail oracle; returns the rows checked.
+std::size_t check_detail(std::filesystem::path const& path) {
+  SCOPED_TRACE(path.string());
+  ts::event_table t;
+  ts::read_input(path.string(), t, {});
+  auto const want = detail_oracle(t);
+  auto const ops = oracle(t);
+  auto const r = ts::test::run_cli("overview --table operators --op-detail --format json " +
+                                   ts::test::quote(path));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser p;
+  simdjson::dom::element const doc = p.parse(r.out);
+  std::size_t seen = 0;
+  for (auto row : doc["operator_detail"].get_array()) {
+    auto str = [&](char const* k) { return std::string(std::string_view(row[k])); };
+    detail_key const key{static_cast<std::int32_t>(field(row, "rank")), str("operator"),
+                         str("inner"), str("kernel")};
+    auto const it = want.find(key);
+    if (it == want.end()) {
+      ADD_FAILURE() << "item the oracle does not know: " << std::get<1>(key) << " / "
+                    << std::get<2>(key) << " / " << std::get<3>(key);
+      continue;
+    }
+    SCOPED_TRACE(std::get<1>(key) + " / " + std::get<2>(key) + " / " + std::get<3>(key));
+    auto const& v = it->second;
+    auto const& op = ops.at({std::get<0>(key), std::get<1>(key)});
+    bool const device = !std::get<3>(key).empty();
+    EXPECT_EQ(field(row, "calls"), v.calls);
+    EXPECT_EQ(field(row, "gpu_total_ns"), v.gpu);
+    if (!device) {
+      EXPECT_EQ(field(row, "cpu_total_ns"), v.cpu);
+      EXPECT_DOUBLE_EQ(double(row["cpu_ratio"]), ratio_of(v.cpu, op.host));
+    } else {
+      EXPECT_TRUE(row["cpu_total_ns"].is_null());
+    }
+    bool const under_inner = device && !std::get<2>(key).empty();
+    auto const gpu_total =
+        under_inner ? want.at({std::get<0>(key), std::get<1>(key), std::get<2>(key), ""}).gpu
+                    : op.device;
+    EXPECT_DOUBLE_EQ(double(row["gpu_ratio"]), ratio_of(v.gpu, gpu_total));
+    ++seen;
+  }
+  EXPECT_EQ(seen, want.size()) << "items the CLI left out";
+  return seen;
+}
+
 std::vector<std::filesystem::path> real_traces(std::filesystem::path const& dir) {
   std::vector<std::filesystem::path> files;
   for (auto const& e : std::filesystem::recursive_directory_iterator(dir)) {
@@ -292,4 +434,16 @@ TEST(OperatorOracle, PaddleCsvColumns) {
     for (std::size_t j = 0; j < at.size(); ++j)
       EXPECT_EQ(std::stoll(c[at[j]]), ints[j]) << it->first.second << " " << header[at[j]];
   }
+}
+
+// --op-detail: every real trace and the Paddle fixture against the detail oracle.
+TEST(OperatorOracle, OpDetailEveryTrace) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  std::size_t items = 0;
+  for (auto const& f : real_traces(traces)) items += check_detail(f);
+  EXPECT_GT(items, 100u);
+  // By hand from the fixture (µs): matmul::compute 26 ⊃ gemm 30, relu_kernel 20, Memcpy 2;
+  // c_allreduce_sum: own nccl 10, c_allreduce_sum::compute 2 ⊃ scale 2; add::compute 8 ⊃ add 10;
+  // relu: own relu_kernel 6: 4 inner items, 6 device rows.
+  EXPECT_EQ(check_detail(std::string(TABLES_FIXTURES) + "/paddle_small.paddle_trace.json"), 10u);
 }

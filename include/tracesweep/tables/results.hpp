@@ -10,6 +10,7 @@
 #include <tracesweep/tables/distributed.hpp>
 #include <tracesweep/tables/kernel_table.hpp>
 #include <tracesweep/tables/model_summary.hpp>
+#include <tracesweep/tables/operator_detail.hpp>
 #include <tracesweep/tables/operator_table.hpp>
 #include <tracesweep/tables/overview.hpp>
 #include <tracesweep/tables/tb_operators.hpp>
@@ -22,6 +23,7 @@ struct job_tables {
   bool has_overview = false, has_model = false, has_distributed = false, has_kernels = false;
   bool has_tb = false;
   bool has_operators = false, has_tb_operators = false;  ///< only when asked for by name
+  bool has_operator_detail = false;                      ///< --op-detail
   std::vector<rank_overview> overview;
   std::vector<rank_model_summary> model;
   distributed_summary distributed;
@@ -29,12 +31,14 @@ struct job_tables {
   std::vector<tb_overview> tb;
   std::vector<rank_operator_table> operators;
   std::vector<tb_operator_table> tb_operators;
+  std::vector<rank_operator_detail> operator_detail;
 };
 
 /// Every table present in `t`. Text and CSV: overview, model, distributed (and across_ranks in
-/// text), kernels, operators, tb, tb_gpus (text), tb_kernels, tb_operators; JSON: overview, model,
-/// distributed, kernels, operators, tb and tb_operators, nested per rank (tb, tb_operators: per
-/// input; tb_operators in the plugin's integer µs under the plugin's names).
+/// text), kernels, operators, operator_detail, tb, tb_gpus (text), tb_kernels, tb_operators; JSON:
+/// overview, model, distributed, kernels, operators, operator_detail (flat rows), tb and
+/// tb_operators, nested per rank (tb, tb_operators: per input; tb_operators in the plugin's
+/// integer µs under the plugin's names).
 [[nodiscard]] output::result_set job_results(job_tables const& t);
 
 }  // namespace tracesweep
