@@ -62,8 +62,10 @@ job_tables compute_job_tables(overview_args const& a, trace_model const& model, 
     t.has_operators = true;
     t.operators = compute_operator_table(model, be, sort_key(a, operator_sort::device_total));
   }
-  if (a.op_detail)
-    t.has_operator_detail = true, t.operator_detail = compute_operator_detail(model, be);
+  if (a.op_detail) {
+    t.has_operator_detail = true;
+    t.operator_detail = compute_operator_detail(model, be);
+  }
   if (want("overview")) t.has_overview = true, t.overview = compute_overview(model, be);
   if (want("model")) t.has_model = true, t.model = compute_model_summary(model, be);
   if (want("distributed")) t.has_distributed = true, t.distributed = compute_distributed(model, be);
