@@ -33,6 +33,10 @@ struct input_info {
   /// globalTid & 0xFFFFFF). Keyed by tid alone: when two processes share a tid, the first row of
   /// the producer's table wins.
   std::map<std::int64_t, std::string> thread_names;
+  /// CPU utilization over the capture as a fraction (Paddle's ExtraInfo "Process Cpu
+  /// Utilization", which passes 1 on several cores, and "System Cpu Utilization").
+  std::optional<double> process_cpu_utilization;
+  std::optional<double> system_cpu_utilization;
 };
 
 /// One event, as a reader hands it to the table.

@@ -23,7 +23,8 @@ void check_table(overview_args const& a) {
   bool const compat = a.compat == "tb";
   if (compat ? !(t == "all" || t == "tb" || t == "tb_kernels" || t == "operators")
              : !(t == "all" || t == "overview" || t == "model" || t == "distributed" ||
-                 t == "kernels" || t == "operators"))
+                 t == "kernels" || t == "device" || t == "memcpy" || t == "userdefined" ||
+                 t == "perf" || t == "operators"))
     throw usage_error("--table " + t + ": not a table of this command" +
                       (compat ? " with --compat tb" : ""));
   if (a.common.format == "csv" && t == "all")
@@ -70,6 +71,16 @@ job_tables compute_job_tables(overview_args const& a, trace_model const& model, 
   if (want("model")) t.has_model = true, t.model = compute_model_summary(model, be);
   if (want("distributed")) t.has_distributed = true, t.distributed = compute_distributed(model, be);
   if (want("kernels")) t.has_kernels = true, t.kernels = compute_kernel_table(model, be);
+  // Paddle's other summaries: only when asked for by name (`all` stays the four tables above).
+  auto named = [&](char const* name) { return !compat && a.table == name; };
+  if (named("device")) t.has_device = true, t.device = compute_device_summary(model, be);
+  if (named("memcpy"))
+    t.has_memcpy = true,
+    t.memcpy = compute_user_range_summary(model, user_range_table::memory_manipulation);
+  if (named("userdefined"))
+    t.has_userdefined = true,
+    t.userdefined = compute_user_range_summary(model, user_range_table::user_defined);
+  if (named("perf")) t.has_perf = true, t.perf = compute_perf_summary(model, be);
   return t;
 }
 }  // namespace
@@ -81,8 +92,9 @@ void add_overview_command(CLI::App& app, context& ctx) {
       "--compat tb");
   add_analysis_options(cmd, args->common, true, "Trace files or directories (one job)");
   cmd->add_option("--table", args->table,
-                  "overview, model, distributed, kernels, all or operators (not in all); with "
-                  "--compat tb: operators, or tb or tb_kernels for CSV")
+                  "overview, model, distributed, kernels or all (these four); device, memcpy, "
+                  "userdefined, perf (Paddle's other summaries, each on its own), operators (not "
+                  "in all); with --compat tb: tb, operators, or tb_kernels for CSV")
       ->capture_default_str();
   std::vector<std::string> const sort_keys(operator_sort_names().begin(),
                                            operator_sort_names().end());

@@ -11,91 +11,14 @@
 
 #include <fmt/format.h>
 
+#include "tables/result_columns.hpp"
+#include "tables/summary_tables.hpp"
+
 namespace tracesweep {
 
 namespace {
 
-using output::cell, output::column, output::nest, output::result_table, output::value_type;
-using enum output::value_type;
-// Text's tables and columns are also the HTML page's (see output::view).
-constexpr unsigned text_views = output::text | output::html;
-constexpr unsigned flat_only = output::flat;
-constexpr unsigned text_and_flat = output::text | output::flat | output::html;
-
-/// An integer cell (from any integer width).
-cell i64(std::int64_t v) {
-  return v;
-}
-
-/// µs rounded half to even, the TensorBoard plugin's integer µs.
-std::int64_t us_round(double ns) {
-  return static_cast<std::int64_t>(std::nearbyint(ns / 1000.0));
-}
-/// Python's round(x, 2): the double nearest to x printed with 2 decimals.
-double round2(double x) {
-  return std::stod(fmt::format("{:.2f}", x));
-}
-
-result_table grid(std::string name, std::string title, unsigned views = text_and_flat) {
-  result_table t;
-  t.name = std::move(name);
-  t.title = std::move(title);
-  t.views = views;
-  t.style = output::text_style::grid;
-  return t;
-}
-
-/// A grid whose first column is the rank.
-result_table ranked(std::string name, std::string title, unsigned views = text_and_flat) {
-  auto t = grid(std::move(name), std::move(title), views);
-  t.add("rank", integer, {}, "Rank");
-  return t;
-}
-
-/// A JSON-only table (rows or a single object).
-result_table tree(std::string name, output::json_shape shape = output::json_shape::rows) {
-  result_table t;
-  t.name = std::move(name);
-  t.views = output::json;
-  t.shape = shape;
-  return t;
-}
-
-/// A time in ns, shown in text as ms (3 decimals) or µs (integer).
-column& add_time(result_table& t, std::string name, value_type type, std::string label,
-                 std::string text_unit = "ms") {
-  auto& c = t.add(std::move(name), type, "ns", std::move(label));
-  c.text_unit = std::move(text_unit);
-  c.decimals = c.text_unit == "ms" ? 3 : 0;
-  return c;
-}
-
-/// A ratio, shown in text as a percentage with 2 decimals.
-column& add_ratio(result_table& t, std::string name, std::string label) {
-  auto& c = t.add(std::move(name), real, "fraction", std::move(label));
-  c.text_unit = "%";
-  c.decimals = 2;
-  return c;
-}
-
-column& add_in(result_table& t, unsigned views, std::string name, value_type type,
-               std::string label = {}) {
-  auto& c = t.add(std::move(name), type, {}, std::move(label));
-  c.views = views;
-  return c;
-}
-
-/// A value text shows differently from CSV: a text (and HTML) string column `label` followed by the
-/// CSV-only column `name`; rows give both cells.
-void add_text_and_flat(result_table& t, std::string name, value_type flat_type, std::string label) {
-  add_in(t, text_views, name + "_text", string, std::move(label)).text_align =
-      flat_type == string ? output::align::left : output::align::right;
-  add_in(t, flat_only, std::move(name), flat_type).unit = flat_type == string ? "" : "ns";
-}
-
-std::string ms(std::int64_t ns) {
-  return fmt::format("{:.3f}", static_cast<double>(ns) / 1e6);
-}
+using namespace tables::result_columns;
 
 // ---- text and CSV ----------------------------------------------------------------------------
 
@@ -362,9 +285,6 @@ result_table tb_kernels_flat(std::vector<tb_overview> const& v) {
 // ---- JSON ------------------------------------------------------------------------------------
 
 /// Adds columns of one type, in order.
-void add_all(result_table& t, value_type type, std::initializer_list<char const*> names) {
-  for (auto const* n : names) t.add(n, type);
-}
 
 result_table overview_json(std::vector<rank_overview> const& v) {
   auto t = tree("overview");
@@ -577,6 +497,14 @@ output::result_set job_results(job_tables const& t) {
   if (t.has_operators) s.push_back(operators_flat(t.operators));
   if (t.has_operator_detail) s.push_back(operator_detail_table(t.operator_detail));
   if (t.has_tb_operators) s.push_back(tb_operators_flat(t.tb_operators));
+  if (t.has_device) s.push_back(tables::device_flat(t.device));
+  if (t.has_memcpy)
+    s.push_back(tables::user_ranges_flat(
+        "memcpy", "Memory Manipulation Summary (user ranges naming memcpy, memorycopy or memset)",
+        t.memcpy));
+  if (t.has_userdefined)
+    s.push_back(tables::user_ranges_flat("userdefined", "UserDefined Summary", t.userdefined));
+  if (t.has_perf) s.push_back(tables::perf_flat(t.perf));
   if (t.has_overview) s.push_back(overview_json(t.overview));
   if (t.has_model) s.push_back(model_json(t.model));
   if (t.has_distributed) s.push_back(distributed_json(t.distributed));
@@ -584,6 +512,10 @@ output::result_set job_results(job_tables const& t) {
   if (t.has_tb) s.push_back(tb_json(t.tb));
   if (t.has_operators) s.push_back(operators_json(t.operators));
   if (t.has_tb_operators) s.push_back(tb_operators_json(t.tb_operators));
+  if (t.has_device) s.push_back(tables::device_json(t.device));
+  if (t.has_memcpy) s.push_back(tables::user_ranges_json("memcpy", t.memcpy));
+  if (t.has_userdefined) s.push_back(tables::user_ranges_json("userdefined", t.userdefined));
+  if (t.has_perf) s.push_back(tables::perf_json(t.perf));
   return set;
 }
 

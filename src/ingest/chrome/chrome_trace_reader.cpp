@@ -102,8 +102,10 @@ class table_sink {
                           "baseTimeNanoseconds " + std::to_string(base) +
                               " moves an event outside the accepted times (|t| < 2^62 ns)");
     }
-    _table.inputs().back().format =
-        header.schema_version_is_string || _paddle ? "paddle-json" : "kineto-json";
+    auto& info = _table.inputs().back();
+    info.format = header.schema_version_is_string || _paddle ? "paddle-json" : "kineto-json";
+    info.process_cpu_utilization = header.process_cpu_utilization;
+    info.system_cpu_utilization = header.system_cpu_utilization;
     _table.finish_input();
   }
 

@@ -8,6 +8,8 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -326,6 +328,38 @@ void event_splitter::scan_value() {
   }
 }
 
+namespace {
+
+/// A utilization Paddle wrote as a string ("0.85") or a number; nullopt when it is neither.
+std::optional<double> utilization_value(simdjson::ondemand::value v) {
+  std::string_view text;
+  if (v.get_string().get(text)) {
+    double d = 0;
+    if (v.get_double().get(d)) return std::nullopt;
+    return d;
+  }
+  double d = 0;
+  auto const [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+  if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(d) || d < 0)
+    return std::nullopt;
+  return d;
+}
+
+/// Paddle's ExtraInfo: the CPU utilizations (anything else in it is not used).
+void read_extra_info(simdjson::ondemand::document& doc, trace_header& header) {
+  simdjson::ondemand::object obj;
+  if (doc.get_object().get(obj)) return;  // not an object: nothing to learn
+  for (auto field : obj) {
+    std::string_view key;
+    simdjson::ondemand::value value;
+    if (field.unescaped_key().get(key) || field.value().get(value)) return;
+    if (key == "Process Cpu Utilization") header.process_cpu_utilization = utilization_value(value);
+    if (key == "System Cpu Utilization") header.system_cpu_utilization = utilization_value(value);
+  }
+}
+
+}  // namespace
+
 void event_splitter::apply_header_value(std::string const& key, std::string const& text) {
   simdjson::padded_string json(text);
   simdjson::ondemand::parser parser;
@@ -355,6 +389,8 @@ void event_splitter::apply_header_value(std::string const& key, std::string cons
     if (!is_json_integer(token) || decimal_to_scaled_int(token, 0, base) != number_status::ok)
       bad("not an integer number of nanoseconds that fits in 64 bits");
     _header.base_time_ns = base;
+  } else if (key == "ExtraInfo") {
+    read_extra_info(doc, _header);
   } else if (key == "schemaVersion") {
     simdjson::ondemand::json_type type;
     if (!doc.type().get(type) && type == simdjson::ondemand::json_type::string) {
@@ -397,8 +433,8 @@ void event_splitter::read_top_level_keys() {
       _phase = phase::events;
       return;
     }
-    bool const wanted =
-        key == "distributedInfo" || key == "baseTimeNanoseconds" || key == "schemaVersion";
+    bool const wanted = key == "distributedInfo" || key == "baseTimeNanoseconds" ||
+                        key == "schemaVersion" || key == "ExtraInfo";
     std::string text;
     skip_value(wanted ? &text : nullptr);
     if (wanted) apply_header_value(key, text);

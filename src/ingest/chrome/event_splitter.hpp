@@ -23,6 +23,9 @@ struct trace_header {
   std::optional<std::int64_t> base_time_ns;  ///< baseTimeNanoseconds
   bool schema_version_is_string = false;     ///< Paddle writes "schemaVersion": "1.0.1"
   bool schema_version_seen_before_events = false;
+  /// Paddle's ExtraInfo "Process Cpu Utilization" / "System Cpu Utilization" (fractions; Paddle
+  /// writes them as strings), when present and numeric.
+  std::optional<double> process_cpu_utilization, system_cpu_utilization;
 };
 
 /// Whole events, as the text `[e0,e1,…]` followed by simdjson's padding.
