@@ -5,6 +5,8 @@
 // "812 (45.67%)", indented stage names); those are text-only string columns.
 #include <tracesweep/tables/results.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -121,6 +123,98 @@ result_table kernels_flat(std::vector<rank_kernel_table> const& v) {
     for (auto const& k : r.rows)
       t.add_row({i64(r.rank), k.name, i64(k.calls), i64(k.total_ns), k.avg_ns, i64(k.max_ns),
                  i64(k.min_ns), k.ratio});
+  return t;
+}
+
+constexpr char const* operators_title =
+    "Operator Summary (host: durations, self = not covered by directly nested host rows; device: "
+    "kernels, memcpy and memset launched in the subtree, self = by calls whose innermost operator "
+    "it is)";
+
+/// Paddle's per-instance columns of one side ("host" / "device"): avg, max, min, ratio.
+void add_paddle_side(result_table& t, std::string const& side, std::string const& upper) {
+  add_time(t, side + "_avg_ns", real, upper + " Avg (ms)");
+  add_time(t, side + "_max_ns", integer, upper + " Max (ms)");
+  add_time(t, side + "_min_ns", integer, upper + " Min (ms)");
+  add_ratio(t, side + "_ratio", upper + " Ratio (%)");
+}
+
+result_table operators_flat(std::vector<rank_operator_table> const& v) {
+  bool const paddle = std::any_of(v.begin(), v.end(), [](auto const& r) { return r.paddle; });
+  auto t = ranked("operators", operators_title);
+  t.add("name", string, {}, "Name");
+  t.add("calls", integer, {}, "Calls");
+  add_time(t, "host_total_ns", integer, "Host Total (ms)");
+  add_time(t, "host_self_ns", integer, "Host Self (ms)");
+  if (paddle) add_paddle_side(t, "host", "Host");
+  add_time(t, "device_total_ns", integer, "Device Total (ms)");
+  add_time(t, "device_self_ns", integer, "Device Self (ms)");
+  if (paddle) add_paddle_side(t, "device", "Device");
+  for (auto const& r : v)
+    for (auto const& o : r.rows) {
+      std::vector<cell> cells = {i64(r.rank), o.name, i64(o.calls), i64(o.host_total_ns),
+                                 i64(o.host_self_ns)};
+      auto paddle_side = [&](double avg, std::int64_t max, std::int64_t min, double share) {
+        if (paddle) cells.insert(cells.end(), {avg, i64(max), i64(min), share});
+      };
+      paddle_side(o.host_avg_ns, o.host_max_ns, o.host_min_ns, o.host_ratio);
+      cells.insert(cells.end(), {i64(o.device_total_ns), i64(o.device_self_ns)});
+      paddle_side(o.device_avg_ns, o.device_max_ns, o.device_min_ns, o.device_ratio);
+      t.add_row(std::move(cells));
+    }
+  return t;
+}
+
+/// Paddle's op_detail: per operator its inner items, the device rows under each (indented) and its
+/// own device rows ("(self) "); CSV and JSON name the inner item and the device row apart.
+result_table operator_detail_table(std::vector<rank_operator_detail> const& v) {
+  auto t = ranked("operator_detail",
+                  "Operator detail (inner items: CPU and GPU over the operator; device rows: GPU "
+                  "over their item, or over the operator for its own)",
+                  output::all_views);
+  t.add("operator", string, {}, "Operator");
+  add_in(t, text_views, "item", string, "Item");
+  add_in(t, flat_only | output::json, "inner", string);
+  add_in(t, flat_only | output::json, "kernel", string);
+  t.add("calls", integer, {}, "Calls");
+  add_time(t, "cpu_total_ns", integer, "CPU Total (ms)").flat_null = "-";
+  add_ratio(t, "cpu_ratio", "CPU Ratio (%)").flat_null = "-";
+  add_time(t, "gpu_total_ns", integer, "GPU Total (ms)");
+  add_ratio(t, "gpu_ratio", "GPU Ratio (%)");
+  for (auto const& r : v)
+    for (auto const& d : r.rows) {
+      bool const device = !d.kernel.empty();
+      std::string shown = !device ? "" : d.inner.empty() ? "(self) " : "  ";
+      shown += device ? d.kernel : d.inner;
+      t.add_row({i64(r.rank), d.op, std::move(shown), d.inner, d.kernel, i64(d.calls),
+                 device ? cell{} : i64(d.cpu_total_ns), device ? cell{} : cell{d.cpu_ratio},
+                 i64(d.gpu_total_ns), d.gpu_ratio});
+    }
+  return t;
+}
+
+/// The plugin's operator view columns, in its order.
+constexpr std::array<char const*, 4> tb_operator_keys = {
+    "device_self_duration", "device_total_duration", "host_self_duration", "host_total_duration"};
+
+std::array<std::int64_t, 4> tb_operator_values(operator_row const& o) {
+  return {o.device_self_ns, o.device_total_ns, o.host_self_ns, o.host_total_ns};
+}
+
+result_table tb_operators_flat(std::vector<tb_operator_table> const& v) {
+  auto t = ranked("tb_operators", "Operator view (plugin rules; integer us)");
+  t.add("name", string, {}, "Name");
+  t.add("calls", integer, {}, "Calls");
+  add_time(t, "device_self_ns", integer, "Device Self (us)", "us");
+  add_time(t, "device_total_ns", integer, "Device Total (us)", "us");
+  add_time(t, "host_self_ns", integer, "Host Self (us)", "us");
+  add_time(t, "host_total_ns", integer, "Host Total (us)", "us");
+  for (auto const& o : v)
+    for (auto const& r : o.rows) {
+      std::vector<cell> cells = {i64(o.rank), r.name, i64(r.calls)};
+      for (auto x : tb_operator_values(r)) cells.push_back(i64(x));
+      t.add_row(std::move(cells));
+    }
   return t;
 }
 
@@ -342,6 +436,47 @@ result_table tb_json(std::vector<tb_overview> const& v) {
   return t;
 }
 
+result_table operators_json(std::vector<rank_operator_table> const& v) {
+  auto t = tree("operators");
+  t.add("rank", integer);
+  t.add("rows", nested);
+  for (auto const& r : v) {
+    auto rows = tree("rows");
+    rows.add("name", string);
+    add_all(rows, integer,
+            {"calls", "host_total_ns", "host_self_ns", "device_total_ns", "device_self_ns",
+             "host_max_ns", "host_min_ns", "device_max_ns", "device_min_ns"});
+    add_all(rows, real, {"host_avg_ns", "device_avg_ns", "host_ratio", "device_ratio"});
+    for (auto const& o : r.rows)
+      rows.add_row({o.name, i64(o.calls), i64(o.host_total_ns), i64(o.host_self_ns),
+                    i64(o.device_total_ns), i64(o.device_self_ns), i64(o.host_max_ns),
+                    i64(o.host_min_ns), i64(o.device_max_ns), i64(o.device_min_ns), o.host_avg_ns,
+                    o.device_avg_ns, o.host_ratio, o.device_ratio});
+    t.add_row({i64(r.rank), nest(std::move(rows))});
+  }
+  return t;
+}
+
+/// Per input, the plugin's operator rows: its names, durations in integer µs.
+result_table tb_operators_json(std::vector<tb_operator_table> const& v) {
+  auto t = tree("tb_operators");
+  add_all(t, integer, {"input", "rank"});
+  t.add("rows", nested);
+  for (auto const& o : v) {
+    auto rows = tree("rows");
+    rows.add("name", string);
+    rows.add("calls", integer);
+    for (auto const* k : tb_operator_keys) rows.add(k, integer);
+    for (auto const& r : o.rows) {
+      std::vector<cell> cells = {r.name, i64(r.calls)};
+      for (auto x : tb_operator_values(r)) cells.push_back(i64(us_round(static_cast<double>(x))));
+      rows.add_row(std::move(cells));
+    }
+    t.add_row({i64(o.input), i64(o.rank), nest(std::move(rows))});
+  }
+  return t;
+}
+
 }  // namespace
 
 output::result_set job_results(job_tables const& t) {
@@ -359,6 +494,9 @@ output::result_set job_results(job_tables const& t) {
     s.push_back(across(t.distributed, grid("across_ranks", "Across ranks", text_views)));
   }
   if (t.has_kernels) s.push_back(kernels_flat(t.kernels));
+  if (t.has_operators) s.push_back(operators_flat(t.operators));
+  if (t.has_operator_detail) s.push_back(operator_detail_table(t.operator_detail));
+  if (t.has_tb_operators) s.push_back(tb_operators_flat(t.tb_operators));
   if (t.has_device) s.push_back(tables::device_flat(t.device));
   if (t.has_memcpy)
     s.push_back(tables::user_ranges_flat(
@@ -372,6 +510,8 @@ output::result_set job_results(job_tables const& t) {
   if (t.has_distributed) s.push_back(distributed_json(t.distributed));
   if (t.has_kernels) s.push_back(kernels_json(t.kernels));
   if (t.has_tb) s.push_back(tb_json(t.tb));
+  if (t.has_operators) s.push_back(operators_json(t.operators));
+  if (t.has_tb_operators) s.push_back(tb_operators_json(t.tb_operators));
   if (t.has_device) s.push_back(tables::device_json(t.device));
   if (t.has_memcpy) s.push_back(tables::user_ranges_json("memcpy", t.memcpy));
   if (t.has_userdefined) s.push_back(tables::user_ranges_json("userdefined", t.userdefined));

@@ -148,6 +148,7 @@ void every_command_survives(fs::path const& input) {
   auto const before = read_all(input);
   for (std::string const cmd :
        {"summary", "diagnose", "overview", "overview --compat tb",
+        "overview --table operators --op-detail", "overview --compat tb --table operators",
         "stats --report cuda_gpu_kern_sum", "stats --report cuda_api_sum",
         "stats --report cuda_gpu_mem_size_sum", "stats --report cuda_gpu_mem_time_sum",
         "stats --report nvtx_sum"}) {
