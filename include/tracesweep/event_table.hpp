@@ -65,11 +65,42 @@ struct kernel_launch_metrics {
   [[nodiscard]] std::size_t size() const noexcept { return row.size(); }
 };
 
+/// One allocator record (Kineto's `[memory]` instant event), as a reader hands it to the table.
+struct memory_event {
+  std::int64_t time_ns = 0;
+  std::int32_t rank = 0;
+  std::int32_t device = -1;  ///< GPU ordinal; -1 for host (CPU) memory
+  std::int64_t thread = -1;  ///< the host thread that allocated (as `stream` of host rows)
+  std::int64_t bytes = 0;    ///< signed change: > 0 an allocation, < 0 a free
+  /// The device's allocated total after the event. A reader that derives it (a trace without
+  /// totals) may give a negative one: memory allocated before the capture, freed during it.
+  std::int64_t allocated = 0;
+  std::int64_t reserved = 0;  ///< the device's reserved (cached) total after the event
+};
+
+/// Optional side table: memory events, one entry per event, in file order within an input.
+/// They are not rows of the event table (an instant event occupies nothing, and no analysis
+/// of rows, kind counts or event totals sees them); the memory analyses read only this table.
+/// Empty when no input has them.
+struct memory_events {
+  std::vector<std::int64_t> time_ns;
+  std::vector<std::int32_t> input;  ///< index into inputs()
+  std::vector<std::int32_t> rank;
+  std::vector<std::int32_t> device;
+  std::vector<std::int64_t> thread;
+  std::vector<std::int64_t> bytes;
+  std::vector<std::int64_t> allocated;
+  std::vector<std::int64_t> reserved;
+  [[nodiscard]] std::size_t size() const noexcept { return time_ns.size(); }
+};
+
 /// Reasons a row can be rejected by the table itself.
 inline constexpr std::string_view skip_end_before_start = "end_before_start";
 inline constexpr std::string_view skip_time_out_of_range = "time_out_of_range";
 inline constexpr std::string_view skip_duration_out_of_range = "duration_out_of_range";
 inline constexpr std::string_view skip_bytes_out_of_range = "bytes_out_of_range";
+/// A memory event with a time, bytes or a total outside time_in_range (|v| < 2^62).
+inline constexpr std::string_view skip_memory_out_of_range = "memory_event_out_of_range";
 
 /// The accepted range of times: |t| < 2^62 ns (about 146 years either side of the clock's zero),
 /// and end − start < 2^62. Within it the difference of any two times fits in int64, so no
@@ -99,6 +130,8 @@ class event_table {
   std::vector<event_role> role;
   /// Optional: see kernel_launch_metrics.
   kernel_launch_metrics launch_metrics;
+  /// Optional: see memory_events.
+  memory_events memory;
 
   /// Registers an input file; events appended afterwards belong to it until the next call.
   std::int32_t begin_input(std::string path, std::string format);
@@ -107,6 +140,9 @@ class event_table {
   /// counted under skip_end_before_start, skip_time_out_of_range, skip_duration_out_of_range or
   /// skip_bytes_out_of_range, and false is returned.
   bool append(event const& e);
+  /// Appends one memory event of the current input; one outside the accepted ranges is counted
+  /// under skip_memory_out_of_range and false is returned.
+  bool append_memory(memory_event const& e);
   /// Records launch metrics (NaN = absent) for the row appended last.
   void add_launch_metrics(double blocks_per_sm, double est_occupancy_pct);
   /// Counts a row the reader itself dropped, under `reason`, for the current input.
@@ -129,6 +165,7 @@ class event_table {
   string_pool _strings;
   std::vector<input_info> _inputs;
   std::size_t _current_input_first_row = 0;
+  std::size_t _current_input_first_memory = 0;
 };
 
 }  // namespace tracesweep

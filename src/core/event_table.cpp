@@ -11,6 +11,7 @@ std::int32_t event_table::begin_input(std::string path, std::string format) {
   info.path = std::move(path);
   info.format = std::move(format);
   _current_input_first_row = size();
+  _current_input_first_memory = memory.size();
   return static_cast<std::int32_t>(_inputs.size() - 1);
 }
 
@@ -48,6 +49,24 @@ bool event_table::append(event const& e) {
   return true;
 }
 
+bool event_table::append_memory(memory_event const& e) {
+  if (!time_in_range(e.time_ns) || !time_in_range(e.bytes) || !time_in_range(e.allocated) ||
+      !time_in_range(e.reserved)) {
+    skip(skip_memory_out_of_range);
+    return false;
+  }
+  auto& m = memory;
+  m.time_ns.push_back(e.time_ns);
+  m.input.push_back(static_cast<std::int32_t>(_inputs.size() - 1));
+  m.rank.push_back(e.rank);
+  m.device.push_back(e.device);
+  m.thread.push_back(e.thread);
+  m.bytes.push_back(e.bytes);
+  m.allocated.push_back(e.allocated);
+  m.reserved.push_back(e.reserved);
+  return true;
+}
+
 void event_table::add_launch_metrics(double blocks_per_sm, double est_occupancy_pct) {
   launch_metrics.row.push_back(size() - 1);
   launch_metrics.blocks_per_sm.push_back(blocks_per_sm);
@@ -78,6 +97,11 @@ void event_table::abandon_input() {
   auto const keep = static_cast<std::size_t>(
       std::lower_bound(m.row.begin(), m.row.end(), std::uint64_t{n}) - m.row.begin());
   m.row.resize(keep), m.blocks_per_sm.resize(keep), m.est_occupancy_pct.resize(keep);
+  auto const mem = _current_input_first_memory;
+  auto cut_memory = [mem](auto& column) { column.resize(mem); };
+  auto& me = memory;
+  cut_memory(me.time_ns), cut_memory(me.input), cut_memory(me.rank), cut_memory(me.device);
+  cut_memory(me.thread), cut_memory(me.bytes), cut_memory(me.allocated), cut_memory(me.reserved);
   _inputs.pop_back();
 }
 

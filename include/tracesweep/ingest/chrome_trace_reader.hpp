@@ -43,8 +43,18 @@
 //    both are. Carried through the in-order merge, so identical for any thread count.
 //  - format: "paddle-json" when schemaVersion is a string or any event carries Paddle's marks,
 //    else "kineto-json".
-// Other phases (B/E, i, s/f flows, C, M) are not rows and are ignored quietly: correlation comes
-// from args, which is authoritative; flows add nothing.
+// Memory events (event_table::memory, not rows): instant events (`ph:"i"`) named `[memory]`,
+// as Kineto writes them with profile_memory: time_ns = ts × 1000 + baseTimeNanoseconds, bytes =
+// args.Bytes (signed: < 0 a free), allocated = args["Total Allocated"] (absent before PyTorch
+// 1.10: the device's running total in file order, the last total plus Bytes, from 0, so it can
+// go negative), reserved = args["Total Reserved"] (0 when absent), device = args["Device Id"]
+// unless args["Device Type"] is 0 (c10's CPU) or absent, then -1; thread = the tid as for host
+// rows (-1 for a tid with no leading digits); rank as for rows. One without a Bytes integer is
+// ignored (Paddle's memory events, args increase_bytes, current_allocated, place, are not read
+// yet); one with Bytes but no numeric ts is counted under invalid_memory_event. An instant
+// event's name that follows its ph is compared as written (not unescaped or checked). Other phases (B/E, other i, s/f flows, C, M) are not
+// rows and are ignored quietly: correlation comes from args, which is authoritative; flows add
+// nothing.
 //
 // Defects. Fatal (input_error "path: byte N[, event N] / traceEvents: why", table untouched):
 // unreadable, invalid or truncated gzip; truncated or invalid JSON; not a JSON object or array;
@@ -53,10 +63,11 @@
 // The JSON policy: invalid JSON in anything the reader interprets (any top-level key, the used
 // header values, an event's ph/ts/dur/pid/tid/cat/name and used args, every string of a complete
 // event) is fatal at the byte where it starts — NaN, Infinity, +5, 5., 0123, 0x10 included; what
-// it skips for speed (unused top-level values and args, a non-"X" event past its ph) is checked
-// for structure only. Skipped and counted in input_info.skipped (the CLI prints them): complete
-// events with missing_ts, missing_dur, negative_dur, invalid_ts / invalid_dur (a JSON value of
-// another type), time_out_of_range / duration_out_of_range (outside event_table's time_in_range).
+// it skips for speed (unused top-level values and args, an event that is neither "X" nor "i" past
+// its ph, an instant event's name past its ph) is checked for structure only. Skipped and counted in input_info.skipped (the CLI prints
+// them): complete events with missing_ts, missing_dur, negative_dur, invalid_ts / invalid_dur (a
+// JSON value of another type), time_out_of_range / duration_out_of_range (outside event_table's
+// time_in_range).
 #pragma once
 
 #include <string>

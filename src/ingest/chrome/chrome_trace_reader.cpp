@@ -17,6 +17,8 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <climits>
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -25,6 +27,17 @@ namespace tracesweep {
 namespace {
 
 using namespace chrome;
+
+/// A `[memory]` event without a usable ts or Bytes.
+constexpr std::string_view skip_invalid_memory_event = "invalid_memory_event";
+
+/// Why a file whose baseTimeNanoseconds moves `what` out of the accepted times is refused.
+std::string base_moves_out(std::int64_t base, std::string_view what) {
+  std::string why = "baseTimeNanoseconds ";
+  why.append(std::to_string(base)).append(" moves ").append(what);
+  why.append(" outside the accepted times (|t| < 2^62 ns)");
+  return why;
+}
 
 /// One chunk on its way through the pipeline.
 struct work_item {
@@ -37,13 +50,18 @@ struct work_item {
 class table_sink {
  public:
   table_sink(event_table& table, byte_source const& source, event_splitter const& splitter)
-      : _table(table), _source(source), _splitter(splitter), _first_row(table.size()) {}
+      : _table(table),
+        _source(source),
+        _splitter(splitter),
+        _first_row(table.size()),
+        _first_memory(table.memory.size()) {}
 
   /// `text_end`: offset in the JSON text just past the chunk's last event.
   void merge(chunk_rows const& rows, std::uint64_t text_end) {
     _paddle |= rows.paddle;
     for (int r = 0; r < skip_reason_count; ++r)
       if (rows.skipped[r] > 0) _table.skip(to_string(static_cast<skip_reason>(r)), rows.skipped[r]);
+    merge_memory(rows);
     if (rows.size() == 0) return;
     _global.resize(rows.strings.size());
     for (std::size_t i = 0; i < rows.strings.size(); ++i)
@@ -91,6 +109,7 @@ class table_sink {
     std::int32_t const rank =
         header.rank ? *header.rank : std::max<std::int32_t>(options.fallback_rank, 0);
     std::int64_t const base = header.base_time_ns.value_or(0);
+    set_memory_rank_and_base(path, rank, base);
     for (auto i = _first_row; i < n; ++i) {
       _table.rank[i] = rank;
       // Rows are in range on their own; the base is known only now (it may follow
@@ -98,9 +117,7 @@ class table_sink {
       if (base != 0 && (__builtin_add_overflow(_table.start_ns[i], base, &_table.start_ns[i]) ||
                         __builtin_add_overflow(_table.end_ns[i], base, &_table.end_ns[i]) ||
                         !time_in_range(_table.start_ns[i]) || !time_in_range(_table.end_ns[i])))
-        throw input_error(path, "baseTimeNanoseconds",
-                          "baseTimeNanoseconds " + std::to_string(base) +
-                              " moves an event outside the accepted times (|t| < 2^62 ns)");
+        throw input_error(path, "baseTimeNanoseconds", base_moves_out(base, "an event"));
     }
     auto& info = _table.inputs().back();
     info.format = header.schema_version_is_string || _paddle ? "paddle-json" : "kineto-json";
@@ -110,6 +127,38 @@ class table_sink {
   }
 
  private:
+  /// The chunk's memory events; rank and base come in finish(). An event without Total
+  /// Allocated gets the device's running total: the last total seen plus Bytes (from 0).
+  void merge_memory(chunk_rows const& rows) {
+    if (rows.memory_skipped > 0) _table.skip(skip_invalid_memory_event, rows.memory_skipped);
+    auto const& m = rows.memory;
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      auto& running = _allocated[m.device[i]];
+      bool const derived = m.allocated[i] == memory_total_absent;
+      std::int64_t allocated = m.allocated[i];
+      if (derived && __builtin_add_overflow(running, m.bytes[i], &allocated))
+        allocated = INT64_MAX;  // out of range: the table skips and counts it
+      if (_table.append_memory({.time_ns = m.time_ns[i],
+                                .rank = 0,
+                                .device = m.device[i],
+                                .thread = m.thread[i],
+                                .bytes = m.bytes[i],
+                                .allocated = allocated,
+                                .reserved = m.reserved[i]}))
+        running = allocated;
+    }
+  }
+
+  void set_memory_rank_and_base(std::string const& path, std::int32_t rank, std::int64_t base) {
+    auto& m = _table.memory;
+    for (auto i = _first_memory; i < m.size(); ++i) {
+      m.rank[i] = rank;
+      if (base != 0 && (__builtin_add_overflow(m.time_ns[i], base, &m.time_ns[i]) ||
+                        !time_in_range(m.time_ns[i])))
+        throw input_error(path, "baseTimeNanoseconds", base_moves_out(base, "a memory event"));
+    }
+  }
+
   /// Reserves the columns for the whole file from what was seen so far, so they are not
   /// copied when they grow (the copy would double peak memory).
   void grow_for(std::size_t more, std::uint64_t text_end) {
@@ -139,6 +188,8 @@ class table_sink {
   byte_source const& _source;
   event_splitter const& _splitter;
   std::size_t _first_row;
+  std::size_t _first_memory;
+  std::map<std::int32_t, std::int64_t> _allocated;  ///< running allocated total per device
   std::vector<string_id> _global;
   bool _paddle = false;
 };

@@ -41,6 +41,8 @@ void chunk_rows::clear() {
   role.clear();
   text_thread.clear();
   metric_row.clear(), blocks_per_sm.clear(), occupancy_pct.clear();
+  memory = {};
+  memory_skipped = 0;
   strings = string_pool();
   skipped.fill(0);
   paddle = false;
@@ -69,8 +71,27 @@ struct event_fields {
   double blocks_per_sm = std::numeric_limits<double>::quiet_NaN();
   double est_occupancy = std::numeric_limits<double>::quiet_NaN();
   double theoretical_occupancy = std::numeric_limits<double>::quiet_NaN();
+  // Memory events (Kineto `[memory]` args); found flags say the integer was there.
+  std::int64_t memory_bytes = 0, total_allocated = 0, total_reserved = 0;
+  std::int64_t memory_device = -1, memory_device_type = -1;
+  bool has_memory_bytes = false, has_total_allocated = false, has_total_reserved = false;
+  bool has_memory_device = false, has_memory_device_type = false;
+  /// An instant event's name read after its ph is compared as written (not unescaped, not
+  /// checked): whether it is "[memory]".
+  bool memory_name = false;
+  [[nodiscard]] bool is_memory_event() const noexcept {
+    return ph == "i" && (memory_name || name == "[memory]");
+  }
   char const* fault_at = nullptr;  ///< where the invalid JSON starts, when an error is returned
 };
+
+/// Whether a raw JSON token (a value as written, maybe followed by blanks) is "[memory]".
+bool is_memory_name(std::string_view token) {
+  constexpr std::string_view memory = "\"[memory]\"";
+  if (!token.starts_with(memory)) return false;
+  token.remove_prefix(memory.size());
+  return token.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
 
 /// The type of a value the reader interprets, with its syntax checked where On-Demand leaves it
 /// to the consumer: numbers (strict RFC 8259 grammar) and the atoms null, true, false. On an
@@ -191,6 +212,19 @@ simdjson::error_code for_each_field(od::object& obj, bool const& stop, Read&& re
   return simdjson::SUCCESS;
 }
 
+/// A `[memory]` event's args (Kineto): Bytes, Total Allocated, Total Reserved, Device Id,
+/// Device Type. Any other key is left unread.
+simdjson::error_code read_memory_arg(od::raw_json_string k, od::value& a, event_fields& f) {
+  auto& at = f.fault_at;
+  if (k == "Bytes") return read_integer(a, f.memory_bytes, f.has_memory_bytes, at);
+  if (k == "Total Allocated") return read_integer(a, f.total_allocated, f.has_total_allocated, at);
+  if (k == "Total Reserved") return read_integer(a, f.total_reserved, f.has_total_reserved, at);
+  if (k == "Device Id") return read_integer(a, f.memory_device, f.has_memory_device, at);
+  if (k == "Device Type")
+    return read_integer(a, f.memory_device_type, f.has_memory_device_type, at);
+  return simdjson::SUCCESS;
+}
+
 /// The `args` object's fields the columns use.
 simdjson::error_code read_args(od::value& v, event_fields& f) {
   od::json_type type;
@@ -218,6 +252,8 @@ simdjson::error_code read_args(od::value& v, event_fields& f) {
       e = read_real(a, f.est_occupancy, at);
     } else if (k == "theoretical achieved occupancy %") {
       e = read_real(a, f.theoretical_occupancy, at);
+    } else {
+      e = read_memory_arg(k, a, f);
     }
     return e;
   });
@@ -226,7 +262,7 @@ simdjson::error_code read_args(od::value& v, event_fields& f) {
 /// Reads the fields of one event object. Returns an error code from simdjson; f.fault_at is
 /// where the offending value starts when it is known.
 simdjson::error_code read_event(od::object& obj, event_fields& f) {
-  bool not_complete = false;  // ph is not "X": leave the rest of the event unread
+  bool not_complete = false;  // ph is neither "X" nor "i": leave the rest of the event unread
   return for_each_field(obj, not_complete, [&](od::raw_json_string key, od::value& v) {
     auto& at = f.fault_at;
     simdjson::error_code e = simdjson::SUCCESS;
@@ -234,8 +270,9 @@ simdjson::error_code read_event(od::object& obj, event_fields& f) {
       case 'p':
         if (key == "ph") {
           if ((e = read_text(v, f.ph, at))) return e;
-          // Only complete events become rows: leave the rest of any other event unread.
-          not_complete = f.ph != "X";
+          // Complete events become rows and instant events may be memory events: leave the
+          // rest of any other event unread.
+          not_complete = f.ph != "X" && f.ph != "i";
         } else if (key == "pid") {
           e = read_integer(v, f.pid, f.pid_int, at);
         }
@@ -258,7 +295,10 @@ simdjson::error_code read_event(od::object& obj, event_fields& f) {
         if (key == "cat") e = read_text(v, f.cat, at);
         break;
       case 'n':
-        if (key == "name") e = read_text(v, f.name, at);
+        if (key == "name" && f.ph == "i")
+          f.memory_name = is_memory_name(v.raw_json_token());
+        else if (key == "name")
+          e = read_text(v, f.name, at);
         break;
       case 'a':
         if (key == "args") e = read_args(v, f);
@@ -349,6 +389,40 @@ std::optional<skip_reason> event_times(event_fields const& f, std::int64_t& star
   return std::nullopt;
 }
 
+/// The host thread of an event as host rows store it: its integer tid, or the integer a text
+/// tid starts with (Paddle's "123(C++)"); -1 otherwise.
+std::int64_t host_thread(event_fields const& f) {
+  if (f.tid_int) return f.tid;
+  if (f.tid_is_text && !f.tid_text.empty() && f.tid_text[0] >= '0' && f.tid_text[0] <= '9') {
+    if (auto t = integer_in_text(f.tid_text)) return *t;
+  }
+  return -1;
+}
+
+/// A Kineto `[memory]` instant event into the chunk's memory columns: device −1 when `Device
+/// Type` is 0 (c10's CPU) or the device is unknown; Total Allocated memory_total_absent when
+/// absent (older PyTorch: the reader derives it in order), Total Reserved 0 when absent. One
+/// without a Bytes integer is not Kineto's (Paddle writes increase_bytes) and is left alone;
+/// one without a usable ts is counted in memory_skipped.
+void add_memory_event(event_fields const& f, chunk_rows& out) {
+  if (!f.has_memory_bytes) return;
+  std::int64_t time = 0;
+  if (f.ts_state != presence::number || microseconds_to_ns(f.ts, time) != number_status::ok) {
+    ++out.memory_skipped;
+    return;
+  }
+  bool const host = !f.has_memory_device_type || f.memory_device_type == 0;
+  bool const device_known = f.has_memory_device && f.memory_device >= 0 &&
+                            f.memory_device <= std::numeric_limits<std::int32_t>::max();
+  auto& m = out.memory;
+  m.time_ns.push_back(time);
+  m.device.push_back(!host && device_known ? static_cast<std::int32_t>(f.memory_device) : -1);
+  m.thread.push_back(host_thread(f));
+  m.bytes.push_back(f.memory_bytes);
+  m.allocated.push_back(f.has_total_allocated ? f.total_allocated : memory_total_absent);
+  m.reserved.push_back(f.has_total_reserved ? f.total_reserved : 0);
+}
+
 /// Per-chunk memo of what a local string id classifies to.
 struct name_memo {
   std::int8_t kind = -1;  ///< -1 unknown yet, -2 no kind from the name, else event_kind
@@ -391,6 +465,7 @@ void event_parser::parse(event_chunk const& chunk, bool paddle_schema, std::stri
     if (auto e = read_event(obj, f))
       fail_json(path, chunk, index, f.fault_at ? f.fault_at : stopped_at(), e);
     ++index;
+    if (f.is_memory_event()) add_memory_event(f, out);
     if (f.ph != "X") continue;  // instant, flow, counter, metadata, begin/end: not rows
 
     auto skip = [&](skip_reason r) { ++out.skipped[static_cast<int>(r)]; };

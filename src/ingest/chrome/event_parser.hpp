@@ -34,6 +34,9 @@ enum class skip_reason : std::uint8_t {
 inline constexpr int skip_reason_count = 7;
 [[nodiscard]] std::string_view to_string(skip_reason r) noexcept;
 
+/// chunk_rows::memory.allocated of an event without "Total Allocated" (PyTorch before 1.10).
+inline constexpr std::int64_t memory_total_absent = INT64_MIN;
+
 /// Rows of one chunk. Times are ns before baseTimeNanoseconds is added; rank is not known yet.
 struct chunk_rows {
   std::vector<std::int64_t> start_ns;
@@ -54,6 +57,15 @@ struct chunk_rows {
   std::vector<std::uint32_t> metric_row;
   std::vector<double> blocks_per_sm;
   std::vector<double> occupancy_pct;
+  /// Memory events (`ph:"i"`, name `[memory]`), in event order: the table's memory_events
+  /// columns before the rank and baseTimeNanoseconds are known.
+  struct memory_columns {
+    std::vector<std::int64_t> time_ns, thread, bytes, allocated, reserved;
+    std::vector<std::int32_t> device;
+    [[nodiscard]] std::size_t size() const noexcept { return time_ns.size(); }
+  } memory;
+  /// Memory events (with a `Bytes` integer) not kept: no usable `ts`.
+  std::int64_t memory_skipped = 0;
   string_pool strings;
   std::array<std::int64_t, skip_reason_count> skipped{};
   bool paddle = false;  ///< an event showed Paddle's marks (category or thread id)
