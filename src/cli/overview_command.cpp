@@ -4,6 +4,9 @@
 #include <tracesweep/error.hpp>
 #include <tracesweep/tables/results.hpp>
 
+#include <algorithm>
+#include <iterator>
+
 #include "cli/cli_context.hpp"
 
 namespace tracesweep::cli {
@@ -17,6 +20,13 @@ struct overview_args {
   bool op_detail = false;
 };
 
+/// Whether --table asks for the memory tables (never part of "all", whose output stays as it
+/// was): memory in text, JSON and HTML gives all four; CSV gives the one named.
+bool wants_memory(std::string const& t) {
+  return std::find(std::begin(memory_table_names), std::end(memory_table_names), t) !=
+         std::end(memory_table_names);
+}
+
 /// --table must name a table of the chosen view; CSV writes exactly one.
 void check_table(overview_args const& a) {
   auto const& t = a.table;
@@ -24,7 +34,7 @@ void check_table(overview_args const& a) {
   if (compat ? !(t == "all" || t == "tb" || t == "tb_kernels" || t == "operators")
              : !(t == "all" || t == "overview" || t == "model" || t == "distributed" ||
                  t == "kernels" || t == "device" || t == "memcpy" || t == "userdefined" ||
-                 t == "perf" || t == "operators"))
+                 t == "perf" || t == "operators" || wants_memory(t)))
     throw usage_error("--table " + t + ": not a table of this command" +
                       (compat ? " with --compat tb" : ""));
   if (a.common.format == "csv" && t == "all")
@@ -81,6 +91,8 @@ job_tables compute_job_tables(overview_args const& a, trace_model const& model, 
     t.has_userdefined = true,
     t.userdefined = compute_user_range_summary(model, user_range_table::user_defined);
   if (named("perf")) t.has_perf = true, t.perf = compute_perf_summary(model, be);
+  if (!compat && wants_memory(a.table))
+    t.has_memory = true, t.memory = compute_memory_tables(model);
   return t;
 }
 }  // namespace
@@ -94,7 +106,8 @@ void add_overview_command(CLI::App& app, context& ctx) {
   cmd->add_option("--table", args->table,
                   "overview, model, distributed, kernels or all (these four); device, memcpy, "
                   "userdefined, perf (Paddle's other summaries, each on its own), operators (not "
-                  "in all); with --compat tb: tb, operators, or tb_kernels for CSV")
+                  "in all); memory (memory, memory_ops, memory_steps, memory_timeline; not in all; "
+                  "CSV: one of them); with --compat tb: tb, operators, or tb_kernels for CSV")
       ->capture_default_str();
   std::vector<std::string> const sort_keys(operator_sort_names().begin(),
                                            operator_sort_names().end());

@@ -516,6 +516,8 @@ output::result_set job_results(job_tables const& t) {
   if (t.has_memcpy) s.push_back(tables::user_ranges_json("memcpy", t.memcpy));
   if (t.has_userdefined) s.push_back(tables::user_ranges_json("userdefined", t.userdefined));
   if (t.has_perf) s.push_back(tables::perf_json(t.perf));
+  if (t.has_memory)
+    for (auto& m : memory_results(t.memory)) s.push_back(std::move(m));
   return set;
 }
 

@@ -10,6 +10,7 @@
 #include <tracesweep/tables/device_summary.hpp>
 #include <tracesweep/tables/distributed.hpp>
 #include <tracesweep/tables/kernel_table.hpp>
+#include <tracesweep/tables/memory_table.hpp>
 #include <tracesweep/tables/model_summary.hpp>
 #include <tracesweep/tables/operator_detail.hpp>
 #include <tracesweep/tables/operator_table.hpp>
@@ -28,6 +29,7 @@ struct job_tables {
   bool has_operators = false, has_tb_operators = false;  ///< only when asked for by name
   bool has_operator_detail = false;                      ///< --op-detail
   bool has_device = false, has_memcpy = false, has_userdefined = false, has_perf = false;
+  bool has_memory = false;
   std::vector<rank_overview> overview;
   std::vector<rank_model_summary> model;
   distributed_summary distributed;
@@ -39,6 +41,7 @@ struct job_tables {
   std::vector<rank_device_summary> device;
   std::vector<rank_user_ranges> memcpy, userdefined;
   std::vector<rank_perf> perf;
+  memory_tables memory;
 };
 
 /// Every table present in `t`. Text and CSV: overview, model, distributed (and across_ranks in
@@ -46,7 +49,8 @@ struct job_tables {
 /// overview, model, distributed, kernels, operators, operator_detail (flat rows), tb and
 /// tb_operators, nested per rank (tb, tb_operators: per input; tb_operators in the plugin's
 /// integer µs under the plugin's names); device, memcpy, userdefined and perf in every format
-/// when computed.
+/// when computed; memory (when asked for): memory, memory_ops, memory_steps, memory_timeline in
+/// every format (memory_results).
 [[nodiscard]] output::result_set job_results(job_tables const& t);
 
 }  // namespace tracesweep
