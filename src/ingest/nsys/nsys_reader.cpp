@@ -25,6 +25,7 @@
 #include "ingest/nsys/nsys_image.hpp"
 #include "ingest/nsys/nsys_integrity.hpp"
 #include "ingest/nsys/nsys_labels.hpp"
+#include "ingest/nsys/nsys_memory.hpp"
 #include "ingest/nsys/nsys_metadata.hpp"
 #include "ingest/nsys/nsys_schema.hpp"
 #include "ingest/nsys/nsys_strings.hpp"
@@ -412,6 +413,7 @@ void read_database(db_location const& where, std::uint64_t bytes, event_table& t
       for (auto const& [reason, n] : b->skipped) device_rows += static_cast<std::uint64_t>(n);
     });
     check_integrity(db, bytes, device_dense && device_rows == device_span);
+    load_memory_usage(db, schema, table);
     if (gpu_rows == 0 && !unread_gpu_activity)
       throw input_error(path, "CUPTI_ACTIVITY_KIND_KERNEL",
                         "no GPU activity: the export has no kernel, memcpy or memset rows");

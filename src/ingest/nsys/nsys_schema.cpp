@@ -12,7 +12,7 @@ namespace {
 bool used_by_reader(std::string_view t) {
   return t.starts_with("CUPTI_ACTIVITY_KIND_") || t.starts_with("ENUM_") ||
          t.starts_with("TARGET_INFO_") || t == "NVTX_EVENTS" || t == "OSRT_API" ||
-         t == "StringIds" || t == "ThreadNames";
+         t == "StringIds" || t == "ThreadNames" || t == "CUDA_GPU_MEMORY_USAGE_EVENTS";
 }
 
 }  // namespace
