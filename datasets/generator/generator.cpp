@@ -355,6 +355,11 @@ std::uint64_t step_seed(std::uint64_t seed, std::int32_t s, std::int32_t d) {
   return mix64(h ^ (std::uint64_t{static_cast<std::uint32_t>(d)} << 32));
 }
 
+// The memory pattern's sizes (planted_patterns::memory_staircase).
+constexpr std::int64_t weights_bytes = std::int64_t{1} << 30;
+constexpr std::int64_t activations_bytes = std::int64_t{256} << 20;
+constexpr std::int64_t optimizer_state_bytes = std::int64_t{64} << 20;
+
 /// Where and what a timeline plants.
 struct plant_site {
   planted_patterns patterns;
@@ -386,6 +391,7 @@ class device_timeline {
     _r = &r;
     std::int64_t const step_start = _t;
     bool const planted = _site.here && index == _site.step;
+    bool const memory = _site.patterns.memory_staircase;
     _launches = 0;
     _first_of_step = true;
     // Data loader: the host blocks; the GPU runs dry.
@@ -400,8 +406,10 @@ class device_timeline {
     }
     if (_base.rank == _o.idle_rank) stall += _o.idle_rank_ns;
     host(event_kind::data_loader, _n.data_loader, _n.cat_cpu_op, _t, _t + stall);
+    if (memory && index == 0) allocate(step_start, weights_bytes);
     _t += stall + _r->between(2'000, 8'000);
     if (_site.patterns.data_loader_gaps && index > 0) open_gap("data_loading");
+    if (memory) allocate(_t, activations_bytes);
 
     std::int64_t const to_device = _t;
     std::int64_t const batch_bytes = (std::int64_t{8} << 20) + _r->between(0, 1 << 20);
@@ -479,6 +487,7 @@ class device_timeline {
       after_launch();
     }
     host(event_kind::optimizer, _n.optimizer_step, _n.cat_cpu_op, phase, _t);
+    if (memory && _site.here) allocate(_t, optimizer_state_bytes);
     std::int64_t const zero = _t;
     _t += _r->between(3'000, 9'000);
     host(event_kind::user_range, _n.zero_grad, _n.cat_annotation, zero, _t);
@@ -487,6 +496,7 @@ class device_timeline {
 
     copy(_n.d2h, copy_kind::device_to_host, 4);
     synchronize();
+    if (memory) allocate(_t, -activations_bytes);
     _t += _r->between(5'000, 20'000);
     host(event_kind::profiler_step, _n.steps[static_cast<std::size_t>(index)], _n.cat_annotation,
          step_start, _t);
@@ -516,6 +526,21 @@ class device_timeline {
       }
       _activity_end = std::max(_activity_end, end);
     }
+  }
+
+  /// A memory event of this device at `at`: `bytes` allocated (< 0: freed); reserved memory
+  /// follows the allocated total up in 2 MiB blocks and is never released.
+  void allocate(std::int64_t at, std::int64_t bytes) {
+    _allocated += bytes;
+    constexpr std::int64_t block = 2 << 20;
+    _reserved = std::max(_reserved, (_allocated + block - 1) / block * block);
+    _table.append_memory({.time_ns = at,
+                          .rank = _base.rank,
+                          .device = _base.device,
+                          .thread = _thread,
+                          .bytes = bytes,
+                          .allocated = _allocated,
+                          .reserved = _reserved});
   }
 
   void host(event_kind kind, string_id name, string_id cat, std::int64_t start, std::int64_t end) {
@@ -677,7 +702,8 @@ class device_timeline {
   bool _first_of_step = false;
   std::int32_t _short_run = 0;  ///< kernels < 10 µs in a row on stream slot 0
   std::int64_t _activity_end = std::numeric_limits<std::int64_t>::min();
-  std::optional<planted_gap> _gap;  ///< a planted hole waiting for its end
+  std::optional<planted_gap> _gap;             ///< a planted hole waiting for its end
+  std::int64_t _allocated = 0, _reserved = 0;  ///< memory totals of the device
 };
 
 void check(synthetic_options const& o) {
@@ -693,6 +719,25 @@ void check(synthetic_options const& o) {
     throw std::invalid_argument("synthetic trace: planted patterns need 10 kernels per step");
   if (o.plant.any() && has_host_mix(o))
     throw std::invalid_argument("synthetic trace: planted patterns need the plain host mix");
+}
+
+/// The planted staircase on rank 0's first device: over the rank's step windows (each step's
+/// rows on all its threads), the peak of step s is weights + activations + (s + 1) × state.
+planted_memory staircase_truth(event_table const& table, names const& n, std::int32_t steps) {
+  planted_memory m;
+  m.device = table.memory.device.front();  // rank 0's first device wrote the first event
+  m.start_ns = std::numeric_limits<std::int64_t>::max();
+  m.end_ns = std::numeric_limits<std::int64_t>::min();
+  auto const first = n.steps.front(), last = n.steps[static_cast<std::size_t>(steps - 1)];
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (table.rank[i] != 0 || table.kind[i] != event_kind::profiler_step) continue;
+    if (table.name[i] == first) m.start_ns = std::min(m.start_ns, table.start_ns[i]);
+    if (table.name[i] == last) m.end_ns = std::max(m.end_ns, table.end_ns[i]);
+  }
+  m.growth_bytes_per_step = optimizer_state_bytes;
+  m.peak_bytes = weights_bytes + activations_bytes + steps * optimizer_state_bytes;
+  m.steps = steps;
+  return m;
 }
 
 }  // namespace
@@ -732,7 +777,7 @@ std::int32_t synthetic_steps(synthetic_options const& o) {
 
 bool planted_patterns::any() const noexcept {
   return clean || data_loader_gaps || sync_gap || long_tail || tiny_burst || small_copies ||
-         straggler_rank >= 0;
+         memory_staircase || straggler_rank >= 0;
 }
 
 planted_truth generate_synthetic_trace(synthetic_options const& options, event_table& table) {
@@ -777,6 +822,8 @@ planted_truth generate_synthetic_trace(synthetic_options const& options, event_t
     return std::tie(a.rank, a.device, a.start_ns) < std::tie(b.rank, b.device, b.start_ns);
   });
   if (options.plant.straggler_rank >= 0) truth.stragglers.push_back(options.plant.straggler_rank);
+  if (options.plant.memory_staircase && steps >= 5)
+    truth.memory.push_back(staircase_truth(table, n, steps));
   return truth;
 }
 

@@ -157,6 +157,27 @@ int callback_id(std::string_view api) {
   return 211;  // cudaLaunchKernel
 }
 
+/// The rank's memory events as Kineto writes them with profile_memory: `[memory]` instant
+/// events on the allocating thread, Device Type 1 (CUDA) or 0 (CPU, Device Id -1).
+void write_memory_events(event_table const& table, std::int32_t rank, std::int64_t pid,
+                         std::int64_t base, fmt::memory_buffer& b) {
+  auto const& m = table.memory;
+  auto it = std::back_inserter(b);
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (m.rank[i] != rank) continue;
+    fmt::format_to(it,
+                   ",\n  {{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", "
+                   "\"name\": \"[memory]\", \"pid\": {}, \"tid\": {}, \"ts\": ",
+                   pid, m.thread[i] >= 0 ? m.thread[i] : pid);
+    put_us(b, m.time_ns[i] - base);
+    fmt::format_to(it,
+                   ", \"args\": {{\"Total Reserved\": {}, \"Total Allocated\": {}, \"Bytes\": {}, "
+                   "\"Addr\": {}, \"Device Id\": {}, \"Device Type\": {}}}}}",
+                   m.reserved[i], m.allocated[i], m.bytes[i], 0x7f0000000000 + 4096 * i,
+                   m.device[i], m.device[i] < 0 ? 0 : 1);
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> write_kineto_json(event_table const& table, std::string const& path_prefix,
@@ -335,6 +356,7 @@ std::vector<std::string> write_kineto_json(event_table const& table, std::string
       }
       out.maybe_flush();
     }
+    write_memory_events(table, rank, pid, base, b);
     fmt::format_to(it, "\n  ],\n  \"traceName\": \"{}\"\n}}\n", path);
     out.close();
     written.push_back(path);

@@ -78,6 +78,22 @@ CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass 
   nestingLevel INTEGER, callchainId INTEGER);
 )sql";
 
+// CUDA memory usage, as `nsys profile --cuda-memory-usage=true` exports it; written only when
+// the table holds memory events.
+constexpr char const* memory_schema_sql = R"sql(
+CREATE TABLE ENUM_CUDA_DEV_MEM_EVENT_OPER (id INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL,
+  label TEXT);
+INSERT INTO ENUM_CUDA_DEV_MEM_EVENT_OPER VALUES (0, 'CUDA_DEV_MEM_EVENT_OPR_ALLOCATION',
+  'Allocation'), (1, 'CUDA_DEV_MEM_EVENT_OPR_DEALLOCATION', 'Deallocation');
+CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS (start INTEGER NOT NULL, globalPid INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, address INTEGER NOT NULL,
+  pc INTEGER NOT NULL, bytes INTEGER NOT NULL, memKind INTEGER NOT NULL,
+  memoryOperationType INTEGER NOT NULL, name TEXT, correlationId INTEGER,
+  localMemoryPoolAddress INTEGER, localMemoryPoolReleaseThreshold INTEGER,
+  localMemoryPoolSize INTEGER, localMemoryPoolUtilizedSize INTEGER,
+  importedMemoryPoolAddress INTEGER, importedMemoryPoolProcessId INTEGER);
+)sql";
+
 class db_writer {
  public:
   explicit db_writer(std::string const& path) : _path(path) {
@@ -160,6 +176,26 @@ std::uint64_t mix(std::uint64_t x) {
 
 constexpr std::int64_t global_pid(std::int32_t pid) {
   return (std::int64_t{1} << 48) | (static_cast<std::int64_t>(pid & 0xFFFFFF) << 24);
+}
+
+/// The device memory events (host ones have no place in the table), times shifted like rows:
+/// memKind 2 (Device), memoryOperationType 0 for an allocation and 1 for a free, bytes ≥ 0.
+void write_memory_usage(db_writer& db, event_table const& table, std::int64_t session) {
+  auto const& m = table.memory;
+  if (m.size() == 0) return;
+  db.exec(memory_schema_sql);
+  auto* usage = db.prepare(insert_sql(
+      "CUDA_GPU_MEMORY_USAGE_EVENTS", 9,
+      "start,globalPid,deviceId,contextId,address,pc,bytes,memKind,memoryOperationType"));
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (m.device[i] < 0) continue;
+    bind(usage, 1, m.time_ns[i] - session), bind(usage, 2, global_pid(m.rank[i]));
+    bind(usage, 3, std::int64_t{m.device[i]}), bind(usage, 4, 1);
+    bind(usage, 5, static_cast<std::int64_t>(0x7f0000000000 + 4096 * i)), bind(usage, 6, 0);
+    bind(usage, 7, m.bytes[i] < 0 ? -m.bytes[i] : m.bytes[i]), bind(usage, 8, 2);
+    bind(usage, 9, m.bytes[i] < 0 ? 1 : 0);
+    db.run(usage);
+  }
 }
 
 }  // namespace
@@ -399,6 +435,7 @@ void write_nsys_sqlite(event_table const& table, std::string const& path) {
     bind(oper, 3, memcpy_label(k));
     db.run(oper);
   }
+  write_memory_usage(db, table, session);
   db.commit();
 }
 

@@ -55,6 +55,15 @@ void add_threshold_options(CLI::App* cmd, diagnose_options& o) {
                   "Small copies: at least this many of one direction in one step")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_option("--memory-growth", o.memory_growth_bytes,
+                  "Memory staircase: the per-step peak allocated grows by more than this many "
+                  "bytes from step to step")
+      ->check(non_negative)
+      ->capture_default_str();
+  cmd->add_option("--memory-steps", o.memory_growth_steps,
+                  "Memory staircase: at least this many such increases in a row")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_option("--straggler-threshold", o.straggler_threshold,
                   "Stragglers: mean step time above the median rank's by more than this fraction")
       ->check(CLI::Range(0.0, 1e9))
@@ -80,7 +89,7 @@ void add_diagnose_command(CLI::App& app, context& ctx) {
   auto [args, cmd] = add_command<diagnose_args>(
       app, "diagnose",
       "Bottleneck diagnosis: idle gaps with their host-side cause, verdicts, periodic gaps, long "
-      "tails, tiny-kernel bursts, sync and copy costs, stragglers");
+      "tails, tiny-kernel bursts, sync and copy costs, stragglers, memory staircases");
   add_analysis_options(cmd, args->common, true);
   auto& o = args->options;
   cmd->add_option("--table", args->table, "Only this table (csv writes one: gaps by default)");

@@ -38,6 +38,7 @@ planted_patterns planted(generate_args const& args) {
     p.long_tail |= all || name == "long-tail";
     p.tiny_burst |= all || name == "tiny-burst";
     p.small_copies |= all || name == "small-copies";
+    p.memory_staircase |= name == "memory";
     straggler |= all || name == "straggler";
   }
   auto const ranks = args.options.ranks;
@@ -52,7 +53,7 @@ planted_patterns planted(generate_args const& args) {
   return p;
 }
 
-/// The ground truth as result tables: one JSON object of five lists.
+/// The ground truth as result tables: one JSON object of six lists.
 output::result_set truth_tables(planted_truth const& truth) {
   using output::value_type;
   auto i64 = [](std::int64_t v) { return output::cell{v}; };
@@ -100,6 +101,18 @@ output::result_set truth_tables(planted_truth const& truth) {
   stragglers.shape = output::json_shape::list;
   stragglers.add("rank", value_type::integer);
   for (auto const rank : truth.stragglers) stragglers.add_row({i64(rank)});
+
+  auto& memory = r.tables.emplace_back();
+  memory.name = "memory";
+  for (auto const* c : {"rank", "device"}) memory.add(c, value_type::integer);
+  memory.add("kind", value_type::string);
+  for (auto const* c : {"start_ns", "end_ns"}) memory.add(c, value_type::integer, "ns");
+  memory.add("peak_bytes", value_type::integer, "bytes");
+  memory.add("growth_bytes_per_step", value_type::integer, "bytes");
+  memory.add("steps", value_type::integer);
+  for (auto const& m : truth.memory)
+    memory.add_row({i64(m.rank), i64(m.device), std::string("staircase"), i64(m.start_ns),
+                    i64(m.end_ns), i64(m.peak_bytes), i64(m.growth_bytes_per_step), i64(m.steps)});
   return r;
 }
 
@@ -142,10 +155,11 @@ void add_generate_command(CLI::App& app, context& ctx) {
                   "Output file (nsys-sqlite) or path prefix (kineto: PREFIXrank-N.json[.gz])");
   cmd->add_option("--plant", args->plant,
                   "Diagnosis patterns to plant, comma-separated: clean, data-loader, sync, "
-                  "long-tail, tiny-burst, small-copies, straggler, or all (the six patterns)")
+                  "long-tail, tiny-burst, small-copies, straggler, or all (the six patterns); "
+                  "memory (a memory staircase on rank 0 and flat memory elsewhere; not in all)")
       ->delimiter(',')
       ->check(CLI::IsMember({"clean", "data-loader", "sync", "long-tail", "tiny-burst",
-                             "small-copies", "straggler", "all"}));
+                             "small-copies", "straggler", "all", "memory"}));
   cmd->add_option("--straggler-rank", args->straggler_rank,
                   "Rank of the planted straggler (default: the last rank)")
       ->check(CLI::Range(0, 4095));

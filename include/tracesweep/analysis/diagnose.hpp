@@ -2,7 +2,8 @@
 // Bottleneck diagnosis: what a performance engineer does by hand in Nsight Systems or Perfetto,
 // for one trace or a whole multi-rank job. Idle gaps of each device's activity union with the
 // host activity around them and a cause, verdicts per device and per step, periodic gaps,
-// long-tail kernel instances, tiny-kernel bursts, sync and copy costs, straggler ranks.
+// long-tail kernel instances, tiny-kernel bursts, sync and copy costs, straggler ranks, memory
+// that grows step after step.
 // docs/diagnose.md defines every finding, cause and threshold.
 #pragma once
 
@@ -84,8 +85,12 @@ struct diagnose_options {
   std::size_t top = 50;
   /// Host events listed per gap or long-tail instance.
   std::size_t host_events = 8;
-  /// Bins of the utilization timeline per device.
+  /// Bins of the utilization timeline per device (and of the memory timeline).
   std::size_t timeline_bins = 200;
+  /// Memory staircase: the per-step peak allocated memory of one (rank, device) grows by more
+  /// than memory_growth_bytes from each step to the next, memory_growth_steps times in a row.
+  std::int64_t memory_growth_bytes = std::int64_t{1} << 20;
+  std::size_t memory_growth_steps = 4;
 };
 
 /// A device row next to a gap, or a host row in progress during one.
@@ -205,6 +210,30 @@ struct timeline_bin {
   double busy_share = 0;
 };
 
+/// Memory that grows step after step (a leak, or a cache that never stops growing).
+struct memory_finding {
+  std::int32_t rank = 0;
+  std::int32_t device = -1;  ///< -1: host memory
+  std::string kind = "staircase";
+  std::int64_t start_ns = 0;    ///< start of the run's first step
+  std::int64_t end_ns = 0;      ///< end of its last step
+  std::int64_t peak_bytes = 0;  ///< the last step's peak allocated total
+  /// (last step's peak − first step's peak) / (steps − 1), rounded toward zero.
+  std::int64_t growth_bytes_per_step = 0;
+  std::int32_t first_step = 0;  ///< index among the rank's steps
+  std::int32_t steps = 0;       ///< steps in the run
+};
+/// The peak allocated memory of one (rank, device) in one step (memory_step_row's rule).
+struct memory_step_peak {
+  std::int32_t rank = 0, device = -1, step = 0;
+  std::int64_t start_ns = 0, end_ns = 0, peak_bytes = 0;
+};
+/// The allocated total of one (rank, device) over a time bin (memory_timeline_bin's rule).
+struct memory_bin {
+  std::int32_t rank = 0, device = -1;
+  std::int64_t start_ns = 0, end_ns = 0, peak_bytes = 0;
+};
+
 struct diagnosis {
   std::vector<verdict_row> verdicts;  ///< per device (step none), then per (device, step)
   std::vector<gap_finding> gaps;      ///< longest first, the top `top`
@@ -213,7 +242,7 @@ struct diagnosis {
   std::vector<long_tail_finding> long_tail;  ///< largest ratio first, the top `top`
   std::int64_t long_tail_total = 0;
   std::vector<long_tail_name> long_tail_names;  ///< largest excess first
-  std::vector<burst_finding> bursts;  ///< most kernels first, the top `top`
+  std::vector<burst_finding> bursts;            ///< most kernels first, the top `top`
   std::int64_t bursts_total = 0;
   std::vector<sync_row> sync;
   std::vector<memcpy_row> memcpy;
@@ -224,6 +253,9 @@ struct diagnosis {
   std::vector<timeline_bin> timeline;
   std::vector<std::int64_t> gap_durations;  ///< every examined gap, for the histogram
   std::vector<idle_cause> gap_causes;       ///< alongside gap_durations
+  std::vector<memory_finding> memory;       ///< by (rank, device, start)
+  std::vector<memory_step_peak> memory_steps;
+  std::vector<memory_bin> memory_timeline;
   diagnose_options options;
 };
 
@@ -232,7 +264,8 @@ struct diagnosis {
                                  diagnose_options const& options);
 
 /// The diagnosis as result tables: verdicts, findings, gaps, periodic_gaps, long_tail,
-/// tiny_kernel_bursts, sync, memcpy, small_copies, ranks, stragglers, and the HTML charts.
+/// tiny_kernel_bursts, sync, memcpy, small_copies, ranks, stragglers, memory, memory_steps, and
+/// the HTML charts (memory_timeline among them).
 [[nodiscard]] output::result_set diagnose_results(diagnosis const& d);
 
 }  // namespace tracesweep

@@ -77,6 +77,14 @@ struct planted_patterns {
   /// data_loader_gaps, whose host wait is the same on every rank, the step-time ratio drops to
   /// about 1.2–1.3. Must be below `ranks`. -1: none.
   std::int32_t straggler_rank = -1;
+  /// Memory events (event_table::memory) on every (rank, device), on its host thread: at the
+  /// start of step 0 the weights (+1 GiB, never freed); every step, right after the data
+  /// loader, the activations (+256 MiB), freed right after the step-end synchronisation: a
+  /// flat control, the same peak every step. On rank 0's first device also, after the
+  /// optimizer of every step, optimizer state (+64 MiB) that is never freed: its per-step peak
+  /// grows by 64 MiB a step, a staircase over all steps (planted_memory when steps ≥ 5, the
+  /// four step-to-step increases diagnose needs). Draws no random numbers and adds no row.
+  bool memory_staircase = false;
   /// Whether anything is planted, i.e. the trace uses the clean base.
   [[nodiscard]] bool any() const noexcept;
 };
@@ -170,6 +178,17 @@ struct planted_copies {
   std::int64_t bytes = 0;   ///< their total bytes
 };
 
+/// A staircase of the per-step peak allocated memory of one (rank, device): every step's peak
+/// is `growth_bytes_per_step` above the previous one's.
+struct planted_memory {
+  std::int32_t rank = 0;
+  std::int32_t device = 0;
+  std::int64_t start_ns = 0;    ///< start of the rank's first step window (ProfilerStep#0)
+  std::int64_t end_ns = 0;      ///< end of its last step window
+  std::int64_t peak_bytes = 0;  ///< the last step's peak allocated total
+  std::int64_t growth_bytes_per_step = 0;  ///< 64 MiB
+  std::int32_t steps = 0;                  ///< step windows in the run
+};
 /// Everything planted; empty when nothing is.
 struct planted_truth {
   std::vector<planted_gap> gaps;  ///< sorted by (rank, device, start)
@@ -177,6 +196,7 @@ struct planted_truth {
   std::vector<planted_burst> bursts;
   std::vector<planted_copies> small_copies;
   std::vector<std::int32_t> stragglers;  ///< ranks
+  std::vector<planted_memory> memory;
 };
 
 /// `o` with the host mix of the real A100 trace hta_negative_queue_length_a100 (per kernel:

@@ -77,6 +77,7 @@ diagnosis diagnose(trace_model const& model, backend& be, diagnose_options const
   find_sync_and_copies(model, classifier, activity, steps, out);
   find_stragglers(model, steps, out);
   build_timeline(model, unions, activity, out);
+  find_memory_growth(model, steps, out);
   return out;
 }
 

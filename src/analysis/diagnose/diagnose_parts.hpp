@@ -198,10 +198,15 @@ void find_sync_and_copies(trace_model const& model, host_classifier const& class
 void find_stragglers(trace_model const& model, step_windows const& steps, diagnosis& out);
 void build_timeline(trace_model const& model, std::span<device_unions const> unions,
                     activity_result const& activity, diagnosis& out);
+void find_memory_growth(trace_model const& model, step_windows const& steps, diagnosis& out);
 
 }  // namespace tracesweep::diagnose_detail
 
 namespace tracesweep {
 /// The text view's findings, costliest first (findings.cpp).
 [[nodiscard]] output::result_table diagnose_findings(diagnosis const& d);
+/// Memory (memory_results.cpp): the staircases, the per-step peaks, the timeline chart.
+[[nodiscard]] output::result_table diagnose_memory(diagnosis const& d);
+[[nodiscard]] output::result_table diagnose_memory_steps(diagnosis const& d);
+[[nodiscard]] output::result_table diagnose_memory_timeline(diagnosis const& d);
 }  // namespace tracesweep

@@ -481,9 +481,27 @@ output::result_set diagnose_results(diagnosis const& d) {
   output::result_set set;
   // Text and HTML: verdicts, (charts,) findings, gaps, then the measurements; JSON and CSV: the
   // lists, each under its name.
-  for (auto* make : {verdicts_text, timeline, gap_histogram, step_times, diagnose_findings,
-                     gaps_text, verdicts, gaps, periodic, long_tail, long_tail_names, bursts, sync,
-                     memcpy_table, small_copies, ranks, stragglers, totals})
+  for (auto* make : {verdicts_text,
+                     timeline,
+                     gap_histogram,
+                     step_times,
+                     diagnose_findings,
+                     gaps_text,
+                     verdicts,
+                     gaps,
+                     periodic,
+                     long_tail,
+                     long_tail_names,
+                     bursts,
+                     sync,
+                     memcpy_table,
+                     small_copies,
+                     ranks,
+                     stragglers,
+                     diagnose_memory,
+                     diagnose_memory_steps,
+                     diagnose_memory_timeline,
+                     totals})
     set.tables.push_back(make(d));
   return set;
 }
