@@ -5,23 +5,17 @@
 
 #include <fmt/format.h>
 
+#include "tables/result_columns.hpp"
+
 namespace tracesweep {
 
 namespace {
 
-using output::cell, output::result_table;
-using enum output::value_type;
+using namespace tables::result_columns;
 
-cell i64(std::int64_t v) {
-  return v;
-}
-
+/// A grid of rank and device in every view (the memory tables are flat in JSON too).
 result_table memory_grid(std::string name, std::string title) {
-  result_table t;
-  t.name = std::move(name);
-  t.title = std::move(title);
-  t.style = output::text_style::grid;
-  t.add("rank", integer, {}, "Rank");
+  auto t = ranked(std::move(name), std::move(title), output::all_views);
   t.add("device", integer, {}, "Device");
   return t;
 }
@@ -30,7 +24,7 @@ void add_bytes(result_table& t, std::string name, std::string label) {
   t.add(std::move(name), integer, "bytes", std::move(label)).thousands = true;
 }
 
-/// "GPU 0" or "CPU" for device -1, as the series of the chart.
+/// "rank R GPU D", or "rank R CPU" for device -1: the series of the chart.
 std::string device_label(std::int32_t rank, std::int32_t device) {
   return device < 0 ? fmt::format("rank {} CPU", rank)
                     : fmt::format("rank {} GPU {}", rank, device);
