@@ -99,7 +99,7 @@ inline constexpr std::string_view skip_end_before_start = "end_before_start";
 inline constexpr std::string_view skip_time_out_of_range = "time_out_of_range";
 inline constexpr std::string_view skip_duration_out_of_range = "duration_out_of_range";
 inline constexpr std::string_view skip_bytes_out_of_range = "bytes_out_of_range";
-/// A memory event with a time, bytes or a total outside time_in_range (|v| < 2^62).
+/// A memory event with a time outside time_in_range, or |bytes| or a |total| ≥ bytes_limit.
 inline constexpr std::string_view skip_memory_out_of_range = "memory_event_out_of_range";
 
 /// The accepted range of times: |t| < 2^62 ns (about 146 years either side of the clock's zero),

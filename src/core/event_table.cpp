@@ -50,8 +50,9 @@ bool event_table::append(event const& e) {
 }
 
 bool event_table::append_memory(memory_event const& e) {
-  if (!time_in_range(e.time_ns) || !time_in_range(e.bytes) || !time_in_range(e.allocated) ||
-      !time_in_range(e.reserved)) {
+  auto bytes_in_range = [](std::int64_t b) { return b > -bytes_limit && b < bytes_limit; };
+  if (!time_in_range(e.time_ns) || !bytes_in_range(e.bytes) || !bytes_in_range(e.allocated) ||
+      !bytes_in_range(e.reserved)) {
     skip(skip_memory_out_of_range);
     return false;
   }
