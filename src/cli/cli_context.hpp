@@ -6,6 +6,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,6 +63,9 @@ struct context {
   /// by fleet scans on worker threads); logs nothing.
   [[nodiscard]] std::function<std::unique_ptr<backend>(event_table const&)> backend_factory(
       unsigned threads) const;
+  /// Opens the -o file into `file` now (its writes land on commit); leaves it empty for
+  /// standard output.
+  void open_output(std::optional<output_file>& file) const;
   /// Reads `paths` into `table`; with --keep-going reports each failed file on stderr and
   /// returns how many failed (0 when all were read).
   int read(std::vector<std::string> const& paths, event_table& table, read_options options = {});

@@ -91,6 +91,10 @@ std::function<std::unique_ptr<backend>(event_table const&)> context::backend_fac
   };
 }
 
+void context::open_output(std::optional<output_file>& file) const {
+  if (!output_path.empty()) file.emplace(output_path);
+}
+
 int context::read(std::vector<std::string> const& paths, event_table& table, read_options options) {
   options.threads = threads;
   options.max_event_bytes = max_event_bytes;
@@ -133,7 +137,7 @@ int context::run_analysis(analysis_args const& args, read_options const& options
   }
   refuse_output_that_is_an_input(output_path, args.inputs);
   std::optional<output_file> file;
-  if (!output_path.empty()) file.emplace(output_path);
+  open_output(file);
   event_table table;
   int const failed = read(args.inputs, table, options);
   if (table.inputs().empty()) throw input_error(args.inputs.front(), "", "no input could be read");

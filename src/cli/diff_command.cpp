@@ -87,7 +87,7 @@ void add_diff_command(CLI::App& app, context& ctx) {
       if (args->fail_above >= 0) options.fail_above_percent = args->fail_above;
       (void)comm_classifier(args->comm_pattern);
       std::optional<output_file> file;
-      if (!ctx.output_path.empty()) file.emplace(ctx.output_path);
+      ctx.open_output(file);
       std::vector<fleet::job_record> before, after;
       ctx.phase = "diff";
       if (!args->db.empty()) {

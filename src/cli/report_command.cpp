@@ -32,7 +32,7 @@ void add_report_command(CLI::App& app, context& ctx) {
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
       std::optional<output_file> file;
-      if (!ctx.output_path.empty()) file.emplace(ctx.output_path);
+      ctx.open_output(file);
       ctx.phase = "report";
       fleet::results_store const store(args->db, true);
       auto const run = store.find_run(args->run);

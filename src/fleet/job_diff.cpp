@@ -15,13 +15,14 @@ namespace {
 using enum output::value_type;
 using output::cell;
 
-/// (after − before) / before; null when before is 0 (new from nothing).
-cell change(double before, double after) {
-  if (before == 0) return after == 0 ? cell(0.0) : cell();
-  return (after - before) / before;
-}
+/// (after − before) / before; infinite when before is 0 and after is not (new from nothing).
 double change_value(double before, double after) {
   return before == 0 ? (after == 0 ? 0.0 : INFINITY) : (after - before) / before;
+}
+/// The same as a cell: null for new from nothing.
+cell change(double before, double after) {
+  double const v = change_value(before, after);
+  return std::isinf(v) ? cell() : cell(v);
 }
 
 output::result_table table(std::string name, std::string title) {
