@@ -218,6 +218,22 @@ pid_t spawn_cli(std::vector<std::string> const& args) {
   return pid;
 }
 
+/// Jobs stored in `db` so far, read without reporting failures (the scan may not have created
+/// the schema yet): -1 when it cannot be read.
+int stored_jobs_quietly(fs::path const& db) {
+  sqlite3* h = nullptr;
+  int n = -1;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* q = nullptr;
+    if (sqlite3_prepare_v2(h, "SELECT count(*) FROM jobs", -1, &q, nullptr) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW)
+      n = sqlite3_column_int(q, 0);
+    sqlite3_finalize(q);
+  }
+  sqlite3_close(h);
+  return n;
+}
+
 /// Nothing half-written: every job has all its traces, every stored ok trace its devices and
 /// every job with ok traces its kernels; the database passes SQLite's integrity check.
 void expect_consistent(fs::path const& db, int ranks_per_job) {
@@ -262,7 +278,15 @@ TEST(FleetScan, KillNineAtRandomPointsThenResume) {
   int killed = 0, mid_scan = 0;  // mid_scan: killed with some jobs stored and some not
   for (int attempt = 0; attempt < 8; ++attempt) {
     auto const pid = spawn_cli({"scan", traces, "--db", db.string(), "--jobs", "2"});
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay(rng)));
+    if (attempt == 0) {
+      // The first kill lands right after the first job is committed, whatever the machine's
+      // load: one kill is certainly mid-scan; the others fall at random times.
+      auto const give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      while (stored_jobs_quietly(db) < 1 && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay(rng)));
+    }
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
