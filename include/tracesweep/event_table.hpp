@@ -65,13 +65,19 @@ struct kernel_launch_metrics {
   [[nodiscard]] std::size_t size() const noexcept { return row.size(); }
 };
 
-/// One allocator record (Kineto's `[memory]` instant event), as a reader hands it to the table.
+/// The allocator pool a memory event's bytes change: what tensors hold (allocated), or what the
+/// caching allocator holds from the driver (reserved; Paddle's ReservedAllocate/ReservedFree).
+enum class memory_pool : std::uint8_t { allocated = 0, reserved = 1 };
+
+/// One allocator record (Kineto's `[memory]` instant event, Paddle's Allocate/Free/
+/// ReservedAllocate/ReservedFree, an nsys memory usage row), as a reader hands it to the table.
 struct memory_event {
   std::int64_t time_ns = 0;
   std::int32_t rank = 0;
   std::int32_t device = -1;  ///< GPU ordinal; -1 for host (CPU) memory
   std::int64_t thread = -1;  ///< the host thread that allocated (as `stream` of host rows)
-  std::int64_t bytes = 0;    ///< signed change: > 0 an allocation, < 0 a free
+  std::int64_t bytes = 0;    ///< signed change of `pool`: > 0 an allocation, < 0 a free
+  memory_pool pool = memory_pool::allocated;
   /// The device's allocated total after the event. A reader that derives it (a trace without
   /// totals) may give a negative one: memory allocated before the capture, freed during it.
   std::int64_t allocated = 0;
@@ -89,6 +95,7 @@ struct memory_events {
   std::vector<std::int32_t> device;
   std::vector<std::int64_t> thread;
   std::vector<std::int64_t> bytes;
+  std::vector<memory_pool> pool;
   std::vector<std::int64_t> allocated;
   std::vector<std::int64_t> reserved;
   [[nodiscard]] std::size_t size() const noexcept { return time_ns.size(); }

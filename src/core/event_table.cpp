@@ -63,6 +63,7 @@ bool event_table::append_memory(memory_event const& e) {
   m.device.push_back(e.device);
   m.thread.push_back(e.thread);
   m.bytes.push_back(e.bytes);
+  m.pool.push_back(e.pool);
   m.allocated.push_back(e.allocated);
   m.reserved.push_back(e.reserved);
   return true;

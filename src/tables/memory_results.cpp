@@ -30,6 +30,11 @@ std::string device_label(std::int32_t rank, std::int32_t device) {
                     : fmt::format("rank {} GPU {}", rank, device);
 }
 
+/// Paddle's Type column: Allocated or Reserved.
+std::string pool_name(memory_pool pool) {
+  return pool == memory_pool::reserved ? "reserved" : "allocated";
+}
+
 result_table devices_table(memory_tables const& m) {
   auto t = memory_grid("memory", "Memory Summary (device -1: host memory)");
   t.add("events", integer, {}, "Events");
@@ -43,7 +48,8 @@ result_table devices_table(memory_tables const& m) {
 
 result_table ops_table(memory_tables const& m) {
   auto t = memory_grid("memory_ops",
-                       "Memory by op (each event charged to the innermost host op on its thread)");
+                       "Memory by op (each event charged to the innermost operator on its thread)");
+  t.add("pool", string, {}, "Type");
   t.add("name", string, {}, "Name");
   t.add("allocations", integer, {}, "Allocation Count");
   t.add("frees", integer, {}, "Free Count");
@@ -51,8 +57,8 @@ result_table ops_table(memory_tables const& m) {
   add_bytes(t, "freed_bytes", "Free Size (bytes)");
   add_bytes(t, "increase_bytes", "Increased Size (bytes)");
   for (auto const& o : m.ops)
-    t.add_row({i64(o.rank), i64(o.device), o.name, i64(o.allocations), i64(o.frees),
-               i64(o.allocated_bytes), i64(o.freed_bytes), i64(o.increase())});
+    t.add_row({i64(o.rank), i64(o.device), pool_name(o.pool), o.name, i64(o.allocations),
+               i64(o.frees), i64(o.allocated_bytes), i64(o.freed_bytes), i64(o.increase())});
   return t;
 }
 

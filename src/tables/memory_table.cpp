@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Memory tables from event_table::memory: per-device peaks, per-op allocations and frees (each
-// event charged to the innermost host op around it on its thread, by one stack sweep per
+// event charged to the innermost operator around it on its thread, by one stack sweep per
 // thread), the allocated total in time bins, and its peak per step.
 #include <tracesweep/tables/memory_table.hpp>
 
 #include <tracesweep/stats.hpp>
+#include <tracesweep/tables/operator_table.hpp>
 
 #include <algorithm>
 #include <map>
@@ -41,11 +42,12 @@ memory_device_row device_peaks(event_table const& table, memory_series const& s)
 /// Host ops of one (input, thread), by (start, end descending, row).
 using op_list = std::vector<std::size_t>;
 
-std::map<std::pair<std::int32_t, std::int64_t>, op_list> host_ops_by_thread(event_table const& t) {
+std::map<std::pair<std::int32_t, std::int64_t>, op_list> host_ops_by_thread(
+    trace_model const& model) {
+  auto const& t = model.table();
   std::map<std::pair<std::int32_t, std::int64_t>, op_list> out;
   for (std::size_t r = 0; r < t.size(); ++r)
-    if (t.kind[r] == event_kind::cpu_op && t.device[r] < 0)
-      out[{t.input[r], t.stream[r]}].push_back(r);
+    if (is_operator_row(model, r)) out[{t.input[r], t.stream[r]}].push_back(r);
   for (auto& [key, rows] : out)
     std::sort(rows.begin(), rows.end(), [&](std::size_t a, std::size_t b) {
       return std::tuple(t.start_ns[a], -t.end_ns[a], a) <
@@ -72,12 +74,13 @@ void charge_thread(event_table const& t, op_list const& ops, std::span<std::size
 }
 
 /// The op charged with each memory event (-1: none), by memory event index.
-std::vector<std::int64_t> charge_ops(event_table const& t) {
+std::vector<std::int64_t> charge_ops(trace_model const& model) {
+  auto const& t = model.table();
   auto const& m = t.memory;
   std::vector<std::int64_t> op_of(m.size(), -1);
   std::map<std::pair<std::int32_t, std::int64_t>, std::vector<std::size_t>> events;
   for (std::size_t i = 0; i < m.size(); ++i) events[{m.input[i], m.thread[i]}].push_back(i);
-  auto const ops = host_ops_by_thread(t);
+  auto const ops = host_ops_by_thread(model);
   for (auto& [key, list] : events) {
     auto const found = ops.find(key);
     if (found == ops.end()) continue;
@@ -88,15 +91,16 @@ std::vector<std::int64_t> charge_ops(event_table const& t) {
   return op_of;
 }
 
-std::vector<memory_op_row> op_rows(event_table const& t) {
+std::vector<memory_op_row> op_rows(trace_model const& model) {
+  auto const& t = model.table();
   auto const& m = t.memory;
-  auto const op_of = charge_ops(t);
-  std::map<std::tuple<std::int32_t, std::int32_t, std::string>, memory_op_row> rows;
+  auto const op_of = charge_ops(model);
+  std::map<std::tuple<std::int32_t, std::int32_t, memory_pool, std::string>, memory_op_row> rows;
   for (std::size_t i = 0; i < m.size(); ++i) {
     std::string name(op_of[i] < 0 ? memory_outside_ops
                                   : t.strings().at(t.name[static_cast<std::size_t>(op_of[i])]));
-    auto& row = rows[{m.rank[i], m.device[i], name}];
-    row.rank = m.rank[i], row.device = m.device[i], row.name = name;
+    auto& row = rows[{m.rank[i], m.device[i], m.pool[i], name}];
+    row.rank = m.rank[i], row.device = m.device[i], row.pool = m.pool[i], row.name = name;
     auto const b = m.bytes[i];
     if (b > 0) {
       ++row.allocations;
@@ -109,8 +113,8 @@ std::vector<memory_op_row> op_rows(event_table const& t) {
   std::vector<memory_op_row> out;
   for (auto& [key, row] : rows) out.push_back(std::move(row));
   std::stable_sort(out.begin(), out.end(), [](auto const& a, auto const& b) {
-    return std::tuple(a.rank, a.device, -a.increase(), a.name) <
-           std::tuple(b.rank, b.device, -b.increase(), b.name);
+    return std::tuple(a.rank, a.device, a.pool, -a.increase(), a.name) <
+           std::tuple(b.rank, b.device, b.pool, -b.increase(), b.name);
   });
   return out;
 }
@@ -184,7 +188,7 @@ memory_tables compute_memory_tables(trace_model const& model, std::size_t timeli
   auto const series = memory_series_of(t);
   for (auto const& s : series) out.devices.push_back(device_peaks(t, s));
   out.timeline = memory_timeline(t, series, timeline_bins);
-  out.ops = op_rows(t);
+  out.ops = op_rows(model);
   std::vector<std::vector<memory_window>> windows(model.ranks().size());
   for (std::size_t r = 0; r < windows.size(); ++r)
     for (auto row : model.steps(r))

@@ -65,6 +65,7 @@ bool same(event_table const& a, event_table const& b) {
          same_bits(a.memory.time_ns, b.memory.time_ns) && same_bits(a.memory.rank, b.memory.rank) &&
          same_bits(a.memory.device, b.memory.device) &&
          same_bits(a.memory.thread, b.memory.thread) && same_bits(a.memory.bytes, b.memory.bytes) &&
+         same_bits(a.memory.pool, b.memory.pool) &&
          same_bits(a.memory.allocated, b.memory.allocated) &&
          same_bits(a.memory.reserved, b.memory.reserved) && ia.format == ib.format &&
          ia.skipped == ib.skipped && ia.ranks == ib.ranks;

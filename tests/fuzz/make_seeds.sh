@@ -59,13 +59,16 @@ else
   echo "make_seeds: no tracesweep at $bin (set TRACESWEEP_BIN): generated seeds skipped" >&2
 fi
 
-# fuzz_chrome_events: a few tiny hand-written traces (Paddle marks, bare array, keys after events).
+# fuzz_chrome_events: a few tiny hand-written traces (Paddle marks, bare array, keys after events,
+# Paddle memory events).
 printf '%s' '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","ts":1.5,"dur":2,"pid":0,"tid":7,"args":{"stream":7,"correlation":3}}]}' \
   >"$out/fuzz_chrome_events/tiny_kineto.json"
 printf '%s' '[{"ph":"X","cat":"Operator","name":"matmul [1.234 ms]","ts":10,"dur":1234,"pid":1,"tid":"12(Python)"},{"ph":"X","cat":"Kernel","name":"gemm","ts":11,"dur":3,"pid":0,"tid":"stream 7"}]' \
   >"$out/fuzz_chrome_events/tiny_paddle_array.json"
 printf '%s' '{"traceEvents":[{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pageable -> Device)","ts":1e3,"dur":0.001,"args":{"bytes":64}}],"baseTimeNanoseconds":5,"distributedInfo":{"rank":3},"schemaVersion":"1.0.1"}' \
   >"$out/fuzz_chrome_events/tiny_keys_after.json"
+printf '%s' '{"traceEvents":[{"name":"[memory]","pid":9,"tid":"7(C++)","ts":11,"ph":"i","cat":"ReservedFree","args":{"place":"Place(gpu:0)","addr":"1","increase_bytes":-2048,"current_allocated":0,"current_reserved":0}},{"name":"[memory]","tid":"7(C++)","ts":12,"ph":"i","cat":"Allocate","args":{"place":"CUDAPlace(1)","increase_bytes":64}}],"schemaVersion":"1.0.2"}' \
+  >"$out/fuzz_chrome_events/tiny_paddle_memory.json"
 
 # fuzz_decimal_time: the first byte is the scale (byte % 10), the rest the token.
 i=0

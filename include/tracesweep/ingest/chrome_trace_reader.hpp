@@ -49,12 +49,16 @@
 // 1.10: the device's running total in file order, the last total plus Bytes, from 0, so it can
 // go negative), reserved = args["Total Reserved"] (0 when absent), device = args["Device Id"]
 // unless args["Device Type"] is 0 (c10's CPU) or absent, then -1; thread = the tid as for host
-// rows (-1 for a tid with no leading digits); rank as for rows. One without a Bytes integer is
-// ignored (Paddle's memory events, args increase_bytes, current_allocated, place, are not read
-// yet); one with Bytes but no numeric ts is counted under invalid_memory_event. An instant
-// event's name that follows its ph is compared as written (not unescaped or checked). Other phases (B/E, other i, s/f flows, C, M) are not
-// rows and are ignored quietly: correlation comes from args, which is authoritative; flows add
-// nothing.
+// rows (-1 for a tid with no leading digits); rank as for rows; pool allocated. Paddle's (no
+// Bytes; cat Allocate/Free/ReservedAllocate/ReservedFree and an increase_bytes integer): pool
+// allocated for Allocate/Free, reserved for the Reserved ones, bytes = ±|increase_bytes| (+ for
+// the allocations), allocated / reserved = args current_allocated / current_reserved, device
+// from args.place (paddle_place_device: "Place(cpu)" -1, "Place(gpu:N)" N; any other place is
+// counted under memory_place_not_cpu_or_gpu). Any other `[memory]` event is ignored; one with
+// no numeric ts is counted under invalid_memory_event. An instant event's name that follows its
+// ph is compared as written (not unescaped or checked). Other phases (B/E, other i, s/f flows,
+// C, M) are not rows and are ignored quietly: correlation comes from args, which is
+// authoritative; flows add nothing.
 //
 // Defects. Fatal (input_error "path: byte N[, event N] / traceEvents: why", table untouched):
 // unreadable, invalid or truncated gzip; truncated or invalid JSON; not a JSON object or array;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Memory, from the allocator's records (event_table::memory, Kineto's `[memory]` events): per
-// (rank, device) the peak allocated and reserved totals (Paddle's Memory Summary "Peak
-// Allocated / Reserved Memory"); per (rank, device, op) the allocations and frees and the
-// increase they leave (Paddle's rows; key_averages' self_*_memory_usage), each event charged to
-// the innermost host op around it on its thread; the allocated total over time in bins, and its
-// peak per step.
+// Memory, from the allocator's records (event_table::memory: Kineto's `[memory]` events,
+// Paddle's memory events, nsys memory usage): per (rank, device) the peak allocated and reserved
+// totals (Paddle's Memory Summary "Peak Allocated / Reserved Memory"); per (rank, device, pool,
+// op) the allocations and frees and the increase they leave (Paddle's rows; key_averages'
+// self_*_memory_usage), each event charged to the innermost operator around it on its thread; the
+// allocated total over time in bins, and its peak per step.
 #pragma once
 
 #include <cstdint>
@@ -29,12 +29,14 @@ struct memory_device_row {
 /// The name memory_op_row carries for events that no host op encloses.
 inline constexpr std::string_view memory_outside_ops = "(outside ops)";
 
-/// The events charged to one op name on one (rank, device). An event is charged to the
-/// innermost host op (a host row of kind cpu_op) of its input and thread that contains its time
+/// The events of one pool charged to one op name on one (rank, device). An event is charged to
+/// the innermost operator (is_operator_row: so a Paddle OperatorInner stage's events go to its
+/// Operator, as Paddle's Memory Summary does) of its input and thread that contains its time
 /// (start ≤ t ≤ end): the one starting last, of those the one ending first, then the later row.
 struct memory_op_row {
   std::int32_t rank = 0;
   std::int32_t device = -1;
+  memory_pool pool = memory_pool::allocated;  ///< Paddle's Type: Allocated or Reserved
   std::string name;
   std::int64_t allocations = 0, frees = 0;            ///< events with bytes > 0 / < 0
   std::int64_t allocated_bytes = 0, freed_bytes = 0;  ///< Σ bytes of each, both ≥ 0
@@ -69,9 +71,9 @@ struct memory_timeline_bin {
 };
 
 struct memory_tables {
-  std::vector<memory_device_row> devices;     ///< by (rank, device)
-  std::vector<memory_op_row> ops;             ///< by (rank, device), then increase descending, name
-  std::vector<memory_step_row> steps;         ///< by (rank, device, step)
+  std::vector<memory_device_row> devices;  ///< by (rank, device)
+  std::vector<memory_op_row> ops;      ///< by (rank, device, pool), then increase descending, name
+  std::vector<memory_step_row> steps;  ///< by (rank, device, step)
   std::vector<memory_timeline_bin> timeline;  ///< by (rank, device, start)
 };
 

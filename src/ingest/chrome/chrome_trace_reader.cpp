@@ -30,6 +30,8 @@ using namespace chrome;
 
 /// A `[memory]` event without a usable ts or Bytes.
 constexpr std::string_view skip_invalid_memory_event = "invalid_memory_event";
+/// A Paddle memory event of a place other than host memory or a GPU (pinned, XPU, custom).
+constexpr std::string_view skip_memory_place = "memory_place_not_cpu_or_gpu";
 
 /// Why a file whose baseTimeNanoseconds moves `what` out of the accepted times is refused.
 std::string base_moves_out(std::int64_t base, std::string_view what) {
@@ -127,22 +129,26 @@ class table_sink {
   }
 
  private:
-  /// The chunk's memory events; rank and base come in finish(). An event without Total
-  /// Allocated gets the device's running total: the last total seen plus Bytes (from 0).
+  /// The chunk's memory events; rank and base come in finish(). An event without an allocated
+  /// total gets the device's running total: the last total seen plus the bytes of an event of
+  /// the allocated pool (from 0).
   void merge_memory(chunk_rows const& rows) {
     if (rows.memory_skipped > 0) _table.skip(skip_invalid_memory_event, rows.memory_skipped);
+    if (rows.memory_other_place > 0) _table.skip(skip_memory_place, rows.memory_other_place);
     auto const& m = rows.memory;
     for (std::size_t i = 0; i < m.size(); ++i) {
       auto& running = _allocated[m.device[i]];
       bool const derived = m.allocated[i] == memory_total_absent;
+      auto const change = m.pool[i] == memory_pool::allocated ? m.bytes[i] : 0;
       std::int64_t allocated = m.allocated[i];
-      if (derived && __builtin_add_overflow(running, m.bytes[i], &allocated))
+      if (derived && __builtin_add_overflow(running, change, &allocated))
         allocated = INT64_MAX;  // out of range: the table skips and counts it
       if (_table.append_memory({.time_ns = m.time_ns[i],
                                 .rank = 0,
                                 .device = m.device[i],
                                 .thread = m.thread[i],
                                 .bytes = m.bytes[i],
+                                .pool = m.pool[i],
                                 .allocated = allocated,
                                 .reserved = m.reserved[i]}))
         running = allocated;

@@ -6,6 +6,7 @@
 
 #include "ingest/chrome/decimal_time.hpp"
 #include "ingest/chrome/event_classifier.hpp"
+#include "ingest/chrome/paddle_place.hpp"
 
 #include <cmath>
 #include <limits>
@@ -43,6 +44,7 @@ void chunk_rows::clear() {
   metric_row.clear(), blocks_per_sm.clear(), occupancy_pct.clear();
   memory = {};
   memory_skipped = 0;
+  memory_other_place = 0;
   strings = string_pool();
   skipped.fill(0);
   paddle = false;
@@ -76,6 +78,10 @@ struct event_fields {
   std::int64_t memory_device = -1, memory_device_type = -1;
   bool has_memory_bytes = false, has_total_allocated = false, has_total_reserved = false;
   bool has_memory_device = false, has_memory_device_type = false;
+  // Paddle's memory args: increase_bytes, current_allocated, current_reserved, place.
+  std::int64_t increase_bytes = 0, current_allocated = 0, current_reserved = 0;
+  bool has_increase_bytes = false, has_current_allocated = false, has_current_reserved = false;
+  std::string_view place;
   /// An instant event's name read after its ph is compared as written (not unescaped, not
   /// checked): whether it is "[memory]".
   bool memory_name = false;
@@ -212,10 +218,17 @@ simdjson::error_code for_each_field(od::object& obj, bool const& stop, Read&& re
   return simdjson::SUCCESS;
 }
 
-/// A `[memory]` event's args (Kineto): Bytes, Total Allocated, Total Reserved, Device Id,
-/// Device Type. Any other key is left unread.
+/// A `[memory]` event's args: Kineto's Bytes, Total Allocated, Total Reserved, Device Id,
+/// Device Type; Paddle's increase_bytes, current_allocated, current_reserved, place. Any other
+/// key is left unread.
 simdjson::error_code read_memory_arg(od::raw_json_string k, od::value& a, event_fields& f) {
   auto& at = f.fault_at;
+  if (k == "increase_bytes") return read_integer(a, f.increase_bytes, f.has_increase_bytes, at);
+  if (k == "current_allocated")
+    return read_integer(a, f.current_allocated, f.has_current_allocated, at);
+  if (k == "current_reserved")
+    return read_integer(a, f.current_reserved, f.has_current_reserved, at);
+  if (k == "place") return read_text(a, f.place, at);
   if (k == "Bytes") return read_integer(a, f.memory_bytes, f.has_memory_bytes, at);
   if (k == "Total Allocated") return read_integer(a, f.total_allocated, f.has_total_allocated, at);
   if (k == "Total Reserved") return read_integer(a, f.total_reserved, f.has_total_reserved, at);
@@ -399,28 +412,81 @@ std::int64_t host_thread(event_fields const& f) {
   return -1;
 }
 
-/// A Kineto `[memory]` instant event into the chunk's memory columns: device −1 when `Device
-/// Type` is 0 (c10's CPU) or the device is unknown; Total Allocated memory_total_absent when
-/// absent (older PyTorch: the reader derives it in order), Total Reserved 0 when absent. One
-/// without a Bytes integer is not Kineto's (Paddle writes increase_bytes) and is left alone;
-/// one without a usable ts is counted in memory_skipped.
+/// A memory event as the columns take it, from either producer's args.
+struct memory_fields {
+  std::int32_t device = -1;
+  std::int64_t bytes = 0;
+  memory_pool pool = memory_pool::allocated;
+  std::int64_t allocated = memory_total_absent, reserved = 0;
+};
+
+/// Kineto's args: device −1 when `Device Type` is 0 (c10's CPU) or the device is unknown; Total
+/// Allocated memory_total_absent when absent (older PyTorch: the reader derives it in order),
+/// Total Reserved 0 when absent.
+memory_fields kineto_memory(event_fields const& f) {
+  bool const host = !f.has_memory_device_type || f.memory_device_type == 0;
+  bool const device_known = f.has_memory_device && f.memory_device >= 0 &&
+                            f.memory_device <= std::numeric_limits<std::int32_t>::max();
+  return {.device = !host && device_known ? static_cast<std::int32_t>(f.memory_device) : -1,
+          .bytes = f.memory_bytes,
+          .pool = memory_pool::allocated,
+          .allocated = f.has_total_allocated ? f.total_allocated : memory_total_absent,
+          .reserved = f.has_total_reserved ? f.total_reserved : 0};
+}
+
+/// Paddle's category: whether it is one of the memory event types, and which pool and sign.
+std::optional<std::pair<memory_pool, bool>> paddle_memory_type(std::string_view cat) {
+  if (cat == "Allocate") return std::pair{memory_pool::allocated, true};
+  if (cat == "Free") return std::pair{memory_pool::allocated, false};
+  if (cat == "ReservedAllocate") return std::pair{memory_pool::reserved, true};
+  if (cat == "ReservedFree") return std::pair{memory_pool::reserved, false};
+  return std::nullopt;
+}
+
+/// Paddle's args: the category decides the pool and the sign (a Free's increase_bytes is written
+/// negative, Allocate's positive; the magnitude is taken either way); the totals are the place's
+/// current_allocated and current_reserved.
+memory_fields paddle_memory(event_fields const& f, std::int32_t device, memory_pool pool,
+                            bool allocates) {
+  auto const magnitude = f.increase_bytes < 0 ? -f.increase_bytes : f.increase_bytes;
+  return {.device = device,
+          .bytes = allocates ? magnitude : -magnitude,
+          .pool = pool,
+          .allocated = f.has_current_allocated ? f.current_allocated : memory_total_absent,
+          .reserved = f.has_current_reserved ? f.current_reserved : 0};
+}
+
+/// A `[memory]` instant event into the chunk's memory columns. Kineto's carry a Bytes integer;
+/// Paddle's an increase_bytes integer and a memory category, and their place must be host
+/// memory or a GPU (paddle_place_device), else they are counted in memory_other_place. Any
+/// other is left alone; one without a usable ts is counted in memory_skipped.
 void add_memory_event(event_fields const& f, chunk_rows& out) {
-  if (!f.has_memory_bytes) return;
+  memory_fields e;
+  if (f.has_memory_bytes) {
+    e = kineto_memory(f);
+  } else if (auto const type = paddle_memory_type(f.cat); type && f.has_increase_bytes) {
+    auto const device = paddle_place_device(f.place);
+    if (!device) {
+      ++out.memory_other_place;
+      return;
+    }
+    e = paddle_memory(f, *device, type->first, type->second);
+  } else {
+    return;
+  }
   std::int64_t time = 0;
   if (f.ts_state != presence::number || microseconds_to_ns(f.ts, time) != number_status::ok) {
     ++out.memory_skipped;
     return;
   }
-  bool const host = !f.has_memory_device_type || f.memory_device_type == 0;
-  bool const device_known = f.has_memory_device && f.memory_device >= 0 &&
-                            f.memory_device <= std::numeric_limits<std::int32_t>::max();
   auto& m = out.memory;
   m.time_ns.push_back(time);
-  m.device.push_back(!host && device_known ? static_cast<std::int32_t>(f.memory_device) : -1);
+  m.device.push_back(e.device);
   m.thread.push_back(host_thread(f));
-  m.bytes.push_back(f.memory_bytes);
-  m.allocated.push_back(f.has_total_allocated ? f.total_allocated : memory_total_absent);
-  m.reserved.push_back(f.has_total_reserved ? f.total_reserved : 0);
+  m.bytes.push_back(e.bytes);
+  m.pool.push_back(e.pool);
+  m.allocated.push_back(e.allocated);
+  m.reserved.push_back(e.reserved);
 }
 
 /// Per-chunk memo of what a local string id classifies to.

@@ -62,10 +62,13 @@ struct chunk_rows {
   struct memory_columns {
     std::vector<std::int64_t> time_ns, thread, bytes, allocated, reserved;
     std::vector<std::int32_t> device;
+    std::vector<memory_pool> pool;
     [[nodiscard]] std::size_t size() const noexcept { return time_ns.size(); }
   } memory;
-  /// Memory events (with a `Bytes` integer) not kept: no usable `ts`.
+  /// Memory events (Kineto's or Paddle's) not kept: no usable `ts`.
   std::int64_t memory_skipped = 0;
+  /// Paddle memory events not kept: a place that is neither host memory nor a GPU.
+  std::int64_t memory_other_place = 0;
   string_pool strings;
   std::array<std::int64_t, skip_reason_count> skipped{};
   bool paddle = false;  ///< an event showed Paddle's marks (category or thread id)
