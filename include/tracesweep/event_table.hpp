@@ -158,6 +158,10 @@ class event_table {
   void finish_input();
   /// Removes every row of the current input and forgets it (a fatal error mid-file).
   void abandon_input();
+  /// Keeps the rows i with keep_row[i] != 0 and the memory events j with keep_memory[j] != 0
+  /// (spans as long as the table and the memory table), in order; launch metrics follow their
+  /// rows. Each input's ranks are recomputed from the rows kept; its `events` (rows read) stay.
+  void keep(std::span<std::uint8_t const> keep_row, std::span<std::uint8_t const> keep_memory);
 
   void reserve(std::size_t rows);
   [[nodiscard]] std::size_t size() const noexcept { return start_ns.size(); }

@@ -16,6 +16,7 @@
 #include <tracesweep/backend.hpp>
 #include <tracesweep/event_table.hpp>
 #include <tracesweep/input_reader.hpp>
+#include <tracesweep/model/row_filter.hpp>
 #include <tracesweep/model/trace_model.hpp>
 #include <tracesweep/output/result_table.hpp>
 
@@ -30,7 +31,15 @@ struct analysis_args {
   std::vector<std::string> inputs;
   std::string format = "text";
   std::string comm_pattern = "nccl|rccl";
+  /// The row filters' texts (empty: not given); see filter_of.
+  std::string filter_name, time_range, filter_nvtx, ranks, steps;
 };
+
+/// The row filter the filter options of `args` ask for; a bad text is a usage_error naming its
+/// option (checked before any input is read).
+[[nodiscard]] row_filter filter_of(analysis_args const& args);
+/// Adds --filter-name, --time-range, --filter-nvtx, --ranks and --steps to `cmd`.
+void add_filter_options(CLI::App* cmd, analysis_args& args);
 
 /// An analysis: from the job's model and a backend to the result tables to write.
 using analysis_fn = std::function<output::result_set(trace_model const&, backend&)>;

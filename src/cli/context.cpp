@@ -127,10 +127,24 @@ std::string job_name(event_table const& table) {
 
 }  // namespace
 
+namespace {
+
+/// The event kinds `f` reads besides those an analysis asks the reader for: user ranges for an
+/// NVTX filter, profiler steps for a step filter, every kind for a relative time range.
+std::uint32_t kinds_read_by(row_filter const& f) {
+  std::uint32_t kinds = 0;
+  if (f.nvtx) kinds |= kind_bit(event_kind::user_range);
+  if (f.steps) kinds |= kind_bit(event_kind::profiler_step);
+  return f.relative_time() ? all_event_kinds : kinds;
+}
+
+}  // namespace
+
 int context::run_analysis(analysis_args const& args, read_options const& options,
                           std::string const& table_name, analysis_fn const& analyze,
                           result_shape_fn const& shape) {
   (void)comm_classifier(args.comm_pattern);  // a bad pattern fails before any input is read
+  auto const filter = filter_of(args);
   if (!table_name.empty() && shape) {
     std::ostringstream discard;
     naming_the_table([&] { writer_of(args.format)(shape(), table_name, discard); });
@@ -139,8 +153,11 @@ int context::run_analysis(analysis_args const& args, read_options const& options
   std::optional<output_file> file;
   open_output(file);
   event_table table;
-  int const failed = read(args.inputs, table, options);
+  auto reading = options;
+  if (reading.kinds != all_event_kinds) reading.kinds |= kinds_read_by(filter);
+  int const failed = read(args.inputs, table, reading);
   if (table.inputs().empty()) throw input_error(args.inputs.front(), "", "no input could be read");
+  apply_row_filter(table, filter);
   auto be = make_backend(table);
   output::result_set results;
   try {
@@ -164,6 +181,36 @@ void add_analysis_options(CLI::App* cmd, analysis_args& args, bool comm,
     cmd->add_option("--comm-pattern", args.comm_pattern,
                     "Regex (RE2, case-insensitive) marking communication kernels")
         ->capture_default_str();
+  add_filter_options(cmd, args);
+}
+
+void add_filter_options(CLI::App* cmd, analysis_args& args) {
+  auto* g = cmd->add_option_group("Filters", "Narrow the trace before any analysis");
+  g->add_option("--filter-name", args.filter_name,
+                "Keep only kernels and operators whose name this regex (RE2, case-sensitive) "
+                "finds; other rows stay");
+  g->add_option("--time-range", args.time_range,
+                "START:END in ns (suffix us, ms, s; +N: from the trace start; either side may "
+                "be empty): keep rows overlapping [START, END), not clipped");
+  g->add_option("--filter-nvtx", args.filter_nvtx,
+                "NAME[@DOMAIN][/INSTANCE]: keep rows overlapping that NVTX range or user "
+                "annotation, per rank (all instances, or instance N from 0)");
+  g->add_option("--ranks", args.ranks, "Keep only these ranks: 0,2,5-7");
+  g->add_option("--steps", args.steps,
+                "A:B: keep rows overlapping profiler steps A to B of each rank (from 0)");
+}
+
+row_filter filter_of(analysis_args const& args) {
+  row_filter f;
+  if (!args.filter_name.empty()) {
+    check_name_pattern(args.filter_name, "--filter-name");
+    f.name_pattern = args.filter_name;
+  }
+  if (!args.time_range.empty()) f.time_range = parse_time_range(args.time_range, "--time-range");
+  if (!args.filter_nvtx.empty()) f.nvtx = parse_nvtx_filter(args.filter_nvtx, "--filter-nvtx");
+  if (!args.ranks.empty()) f.ranks = parse_rank_list(args.ranks, "--ranks");
+  if (!args.steps.empty()) f.steps = parse_step_range(args.steps, "--steps");
+  return f;
 }
 
 void add_format_option(CLI::App* cmd, std::string& format) {

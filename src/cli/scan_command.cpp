@@ -24,6 +24,7 @@ namespace {
 struct scan_args {
   fleet::scan_options options;
   std::string shard;
+  analysis_args filters;  ///< only its filter texts are used
 };
 
 std::string duration_text(double seconds) {
@@ -114,6 +115,7 @@ void add_scan_command(CLI::App& app, context& ctx) {
       ->capture_default_str();
   cmd->add_option("--gaps", o.analysis.diagnosis.top, "Longest idle gaps kept per job")
       ->capture_default_str();
+  add_filter_options(cmd, args->filters);
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
       auto options = args->options;
@@ -125,6 +127,7 @@ void add_scan_command(CLI::App& app, context& ctx) {
         }
       }
       (void)comm_classifier(options.analysis.comm_pattern);
+      options.analysis.filter = filter_of(args->filters);
       options.analysis.reading.max_event_bytes = ctx.max_event_bytes;
       options.analysis.reading.max_inflate_ratio = ctx.max_inflate_ratio;
       unsigned const hw = std::max(1u, std::thread::hardware_concurrency());

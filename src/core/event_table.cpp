@@ -2,6 +2,7 @@
 #include <tracesweep/event_table.hpp>
 
 #include <algorithm>
+#include <stdexcept>
 #include <utility>
 
 namespace tracesweep {
@@ -103,8 +104,59 @@ void event_table::abandon_input() {
   auto cut_memory = [mem](auto& column) { column.resize(mem); };
   auto& me = memory;
   cut_memory(me.time_ns), cut_memory(me.input), cut_memory(me.rank), cut_memory(me.device);
-  cut_memory(me.thread), cut_memory(me.bytes), cut_memory(me.allocated), cut_memory(me.reserved);
+  cut_memory(me.thread), cut_memory(me.bytes), cut_memory(me.pool), cut_memory(me.allocated);
+  cut_memory(me.reserved);
   _inputs.pop_back();
+}
+
+namespace {
+
+/// Moves the entries i with keep[i] to the front, in order, and cuts the rest.
+template <class Column>
+void compact(Column& column, std::span<std::uint8_t const> keep) {
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < column.size(); ++i)
+    if (keep[i]) column[out++] = column[i];
+  column.resize(out);
+}
+
+}  // namespace
+
+void event_table::keep(std::span<std::uint8_t const> keep_row,
+                       std::span<std::uint8_t const> keep_memory) {
+  if (keep_row.size() != size() || keep_memory.size() != memory.size())
+    throw std::invalid_argument("event_table::keep: spans do not match the table");
+  // Launch metrics name rows: map each kept row to its new index first.
+  auto& lm = launch_metrics;
+  std::vector<std::uint8_t> keep_metric(lm.size());
+  std::vector<std::uint64_t> new_index(size(), 0);
+  for (std::size_t i = 0, next = 0; i < size(); ++i)
+    if (keep_row[i]) new_index[i] = next++;
+  for (std::size_t k = 0; k < lm.size(); ++k) {
+    keep_metric[k] = keep_row[lm.row[k]];
+    lm.row[k] = new_index[lm.row[k]];
+  }
+  compact(lm.row, keep_metric), compact(lm.blocks_per_sm, keep_metric);
+  compact(lm.est_occupancy_pct, keep_metric);
+  auto rows = [&](auto& column) { compact(column, keep_row); };
+  rows(start_ns), rows(end_ns), rows(kind), rows(subkind), rows(input), rows(rank), rows(device);
+  rows(stream), rows(name), rows(category), rows(correlation), rows(bytes), rows(role);
+  auto events = [&](auto& column) { compact(column, keep_memory); };
+  auto& m = memory;
+  events(m.time_ns), events(m.input), events(m.rank), events(m.device), events(m.thread);
+  events(m.bytes), events(m.pool), events(m.allocated), events(m.reserved);
+  std::vector<std::vector<std::int32_t>> ranks(_inputs.size());
+  for (std::size_t i = 0; i < size(); ++i) {
+    auto& r = ranks[static_cast<std::size_t>(input[i])];
+    if (r.empty() || r.back() != rank[i]) r.push_back(rank[i]);
+  }
+  for (std::size_t k = 0; k < _inputs.size(); ++k) {
+    std::sort(ranks[k].begin(), ranks[k].end());
+    ranks[k].erase(std::unique(ranks[k].begin(), ranks[k].end()), ranks[k].end());
+    _inputs[k].ranks = std::move(ranks[k]);
+  }
+  _current_input_first_row = size();
+  _current_input_first_memory = memory.size();
 }
 
 void event_table::reserve(std::size_t rows) {

@@ -139,9 +139,10 @@ void add_ranks(diagnosis const& d, job_record& job) {
     job.rank_steps.push_back({r.rank, r.steps, r.mean_step_ns, r.utilization});
 }
 
-/// Runs the analyses on what was read and fills the record's result rows.
-void analyze_read(event_table const& table, analyze_options const& o,
+/// Filters what was read, runs the analyses on it and fills the record's result rows.
+void analyze_read(event_table& table, analyze_options const& o,
                   std::vector<std::int32_t> const& trace_of, job_record& job) {
+  apply_row_filter(table, o.filter);
   auto be = o.make_backend(table);
   trace_model const model(table, {o.comm_pattern});
   summary_options so;

@@ -91,7 +91,7 @@ output::result_set stats_results(std::vector<stats_table> const& tables) {
     t.title = std::string(stats_report_title(s.report)) + " (" + std::string(to_string(s.report)) +
               "): " + s.source;
     t.style = output::text_style::report;
-    t.text_empty = "(no rows: the input has no events of this kind)";
+    t.text_empty = "(no rows: no events of this kind in the input, or none the filters kept)";
     add_rows(t, s, false);
     set.tables.push_back(std::move(t));
   }

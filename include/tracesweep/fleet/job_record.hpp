@@ -15,6 +15,7 @@
 #include <tracesweep/event_table.hpp>
 #include <tracesweep/fleet/jobs.hpp>
 #include <tracesweep/input_reader.hpp>
+#include <tracesweep/model/row_filter.hpp>
 
 namespace tracesweep::fleet {
 
@@ -95,6 +96,9 @@ struct analyze_options {
   read_options reading;
   std::string comm_pattern = "nccl|rccl";
   diagnose_options diagnosis;  ///< its `top` is the gaps kept per job
+  /// Applied to each job's table before the analyses (a filter that matches nothing in a job,
+  /// such as an absent NVTX range, marks the job's traces with its error).
+  row_filter filter;
   /// false: the first file that fails throws its input_error instead of being recorded.
   bool keep_going = true;
   /// The backend for a job's table (the caller's choice: CPU or CUDA, threads).
