@@ -65,11 +65,12 @@ time_range_filter parse_time_range(std::string_view text, std::string_view optio
 nvtx_filter parse_nvtx_filter(std::string_view text, std::string_view option) {
   nvtx_filter f;
   auto rest = text;
+  // "/N" at the end is the instance; a '/' followed by anything else belongs to the name.
   if (auto const slash = rest.rfind('/'); slash != std::string_view::npos) {
-    auto const n = whole_number(rest.substr(slash + 1));
-    if (!n) refuse(option, text, "the instance after / must be a whole number (from 0)");
-    f.instance = *n;
-    rest = rest.substr(0, slash);
+    if (auto const n = whole_number(rest.substr(slash + 1))) {
+      f.instance = *n;
+      rest = rest.substr(0, slash);
+    }
   }
   if (auto const at = rest.rfind('@'); at != std::string_view::npos) {
     f.domain = std::string(rest.substr(at + 1));

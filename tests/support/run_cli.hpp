@@ -47,10 +47,16 @@ inline cli_result run_cli(std::string const& args, int timeout_s = 0,
   return r;
 }
 
+/// `p` as one shell word: in single quotes, an embedded ' written as '\''.
 inline std::string quote(std::filesystem::path const& p) {
   // Appended piecewise: GCC 12 warns (-Wrestrict, a false positive) on "'" + s + "'".
   std::string s(1, '\'');
-  s += p.string();
+  for (char c : p.string()) {
+    if (c == '\'')
+      s += "'\\''";
+    else
+      s += c;
+  }
   s += '\'';
   return s;
 }

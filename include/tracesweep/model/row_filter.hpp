@@ -28,6 +28,7 @@ struct time_range_filter {
 
 /// NAME[@DOMAIN][/INSTANCE]: host user ranges (NVTX ranges, user annotations) named NAME, with
 /// nsys's "DOMAIN:NAME" naming for a domain; instance (from 0, per rank in start order) or all.
+/// The text splits at its last '@' and at a last '/' followed by digits only.
 struct nvtx_filter {
   std::string name;
   std::optional<std::string> domain;
