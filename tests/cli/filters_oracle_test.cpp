@@ -6,7 +6,6 @@
 // and an NVTX name that matches nothing is exit 2 with one line.
 #include <gtest/gtest.h>
 #include <simdjson.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -14,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ingest/chrome/test_json.hpp"
 #include "ingest/nsys/nsys_test_support.hpp"
 #include "support/run_cli.hpp"
 #include "support/trace_paths.hpp"
@@ -217,16 +217,6 @@ TEST(FiltersOnNsys, WholeRangeEqualsNoFilterAndEmptyRangeIsEmpty) {
 
 // ---- Kineto: a JSON oracle ----
 
-std::string inflate(fs::path const& path) {
-  gzFile f = gzopen(path.string().c_str(), "rb");
-  std::string out;
-  char buf[1 << 16];
-  for (int n; f && (n = gzread(f, buf, sizeof buf)) > 0;)
-    out.append(buf, static_cast<std::size_t>(n));
-  if (f) gzclose(f);
-  return out;
-}
-
 /// A JSON number token in µs → ns exactly: the integer part × 1000 plus the first three
 /// decimals, rounded half to even on the rest (the tokens in these traces have no exponent).
 std::int64_t exact_ns(std::string_view token) {
@@ -356,7 +346,7 @@ TEST(FiltersOnKineto, EveryFilterMatchesAJsonOracle) {
   TRACESWEEP_REQUIRE_TRACES_DIR(traces);
   int with_steps = 0, with_annotations = 0;
   for (auto const& f : kineto_files(traces)) {
-    auto const t = parse_kineto(inflate(f));
+    auto const t = parse_kineto(tracesweep::test::load_text(f));
     if (t.kernels.empty()) continue;
     SCOPED_TRACE(f.string());
     auto const file = " " + quote(f);
@@ -419,9 +409,9 @@ TEST(FiltersOnKineto, RanksOfATwoRankJob) {
   auto const r0 = dir / "sampled_rank-0.json.gz", r1 = dir / "sampled_rank-1.json.gz";
   auto const both = " " + quote(r0) + " " + quote(r1);
   EXPECT_EQ(cli_sums("cuda_gpu_kern_sum", "--ranks 1" + both),
-            kernel_sums(parse_kineto(inflate(r1)), {}));
+            kernel_sums(parse_kineto(tracesweep::test::load_text(r1)), {}));
   EXPECT_EQ(cli_sums("cuda_gpu_kern_sum", "--ranks 0" + both),
-            kernel_sums(parse_kineto(inflate(r0)), {}));
+            kernel_sums(parse_kineto(tracesweep::test::load_text(r0)), {}));
   auto const absent = run_cli("stats --report cuda_gpu_kern_sum --ranks 7" + both);
   EXPECT_EQ(absent.exit_code, 2);
   EXPECT_NE(absent.err.find("--ranks"), std::string::npos) << absent.err;

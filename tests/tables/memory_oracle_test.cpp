@@ -5,7 +5,6 @@
 // and timeline bins by scanning every event.
 #include <gtest/gtest.h>
 #include <simdjson.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <array>
@@ -21,22 +20,13 @@
 #include <tracesweep/model/trace_model.hpp>
 #include <tracesweep/tables/memory_table.hpp>
 
+#include "ingest/chrome/test_json.hpp"
 #include "support/trace_paths.hpp"
 
 namespace fs = std::filesystem;
 namespace ts = tracesweep;
 
 namespace {
-
-std::string inflate(fs::path const& path) {
-  gzFile f = gzopen(path.string().c_str(), "rb");
-  std::string out;
-  char buf[1 << 16];
-  for (int n; f && (n = gzread(f, buf, sizeof buf)) > 0;)
-    out.append(buf, static_cast<std::size_t>(n));
-  if (f) gzclose(f);
-  return out;
-}
 
 struct mem_event {
   std::int64_t t, bytes, allocated, reserved, thread;
@@ -154,7 +144,7 @@ std::pair<std::int64_t, bool> peak(std::vector<mem_event> const& v, std::int64_t
 
 void check_trace(fs::path const& path) {
   SCOPED_TRACE(path.string());
-  auto const o = parse(inflate(path));
+  auto const o = parse(tracesweep::test::load_text(path));
   ASSERT_GT(o.memory.size(), 1000u);
   ts::event_table table;
   ts::read_options options;
@@ -238,7 +228,7 @@ TEST(MemoryOracle, EveryRealTraceWithMemoryEvents) {
   std::vector<fs::path> traces;
   for (auto const& e : fs::recursive_directory_iterator(root / "kineto")) {
     if (!e.is_regular_file()) continue;
-    auto const text = inflate(e.path());
+    auto const text = tracesweep::test::load_text(e.path());
     if (text.find("\"[memory]\"") != std::string::npos) traces.push_back(e.path());
   }
   std::sort(traces.begin(), traces.end());
