@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <tracesweep/event_kind.hpp>
@@ -37,6 +38,17 @@ struct input_info {
   /// Utilization", which passes 1 on several cores, and "System Cpu Utilization").
   std::optional<double> process_cpu_utilization;
   std::optional<double> system_cpu_utilization;
+  /// nsys, when read_options::gpu_contexts asks: the CUDA context ids of each (rank = process,
+  /// device) with GPU operations (kernels, memcpys, memsets with start > 0), ascending.
+  std::map<std::pair<std::int32_t, std::int32_t>, std::vector<std::int64_t>> gpu_contexts;
+  /// nsys, when read_options::gpu_contexts asks: the profiler's CUDA flush/stop overhead ranges
+  /// (PROFILER_OVERHEAD) per rank (process), which nsys's gpu_gaps and gpu_time_util count as
+  /// GPU operations.
+  struct overhead_range {
+    std::int32_t rank = 0;
+    std::int64_t start_ns = 0, end_ns = 0;
+  };
+  std::vector<overhead_range> profiler_overhead;
 };
 
 /// One event, as a reader hands it to the table.

@@ -35,6 +35,9 @@ struct read_options {
   /// file's 0-based index among the inputs sorted by path. -1 = 0.
   std::int32_t fallback_rank = -1;
   kernel_naming kernel_names = kernel_naming::demangled;
+  /// nsys: also read input_info::gpu_contexts and profiler_overhead (one more pass over the GPU
+  /// tables: only the reports that print them ask).
+  bool gpu_contexts = false;
   /// The event kinds the caller needs (kind_bit set). A reader may leave rows of other kinds
   /// out without reading them (the nsys reader skips whole tables); it may also keep them. The
   /// checks on the file stay the same: an nsys export without GPU activity is an error even

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// tracesweep stats --report NAME: the `nsys stats` summary reports, one table per input or
-// one over all inputs with --merge.
+// tracesweep stats --report NAME[:OPTION…]: the `nsys stats` summary reports, one table per
+// input or one over all inputs with --merge, and nsys's gpu_gaps and gpu_time_util rules.
+#include <tracesweep/error.hpp>
+#include <tracesweep/gpu_rules.hpp>
 #include <tracesweep/stats_reports.hpp>
 #include <tracesweep/stats_results.hpp>
+
+#include <charconv>
+#include <optional>
+#include <string_view>
 
 #include "cli/cli_context.hpp"
 
@@ -34,16 +40,104 @@ struct stats_args {
   std::string names = "demangled";
   bool merge = false;
 };
+
+/// --report NAME[:OPTION…]: a summary report (options base, mangled for cuda_gpu_kern_sum) or
+/// one of nsys's GPU rules (gpu_gaps: gap=MS, rows=N; gpu_time_util: threshold=PERCENT,
+/// chunks=N, rows=N).
+struct report_spec {
+  std::optional<stats_report> summary;
+  std::string rule;  ///< "gpu_gaps" or "gpu_time_util" when not a summary
+  std::optional<kernel_naming> naming;
+  gpu_gaps_options gaps;
+  gpu_time_util_options util;
+};
+
+[[noreturn]] void refuse(std::string const& text, std::string const& why) {
+  throw usage_error("--report " + text + ": " + why);
+}
+
+/// A number ≥ 0 (an option's value).
+double option_number(std::string const& text, std::string const& option, std::string_view value) {
+  double v = 0;
+  auto const [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (value.empty() || ec != std::errc{} || p != value.data() + value.size() || !(v >= 0) ||
+      v > 1e15)
+    refuse(text, option + " must be a number of 0 or more");
+  return v;
+}
+
+/// A whole number in [low, high].
+std::int64_t option_count(std::string const& text, std::string const& option,
+                          std::string_view value, std::int64_t low, std::int64_t high) {
+  auto const v = option_number(text, option, value);
+  if (v != static_cast<double>(static_cast<std::int64_t>(v)) || v < static_cast<double>(low) ||
+      v > static_cast<double>(high))
+    refuse(text, option + " must be a whole number from " + std::to_string(low) + " to " +
+                     std::to_string(high));
+  return static_cast<std::int64_t>(v);
+}
+
+void apply_rule_option(report_spec& r, std::string const& text, std::string_view item) {
+  auto const eq = item.find('=');
+  auto const key = std::string(item.substr(0, eq));
+  auto const value = eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
+  if (eq == std::string_view::npos) refuse(text, "option " + key + " needs =VALUE");
+  constexpr std::int64_t most_rows = 1'000'000'000;
+  if (r.rule == "gpu_gaps" && key == "gap")
+    r.gaps.min_gap_ns = static_cast<std::int64_t>(option_number(text, key, value) * 1e6);
+  else if (r.rule == "gpu_gaps" && key == "rows")
+    r.gaps.rows = static_cast<std::size_t>(option_count(text, key, value, 0, most_rows));
+  else if (r.rule == "gpu_time_util" && key == "threshold")
+    r.util.threshold_pct = option_number(text, key, value);
+  else if (r.rule == "gpu_time_util" && key == "chunks")
+    r.util.chunks = option_count(text, key, value, 1, 1000);
+  else if (r.rule == "gpu_time_util" && key == "rows")
+    r.util.rows = static_cast<std::size_t>(option_count(text, key, value, 0, most_rows));
+  else
+    refuse(text, "unknown option " + key + " of " + r.rule);
+}
+
+report_spec parse_report(std::string const& text) {
+  std::vector<std::string_view> parts;
+  std::string_view rest = text;
+  for (auto colon = rest.find(':'); colon != std::string_view::npos; colon = rest.find(':')) {
+    parts.push_back(rest.substr(0, colon));
+    rest.remove_prefix(colon + 1);
+  }
+  parts.push_back(rest);
+  report_spec r;
+  auto const name = std::string(parts.front());
+  if (name == "gpu_gaps" || name == "gpu_time_util") {
+    r.rule = name;
+    for (std::size_t k = 1; k < parts.size(); ++k) apply_rule_option(r, text, parts[k]);
+    return r;
+  }
+  r.summary = parse_stats_report(name);
+  if (!r.summary) refuse(text, "unknown report");
+  for (std::size_t k = 1; k < parts.size(); ++k) {
+    if (*r.summary != stats_report::cuda_gpu_kern_sum) refuse(text, name + " takes no options");
+    if (parts[k] == "base")
+      r.naming = kernel_naming::base;
+    else if (parts[k] == "mangled")
+      r.naming = kernel_naming::mangled;
+    else
+      refuse(text, "unknown option " + std::string(parts[k]) + " (base or mangled)");
+  }
+  return r;
+}
+
 }  // namespace
 
 void add_stats_command(CLI::App& app, context& ctx) {
-  std::vector<std::string> reports;
-  for (auto r : all_stats_reports) reports.emplace_back(to_string(r));
+  std::string listed;
+  for (auto r : all_stats_reports) listed.append(to_string(r)).append(", ");
   auto [args, cmd] = add_command<stats_args>(app, "stats", "nsys-stats-compatible summary reports");
   add_analysis_options(cmd, args->common, false);
-  cmd->add_option("--report", args->report, "Report to compute")
-      ->required()
-      ->check(CLI::IsMember(reports));
+  cmd->add_option("--report", args->report,
+                  "Report to compute: " + listed +
+                      "cuda_gpu_kern_sum:base|:mangled, gpu_gaps[:gap=MS][:rows=N], "
+                      "gpu_time_util[:threshold=PERCENT][:chunks=N][:rows=N]")
+      ->required();
   cmd->add_option("--name", args->names,
                   "Kernel names: demangled, base (shortName) or mangled (nsys exports)")
       ->check(CLI::IsMember({"demangled", "base", "mangled"}))
@@ -51,11 +145,25 @@ void add_stats_command(CLI::App& app, context& ctx) {
   cmd->add_flag("--merge", args->merge, "One table over all inputs instead of one per input");
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
-      auto const report = *parse_stats_report(args->report);
+      auto const spec = parse_report(args->report);
       read_options options;
+      if (!spec.summary) {
+        if (args->merge)
+          refuse(args->report, "the GPU rules print one table per input (no --merge)");
+        options.kinds = kind_bit(event_kind::kernel) | kind_bit(event_kind::memcpy) |
+                        kind_bit(event_kind::memset);
+        options.gpu_contexts = true;
+        return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto&) {
+          return gpu_rule_results(spec.rule == "gpu_gaps"
+                                      ? compute_gpu_gaps(model, spec.gaps)
+                                      : compute_gpu_time_util(model, spec.util));
+        });
+      }
+      auto const report = *spec.summary;
       options.kinds = kinds_of(report);
       if (args->names == "base") options.kernel_names = kernel_naming::base;
       if (args->names == "mangled") options.kernel_names = kernel_naming::mangled;
+      if (spec.naming) options.kernel_names = *spec.naming;
       return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto& be) {
         return stats_results(compute_stats_report(model, be, report, args->merge));
       });

@@ -136,8 +136,9 @@ TEST(FiltersOnNsys, NameTimeRangeAndRanksMatchSql) {
              ".\"end\" >= " + std::to_string(s);
     };
     EXPECT_EQ(cli_sums("cuda_gpu_kern_sum", range + quote(f)), sql_kernels(db, overlap("k")));
-    if (db.has_table("CUPTI_ACTIVITY_KIND_RUNTIME"))
+    if (db.has_table("CUPTI_ACTIVITY_KIND_RUNTIME")) {
       EXPECT_EQ(cli_sums("cuda_api_sum", range + quote(f)), sql_api(db, overlap("r")));
+    }
 
     // --ranks: each process of the export (rank = pid for nsys).
     auto const pids = db.query(std::string("SELECT DISTINCT ") + pid_of_kernel +

@@ -25,6 +25,7 @@
 #include "ingest/nsys/nsys_image.hpp"
 #include "ingest/nsys/nsys_integrity.hpp"
 #include "ingest/nsys/nsys_labels.hpp"
+#include "ingest/nsys/nsys_gpu_contexts.hpp"
 #include "ingest/nsys/nsys_memory.hpp"
 #include "ingest/nsys/nsys_metadata.hpp"
 #include "ingest/nsys/nsys_schema.hpp"
@@ -391,6 +392,7 @@ void read_database(db_location const& where, std::uint64_t bytes, event_table& t
   table.begin_input(path, "nsys-sqlite");
   try {
     load_metadata(db, schema, ids, table.inputs().back());
+    if (options.gpu_contexts) load_gpu_contexts(db, schema, ids, table.inputs().back());
     appender app(table, ids, labels);
     std::int64_t gpu_rows = 0;
     std::vector<std::unique_ptr<row_batch>> nvtx;  // held until the plan's last range
