@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The `nsys stats` summary reports (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum,
-// cuda_gpu_mem_size_sum, cuda_api_sum, nvtx_sum, osrt_sum) computed from the event table's
-// columns by the backend's segmented statistics. Works on any input format's events.
+// cuda_gpu_mem_size_sum, cuda_api_sum, nvtx_sum, osrt_sum, cuda_gpu_sum, cuda_api_gpu_sum) computed
+// from the event table's columns by the backend's segmented statistics. Works on any input format's
+// events.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,8 @@ enum class stats_report {
   cuda_api_sum,
   nvtx_sum,
   osrt_sum,
+  cuda_gpu_sum,      ///< kernels and memory operations, with a Category column
+  cuda_api_gpu_sum,  ///< API calls, kernels and memory operations, with a Category column
 };
 
 /// Every report, in the order `--help` lists them.
@@ -31,7 +34,9 @@ inline constexpr stats_report all_stats_reports[] = {stats_report::cuda_gpu_kern
                                                      stats_report::cuda_gpu_mem_size_sum,
                                                      stats_report::cuda_api_sum,
                                                      stats_report::nvtx_sum,
-                                                     stats_report::osrt_sum};
+                                                     stats_report::osrt_sum,
+                                                     stats_report::cuda_gpu_sum,
+                                                     stats_report::cuda_api_gpu_sum};
 
 [[nodiscard]] std::string_view to_string(stats_report r) noexcept;
 [[nodiscard]] std::optional<stats_report> parse_stats_report(std::string_view s) noexcept;
@@ -48,8 +53,10 @@ struct stats_row {
   std::int64_t min = 0;
   std::int64_t max = 0;
   double stddev = 0;  ///< sample standard deviation; 0 for one value
-  std::string style;  ///< nvtx_sum: "PushPop" or "StartEnd"
-  std::string name;   ///< kernel, operation, API, range or OS call name
+  /// nvtx_sum: "PushPop" or "StartEnd"; cuda_gpu_sum, cuda_api_gpu_sum: the category
+  /// (CUDA_API, CUDA_KERNEL, MEMORY_OPER)
+  std::string style;
+  std::string name;  ///< kernel, operation, API, range or OS call name
 };
 
 struct stats_table {

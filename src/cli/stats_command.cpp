@@ -30,6 +30,12 @@ std::uint32_t kinds_of(stats_report r) {
       return kind_bit(event_kind::user_range);
     case stats_report::osrt_sum:
       return kind_bit(event_kind::os_call);
+    case stats_report::cuda_gpu_sum:
+      return kind_bit(event_kind::kernel) | kind_bit(event_kind::memcpy) |
+             kind_bit(event_kind::memset);
+    case stats_report::cuda_api_gpu_sum:
+      return kind_bit(event_kind::kernel) | kind_bit(event_kind::memcpy) |
+             kind_bit(event_kind::memset) | kind_bit(event_kind::api_call);
   }
   return all_event_kinds;
 }

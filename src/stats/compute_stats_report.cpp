@@ -47,7 +47,7 @@ class key_space {
 class row_keyer {
  public:
   row_keyer(event_table const& t, stats_report r) : _t(t), _r(r) {
-    _by_name.assign(t.strings().size() * 3, no_key);
+    _by_name.assign(t.strings().size() * style_count, no_key);
     _by_subkind.fill(no_key);
   }
 
@@ -73,6 +73,14 @@ class row_keyer {
         if (k == event_kind::memcpy) return by_subkind(_t.subkind[i]);
         if (k == event_kind::memset) return by_memset();
         return no_key;
+      case stats_report::cuda_api_gpu_sum:
+        if (k == event_kind::api_call) return by_name(_t.name[i], api_style);
+        [[fallthrough]];
+      case stats_report::cuda_gpu_sum:
+        if (k == event_kind::kernel && _t.device[i] >= 0) return by_name(_t.name[i], kernel_style);
+        if (k == event_kind::memcpy) return by_subkind(_t.subkind[i]);
+        if (k == event_kind::memset) return by_memset();
+        return no_key;
     }
     return no_key;
   }
@@ -83,23 +91,35 @@ class row_keyer {
   [[nodiscard]] key_space const& keys() const { return _keys; }
 
  private:
+  /// Styles of a name key: none, NVTX styles, the union reports' categories.
+  static constexpr int style_count = 5;
+  static constexpr int kernel_style = 3, api_style = 4;
+  static constexpr std::array<std::string_view, style_count> style_names = {
+      "", "PushPop", "StartEnd", "CUDA_KERNEL", "CUDA_API"};
+
   std::uint32_t by_name(string_id name, int style) {
-    auto& slot = _by_name[static_cast<std::size_t>(name) * 3 + static_cast<std::size_t>(style)];
+    auto& slot =
+        _by_name[static_cast<std::size_t>(name) * style_count + static_cast<std::size_t>(style)];
     if (slot == no_key) {
       std::string_view n = _t.strings().at(name);
-      if (_r == stats_report::cuda_api_sum) n = strip_api_version(n);
-      slot = _keys.id(std::string(n), style == 0 ? "" : style == 1 ? "PushPop" : "StartEnd");
+      if (_r == stats_report::cuda_api_sum || style == api_style) n = strip_api_version(n);
+      slot = _keys.id(std::string(n), style_names[static_cast<std::size_t>(style)]);
     }
     return slot;
+  }
+  /// The category of memory operations: only the union reports have one.
+  [[nodiscard]] std::string_view memory_style() const {
+    bool const united = _r == stats_report::cuda_gpu_sum || _r == stats_report::cuda_api_gpu_sum;
+    return united ? "MEMORY_OPER" : "";
   }
   std::uint32_t by_subkind(std::uint8_t copy) {
     auto& slot = _by_subkind[copy];
     if (slot == no_key)
-      slot = _keys.id("[CUDA memcpy " + std::string(memcpy_label(copy)) + "]", "");
+      slot = _keys.id("[CUDA memcpy " + std::string(memcpy_label(copy)) + "]", memory_style());
     return slot;
   }
   std::uint32_t by_memset() {
-    if (_memset == no_key) _memset = _keys.id("[CUDA memset]", "");
+    if (_memset == no_key) _memset = _keys.id("[CUDA memset]", memory_style());
     return _memset;
   }
 

@@ -27,6 +27,9 @@ std::vector<column> columns_of(stats_report r) {
   if (r == stats_report::nvtx_sum) {
     cols.push_back({"Style", field::style, cell::text});
     cols.push_back({"Range", field::name, cell::text});
+  } else if (r == stats_report::cuda_gpu_sum || r == stats_report::cuda_api_gpu_sum) {
+    cols.push_back({"Category", field::style, cell::text});
+    cols.push_back({"Operation", field::name, cell::text});
   } else {
     cols.push_back(
         {r == stats_report::cuda_gpu_mem_time_sum ? "Operation" : "Name", field::name, cell::text});

@@ -40,12 +40,13 @@ std::string source_sql(oracle_db& db, std::string const& report, std::string con
     if (db.has_table("CUPTI_ACTIVITY_KIND_MEMCPY")) {
       std::string const labels =
           db.has_table("ENUM_CUDA_MEMCPY_OPER") ? "ENUM_CUDA_MEMCPY_OPER" : "enum_memcpy";
-      parts.push_back("SELECT '[CUDA memcpy ' || e.label || ']', '', m." + v +
-                      " FROM CUPTI_ACTIVITY_KIND_MEMCPY m JOIN " + labels +
+      parts.push_back("SELECT '[CUDA memcpy ' || e.label || ']' AS name, '' AS style, m." + v +
+                      " AS v FROM CUPTI_ACTIVITY_KIND_MEMCPY m JOIN " + labels +
                       " e ON e.id = m.copyKind");
     }
     if (db.has_table("CUPTI_ACTIVITY_KIND_MEMSET"))
-      parts.push_back("SELECT '[CUDA memset]', '', " + v + " FROM CUPTI_ACTIVITY_KIND_MEMSET");
+      parts.push_back("SELECT '[CUDA memset]' AS name, '' AS style, " + v +
+                      " AS v FROM CUPTI_ACTIVITY_KIND_MEMSET");
     std::string sql;
     for (auto const& p : parts) sql += (sql.empty() ? "" : " UNION ALL ") + p;
     return sql;
@@ -53,13 +54,28 @@ std::string source_sql(oracle_db& db, std::string const& report, std::string con
   if (report == "cuda_api_sum") {
     if (!db.has_table("CUPTI_ACTIVITY_KIND_RUNTIME")) return "";
     return "SELECT CASE WHEN substr(s.value, -6, 2) = '_v' THEN substr(s.value, 1, length(s.value) "
-           "- 6) ELSE s.value END, '', r.\"end\" - r.start FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN "
-           "StringIds s ON s.id = r.nameId";
+           "- 6) ELSE s.value END AS name, '' AS style, r.\"end\" - r.start AS v FROM "
+           "CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId";
   }
   if (report == "osrt_sum") {
     if (!db.has_table("OSRT_API")) return "";
     return "SELECT s.value, '', o.\"end\" - o.start FROM OSRT_API o JOIN StringIds s ON s.id = "
            "o.nameId";
+  }
+  if (report == "cuda_gpu_sum" || report == "cuda_api_gpu_sum") {
+    // The union of the kernel, memory-operation (and API) sources, the category in `style`.
+    std::vector<std::string> parts;
+    auto const kernels = source_sql(db, "cuda_gpu_kern_sum", naming);
+    if (!kernels.empty()) parts.push_back("SELECT name, 'CUDA_KERNEL', v FROM (" + kernels + ")");
+    auto const memory = source_sql(db, "cuda_gpu_mem_time_sum", naming);
+    if (!memory.empty()) parts.push_back("SELECT name, 'MEMORY_OPER', v FROM (" + memory + ")");
+    if (report == "cuda_api_gpu_sum") {
+      auto const api = source_sql(db, "cuda_api_sum", naming);
+      if (!api.empty()) parts.push_back("SELECT name, 'CUDA_API', v FROM (" + api + ")");
+    }
+    std::string sql;
+    for (auto const& p : parts) sql += (sql.empty() ? "" : " UNION ALL ") + p;
+    return sql;
   }
   if (report == "nvtx_sum") {
     if (!db.has_table("NVTX_EVENTS")) return "";
@@ -112,7 +128,9 @@ void check_report(std::filesystem::path const& file, std::string const& report,
   auto const rows = parse_csv(r.out);
   ASSERT_FALSE(rows.empty());
   bool const size = report == "cuda_gpu_mem_size_sum";
-  bool const nvtx = report == "nvtx_sum";
+  // nvtx_sum: Style, Range; the union reports: Category, Operation (style, name as well).
+  bool const nvtx =
+      report == "nvtx_sum" || report == "cuda_gpu_sum" || report == "cuda_api_gpu_sum";
   ASSERT_EQ(rows.size() - 1, expected.size()) << r.out;
   for (std::size_t i = 0; i < expected.size(); ++i) {
     auto const& e = expected[i];
@@ -165,7 +183,7 @@ TEST_P(nsys_report, matches_sql_on_every_real_export) {
 INSTANTIATE_TEST_SUITE_P(reports, nsys_report,
                          ::testing::Values("cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum",
                                            "cuda_gpu_mem_size_sum", "cuda_api_sum", "nvtx_sum",
-                                           "osrt_sum"));
+                                           "osrt_sum", "cuda_gpu_sum", "cuda_api_gpu_sum"));
 
 TEST(nsys_report_names, base_and_mangled_kernel_names_match_sql) {
   TRACESWEEP_REQUIRE_TRACES_DIR(traces);
