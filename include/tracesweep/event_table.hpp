@@ -3,6 +3,7 @@
 // arrays. Times are int64 nanoseconds on the input's own clock. Readers append; analyses read.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -74,6 +75,30 @@ struct kernel_launch_metrics {
   std::vector<std::uint64_t> row;
   std::vector<double> blocks_per_sm;
   std::vector<double> est_occupancy_pct;
+  [[nodiscard]] std::size_t size() const noexcept { return row.size(); }
+};
+
+/// A GPU operation's launch details as nsys records them (read only when a report asks:
+/// read_options::launch_details). -1 where the export lacks the value or it does not apply.
+struct device_details {
+  std::int64_t context = -1;
+  std::int64_t green_context = -1;
+  std::array<std::int32_t, 3> grid{-1, -1, -1};   ///< kernels
+  std::array<std::int32_t, 3> block{-1, -1, -1};  ///< kernels
+  std::int32_t registers_per_thread = -1;         ///< kernels
+  std::int64_t static_shared_bytes = -1;          ///< kernels
+  std::int64_t dynamic_shared_bytes = -1;         ///< kernels
+  /// Memory kinds (ENUM_CUDA_MEM_KIND: 0 Pageable … 7 Unknown): a memcpy's source and
+  /// destination; a memset's memory in `src_kind`.
+  std::int16_t src_kind = -1, dst_kind = -1;
+  friend bool operator==(device_details const&, device_details const&) = default;
+};
+
+/// Optional side table: the device_details of device rows, `row` ascending. Empty unless a
+/// reader was asked for them.
+struct device_details_table {
+  std::vector<std::uint64_t> row;
+  std::vector<device_details> details;
   [[nodiscard]] std::size_t size() const noexcept { return row.size(); }
 };
 
@@ -151,6 +176,8 @@ class event_table {
   kernel_launch_metrics launch_metrics;
   /// Optional: see memory_events.
   memory_events memory;
+  /// Optional: see device_details_table.
+  device_details_table launch_details;
 
   /// Registers an input file; events appended afterwards belong to it until the next call.
   std::int32_t begin_input(std::string path, std::string format);
@@ -164,6 +191,8 @@ class event_table {
   bool append_memory(memory_event const& e);
   /// Records launch metrics (NaN = absent) for the row appended last.
   void add_launch_metrics(double blocks_per_sm, double est_occupancy_pct);
+  /// Records the launch details of the row appended last.
+  void add_device_details(device_details const& d);
   /// Counts a row the reader itself dropped, under `reason`, for the current input.
   void skip(std::string_view reason, std::int64_t n = 1);
   /// Fills inputs()[i].ranks from the rank column; readers call it when an input is done.

@@ -38,6 +38,8 @@ struct read_options {
   /// nsys: also read input_info::gpu_contexts and profiler_overhead (one more pass over the GPU
   /// tables: only the reports that print them ask).
   bool gpu_contexts = false;
+  /// nsys: also read each GPU operation's launch details (event_table::launch_details).
+  bool launch_details = false;
   /// The event kinds the caller needs (kind_bit set). A reader may leave rows of other kinds
   /// out without reading them (the nsys reader skips whole tables); it may also keep them. The
   /// checks on the file stay the same: an nsys export without GPU activity is an error even

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The `nsys stats` summary reports (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum,
-// cuda_gpu_mem_size_sum, cuda_api_sum, nvtx_sum, osrt_sum, cuda_gpu_sum, cuda_api_gpu_sum) computed
+// cuda_gpu_mem_size_sum, cuda_api_sum, nvtx_sum, osrt_sum, cuda_gpu_kern_gb_sum, cuda_gpu_sum,
+// cuda_api_gpu_sum) computed
 // from the event table's columns by the backend's segmented statistics. Works on any input format's
 // events.
 #pragma once
@@ -24,8 +25,9 @@ enum class stats_report {
   cuda_api_sum,
   nvtx_sum,
   osrt_sum,
-  cuda_gpu_sum,      ///< kernels and memory operations, with a Category column
-  cuda_api_gpu_sum,  ///< API calls, kernels and memory operations, with a Category column
+  cuda_gpu_kern_gb_sum,  ///< kernels by (name, grid, block)
+  cuda_gpu_sum,          ///< kernels and memory operations, with a Category column
+  cuda_api_gpu_sum,      ///< API calls, kernels and memory operations, with a Category column
 };
 
 /// Every report, in the order `--help` lists them.
@@ -35,6 +37,7 @@ inline constexpr stats_report all_stats_reports[] = {stats_report::cuda_gpu_kern
                                                      stats_report::cuda_api_sum,
                                                      stats_report::nvtx_sum,
                                                      stats_report::osrt_sum,
+                                                     stats_report::cuda_gpu_kern_gb_sum,
                                                      stats_report::cuda_gpu_sum,
                                                      stats_report::cuda_api_gpu_sum};
 
@@ -56,7 +59,8 @@ struct stats_row {
   /// nvtx_sum: "PushPop" or "StartEnd"; cuda_gpu_sum, cuda_api_gpu_sum: the category
   /// (CUDA_API, CUDA_KERNEL, MEMORY_OPER)
   std::string style;
-  std::string name;  ///< kernel, operation, API, range or OS call name
+  std::string grid, block;  ///< cuda_gpu_kern_gb_sum: "%4d %4d %4d" of X, Y, Z (empty: unknown)
+  std::string name;         ///< kernel, operation, API, range or OS call name
 };
 
 struct stats_table {

@@ -3,6 +3,7 @@
 // input or one over all inputs with --merge, and nsys's gpu_gaps and gpu_time_util rules.
 #include <tracesweep/error.hpp>
 #include <tracesweep/gpu_rules.hpp>
+#include <tracesweep/gpu_trace.hpp>
 #include <tracesweep/stats_reports.hpp>
 #include <tracesweep/stats_results.hpp>
 
@@ -30,6 +31,8 @@ std::uint32_t kinds_of(stats_report r) {
       return kind_bit(event_kind::user_range);
     case stats_report::osrt_sum:
       return kind_bit(event_kind::os_call);
+    case stats_report::cuda_gpu_kern_gb_sum:
+      return kind_bit(event_kind::kernel);
     case stats_report::cuda_gpu_sum:
       return kind_bit(event_kind::kernel) | kind_bit(event_kind::memcpy) |
              kind_bit(event_kind::memset);
@@ -52,7 +55,7 @@ struct stats_args {
 /// chunks=N, rows=N).
 struct report_spec {
   std::optional<stats_report> summary;
-  std::string rule;  ///< "gpu_gaps" or "gpu_time_util" when not a summary
+  std::string rule;  ///< "cuda_gpu_trace", "gpu_gaps" or "gpu_time_util" when not a summary
   std::optional<kernel_naming> naming;
   gpu_gaps_options gaps;
   gpu_time_util_options util;
@@ -113,6 +116,11 @@ report_spec parse_report(std::string const& text) {
   parts.push_back(rest);
   report_spec r;
   auto const name = std::string(parts.front());
+  if (name == "cuda_gpu_trace") {
+    if (parts.size() > 1) refuse(text, name + " takes no options");
+    r.rule = name;
+    return r;
+  }
   if (name == "gpu_gaps" || name == "gpu_time_util") {
     r.rule = name;
     for (std::size_t k = 1; k < parts.size(); ++k) apply_rule_option(r, text, parts[k]);
@@ -141,7 +149,8 @@ void add_stats_command(CLI::App& app, context& ctx) {
   add_analysis_options(cmd, args->common, false);
   cmd->add_option("--report", args->report,
                   "Report to compute: " + listed +
-                      "cuda_gpu_kern_sum:base|:mangled, gpu_gaps[:gap=MS][:rows=N], "
+                      "cuda_gpu_trace, cuda_gpu_kern_sum:base|:mangled, "
+                      "gpu_gaps[:gap=MS][:rows=N], "
                       "gpu_time_util[:threshold=PERCENT][:chunks=N][:rows=N]")
       ->required();
   cmd->add_option("--name", args->names,
@@ -153,6 +162,14 @@ void add_stats_command(CLI::App& app, context& ctx) {
     ctx.run = [&ctx, args] {
       auto const spec = parse_report(args->report);
       read_options options;
+      if (spec.rule == "cuda_gpu_trace") {
+        options.kinds = kind_bit(event_kind::kernel) | kind_bit(event_kind::memcpy) |
+                        kind_bit(event_kind::memset);
+        options.launch_details = true;
+        return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto&) {
+          return gpu_trace_results(compute_gpu_trace(model, args->merge));
+        });
+      }
       if (!spec.summary) {
         if (args->merge)
           refuse(args->report, "the GPU rules print one table per input (no --merge)");
@@ -167,6 +184,7 @@ void add_stats_command(CLI::App& app, context& ctx) {
       }
       auto const report = *spec.summary;
       options.kinds = kinds_of(report);
+      options.launch_details = report == stats_report::cuda_gpu_kern_gb_sum;
       if (args->names == "base") options.kernel_names = kernel_naming::base;
       if (args->names == "mangled") options.kernel_names = kernel_naming::mangled;
       if (spec.naming) options.kernel_names = *spec.naming;

@@ -76,6 +76,11 @@ void event_table::add_launch_metrics(double blocks_per_sm, double est_occupancy_
   launch_metrics.est_occupancy_pct.push_back(est_occupancy_pct);
 }
 
+void event_table::add_device_details(device_details const& d) {
+  launch_details.row.push_back(size() - 1);
+  launch_details.details.push_back(d);
+}
+
 void event_table::skip(std::string_view reason, std::int64_t n) {
   _inputs.back().skipped[std::string(reason)] += n;
 }
@@ -100,6 +105,10 @@ void event_table::abandon_input() {
   auto const keep = static_cast<std::size_t>(
       std::lower_bound(m.row.begin(), m.row.end(), std::uint64_t{n}) - m.row.begin());
   m.row.resize(keep), m.blocks_per_sm.resize(keep), m.est_occupancy_pct.resize(keep);
+  auto& ld = launch_details;
+  auto const keep_details = static_cast<std::size_t>(
+      std::lower_bound(ld.row.begin(), ld.row.end(), std::uint64_t{n}) - ld.row.begin());
+  ld.row.resize(keep_details), ld.details.resize(keep_details);
   auto const mem = _current_input_first_memory;
   auto cut_memory = [mem](auto& column) { column.resize(mem); };
   auto& me = memory;
@@ -138,6 +147,13 @@ void event_table::keep(std::span<std::uint8_t const> keep_row,
   }
   compact(lm.row, keep_metric), compact(lm.blocks_per_sm, keep_metric);
   compact(lm.est_occupancy_pct, keep_metric);
+  auto& ld = launch_details;
+  std::vector<std::uint8_t> keep_detail(ld.size());
+  for (std::size_t k = 0; k < ld.size(); ++k) {
+    keep_detail[k] = keep_row[ld.row[k]];
+    ld.row[k] = new_index[ld.row[k]];
+  }
+  compact(ld.row, keep_detail), compact(ld.details, keep_detail);
   auto rows = [&](auto& column) { compact(column, keep_row); };
   rows(start_ns), rows(end_ns), rows(kind), rows(subkind), rows(input), rows(rank), rows(device);
   rows(stream), rows(name), rows(category), rows(correlation), rows(bytes), rows(role);

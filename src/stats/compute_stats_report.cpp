@@ -9,7 +9,10 @@
 
 #include <algorithm>
 #include <array>
+#include <tuple>
 #include <unordered_map>
+
+#include <fmt/format.h>
 
 #include <tracesweep/event_kind.hpp>
 #include <tracesweep/memcpy_labels.hpp>
@@ -23,25 +26,38 @@ constexpr std::uint32_t no_key = 0xFFFF'FFFFu;
 /// Dense group keys and their labels.
 class key_space {
  public:
-  std::uint32_t id(std::string const& name, std::string_view style) {
+  /// The key of (name, style, launch): launch is cuda_gpu_kern_gb_sum's (grid, block) text.
+  std::uint32_t id(std::string const& name, std::string_view style,
+                   std::pair<std::string, std::string> const& launch = {}) {
     std::string composite = name;
-    composite += '\0';
-    composite += style;
+    for (std::string_view part :
+         {style, std::string_view(launch.first), std::string_view(launch.second)})
+      composite.append(1, '\0').append(part);
     auto [it, fresh] =
         _ids.try_emplace(std::move(composite), static_cast<std::uint32_t>(_names.size()));
     if (fresh) {
       _names.push_back(name);
       _styles.emplace_back(style);
+      _launches.push_back(launch);
     }
     return it->second;
   }
   [[nodiscard]] std::string const& name(std::uint32_t k) const { return _names[k]; }
   [[nodiscard]] std::string const& style(std::uint32_t k) const { return _styles[k]; }
+  [[nodiscard]] auto const& launch(std::uint32_t k) const { return _launches[k]; }
 
  private:
   std::unordered_map<std::string, std::uint32_t> _ids;
   std::vector<std::string> _names, _styles;
+  std::vector<std::pair<std::string, std::string>> _launches;
 };
+
+/// "%4d %4d %4d" of a launch dimension, as nsys's cuda_gpu_kern_gb_sum prints GridXYZ and
+/// BlockXYZ; empty when unknown.
+std::string dimensions(std::array<std::int32_t, 3> const& d) {
+  if (d[0] < 0) return {};
+  return fmt::format("{:4} {:4} {:4}", d[0], d[1], d[2]);
+}
 
 /// Assigns each row of the table its group key (no_key = not in the report) and its value.
 class row_keyer {
@@ -49,6 +65,11 @@ class row_keyer {
   row_keyer(event_table const& t, stats_report r) : _t(t), _r(r) {
     _by_name.assign(t.strings().size() * style_count, no_key);
     _by_subkind.fill(no_key);
+    if (r == stats_report::cuda_gpu_kern_gb_sum) {
+      _detail.assign(t.size(), -1);
+      for (std::size_t k = 0; k < t.launch_details.size(); ++k)
+        _detail[t.launch_details.row[k]] = static_cast<std::int64_t>(k);
+    }
   }
 
   std::uint32_t key(std::size_t i) {
@@ -73,6 +94,8 @@ class row_keyer {
         if (k == event_kind::memcpy) return by_subkind(_t.subkind[i]);
         if (k == event_kind::memset) return by_memset();
         return no_key;
+      case stats_report::cuda_gpu_kern_gb_sum:
+        return k == event_kind::kernel && _t.device[i] >= 0 ? by_launch(i) : no_key;
       case stats_report::cuda_api_gpu_sum:
         if (k == event_kind::api_call) return by_name(_t.name[i], api_style);
         [[fallthrough]];
@@ -118,6 +141,14 @@ class row_keyer {
       slot = _keys.id("[CUDA memcpy " + std::string(memcpy_label(copy)) + "]", memory_style());
     return slot;
   }
+  std::uint32_t by_launch(std::size_t i) {
+    std::pair<std::string, std::string> launch;
+    if (auto const k = _detail[i]; k >= 0) {
+      auto const& d = _t.launch_details.details[static_cast<std::size_t>(k)];
+      launch = {dimensions(d.grid), dimensions(d.block)};
+    }
+    return _keys.id(std::string(_t.strings().at(_t.name[i])), "", launch);
+  }
   std::uint32_t by_memset() {
     if (_memset == no_key) _memset = _keys.id("[CUDA memset]", memory_style());
     return _memset;
@@ -129,6 +160,7 @@ class row_keyer {
   std::vector<std::uint32_t> _by_name;
   std::array<std::uint32_t, 256> _by_subkind;
   std::uint32_t _memset = no_key;
+  std::vector<std::int64_t> _detail;  ///< gb_sum: each row's launch_details index, or -1
 };
 
 stats_table finish(stats_report report, std::string source, std::vector<exact_stats> const& stats,
@@ -151,13 +183,13 @@ stats_table finish(stats_report report, std::string source, std::vector<exact_st
     row.max = s.max;
     row.name = keys.name(s.key);
     row.style = keys.style(s.key);
+    std::tie(row.grid, row.block) = keys.launch(s.key);
     out.rows.push_back(std::move(row));
   }
   std::sort(out.rows.begin(), out.rows.end(), [](stats_row const& a, stats_row const& b) {
     if (a.total != b.total) return a.total > b.total;
     if (a.count != b.count) return a.count > b.count;
-    if (a.name != b.name) return a.name < b.name;
-    return a.style < b.style;
+    return std::tie(a.name, a.style, a.grid, a.block) < std::tie(b.name, b.style, b.grid, b.block);
   });
   return out;
 }

@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "stats/per_input_results.hpp"
+
 namespace tracesweep {
 
 namespace {
@@ -47,7 +49,10 @@ void add_rows(result_table& t, gpu_rule_table const& g, bool with_file) {
     cells.emplace_back(r.start_ns);
     cells.emplace_back(std::int64_t{r.rank});
     cells.emplace_back(std::int64_t{r.device});
-    cells.emplace_back(r.context ? cell(*r.context) : cell());
+    if (r.context)
+      cells.emplace_back(*r.context);
+    else
+      cells.emplace_back();  // no single context
     if (with_file) cells.emplace_back(std::int64_t{g.recipe_rank}), cells.emplace_back(g.source);
     t.add_row(std::move(cells));
   }
@@ -56,38 +61,24 @@ void add_rows(result_table& t, gpu_rule_table const& g, bool with_file) {
 }  // namespace
 
 output::result_set gpu_rule_results(std::vector<gpu_rule_table> const& tables) {
-  output::result_set set;
-  set.json_bare = true;
-  for (auto const& g : tables) {
-    auto t = columns(g.rule, output::text | output::html);
-    t.title = title_of(g.rule) + ": " + g.source;
-    t.style = output::text_style::report;
-    t.text_empty = is_util(g.rule) ? "(no rows: no chunk below the threshold)"
-                                   : "(no rows: no gap longer than the threshold)";
-    add_rows(t, g, false);
-    set.tables.push_back(std::move(t));
-  }
-  if (!tables.empty()) {
-    bool const with_file = tables.size() > 1;
-    auto all = columns(tables.front().rule, output::flat);
-    if (with_file) all.add("Rank", value_type::integer), all.add("File", value_type::string);
-    for (auto const& g : tables) add_rows(all, g, with_file);
-    set.tables.push_back(std::move(all));
-  }
-  result_table reports;
-  reports.name = "reports";
-  reports.views = output::json;
-  reports.add("rule", value_type::string);
-  reports.add("source", value_type::string);
-  reports.add("rank", value_type::integer);
-  reports.add("rows", value_type::nested);
-  for (auto const& g : tables) {
-    auto rows = columns(g.rule, output::all_views);
-    add_rows(rows, g, false);
-    reports.add_row({g.rule, g.source, std::int64_t{g.recipe_rank}, output::nest(std::move(rows))});
-  }
-  set.tables.push_back(std::move(reports));
-  return set;
+  stats::per_input_layout l;
+  l.tables = tables.size();
+  auto const rule = tables.empty() ? std::string("gpu_gaps") : tables.front().rule;
+  l.columns = [rule](unsigned views) { return columns(rule, views); };
+  l.add_rows = [&](result_table& t, std::size_t k, bool several) {
+    add_rows(t, tables[k], several);
+  };
+  l.title = [&](std::size_t k) { return title_of(tables[k].rule) + ": " + tables[k].source; };
+  l.empty_text = is_util(rule) ? "(no rows: no chunk below the threshold)"
+                               : "(no rows: no gap longer than the threshold)";
+  l.several_columns = {{"Rank", value_type::integer}, {"File", value_type::string}};
+  l.json_keys = {
+      {"rule", value_type::string}, {"source", value_type::string}, {"rank", value_type::integer}};
+  l.json_cells = [&](std::size_t k) {
+    auto const& g = tables[k];
+    return std::vector<cell>{g.rule, g.source, std::int64_t{g.recipe_rank}};
+  };
+  return stats::per_input_results(l);
 }
 
 }  // namespace tracesweep

@@ -27,6 +27,10 @@ std::vector<column> columns_of(stats_report r) {
   if (r == stats_report::nvtx_sum) {
     cols.push_back({"Style", field::style, cell::text});
     cols.push_back({"Range", field::name, cell::text});
+  } else if (r == stats_report::cuda_gpu_kern_gb_sum) {
+    cols.push_back({"GridXYZ", field::grid, cell::text});
+    cols.push_back({"BlockXYZ", field::block, cell::text});
+    cols.push_back({"Name", field::name, cell::text});
   } else if (r == stats_report::cuda_gpu_sum || r == stats_report::cuda_api_gpu_sum) {
     cols.push_back({"Category", field::style, cell::text});
     cols.push_back({"Operation", field::name, cell::text});

@@ -11,7 +11,20 @@
 
 namespace tracesweep::stats {
 
-enum class field { time_percent, total, count, avg, median, min, max, stddev, style, name };
+enum class field {
+  time_percent,
+  total,
+  count,
+  avg,
+  median,
+  min,
+  max,
+  stddev,
+  style,
+  grid,
+  block,
+  name
+};
 enum class cell { decimal1, integer, megabytes, text };
 
 struct column {

@@ -18,6 +18,8 @@ std::string_view to_string(stats_report r) noexcept {
       return "nvtx_sum";
     case stats_report::osrt_sum:
       return "osrt_sum";
+    case stats_report::cuda_gpu_kern_gb_sum:
+      return "cuda_gpu_kern_gb_sum";
     case stats_report::cuda_gpu_sum:
       return "cuda_gpu_sum";
     case stats_report::cuda_api_gpu_sum:
@@ -46,6 +48,8 @@ std::string_view stats_report_title(stats_report r) noexcept {
       return "NVTX Range Summary";
     case stats_report::osrt_sum:
       return "OS Runtime Summary";
+    case stats_report::cuda_gpu_kern_gb_sum:
+      return "CUDA GPU Kernel/Grid/Block Summary";
     case stats_report::cuda_gpu_sum:
       return "CUDA GPU Summary (Kernels/MemOps)";
     case stats_report::cuda_api_gpu_sum:

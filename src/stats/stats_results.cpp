@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "stats/per_input_results.hpp"
 #include "stats/stats_columns.hpp"
 
 namespace tracesweep {
@@ -40,7 +41,16 @@ cell value(stats_row const& row, stats::column const& c) {
     if (f == c.source) return number(row.*at, c);
   for (auto [f, at] : reals)
     if (f == c.source) return number(row.*at, c);
-  return c.source == field::style ? row.style : row.name;
+  switch (c.source) {
+    case field::style:
+      return row.style;
+    case field::grid:
+      return row.grid;
+    case field::block:
+      return row.block;
+    default:
+      return row.name;
+  }
 }
 
 /// The report's columns, without rows.
@@ -83,40 +93,25 @@ void add_rows(result_table& t, stats_table const& s, bool with_file) {
 }  // namespace
 
 output::result_set stats_results(std::vector<stats_table> const& tables) {
-  output::result_set set;
-  set.json_bare = true;
-  // Text (and the HTML page): one titled table per input.
-  for (auto const& s : tables) {
-    auto t = columns(s.report, output::text | output::html);
-    t.title = std::string(stats_report_title(s.report)) + " (" + std::string(to_string(s.report)) +
-              "): " + s.source;
-    t.style = output::text_style::report;
-    t.text_empty = "(no rows: no events of this kind in the input, or none the filters kept)";
-    add_rows(t, s, false);
-    set.tables.push_back(std::move(t));
-  }
-  // CSV: every input's rows under one header, with the input in File when there are several.
-  if (!tables.empty()) {
-    bool const with_file = tables.size() > 1;
-    auto all = columns(tables.front().report, output::flat);
-    if (with_file) all.add("File", value_type::string);
-    for (auto const& s : tables) add_rows(all, s, with_file);
-    set.tables.push_back(std::move(all));
-  }
-  // JSON: [{report, source, rows}].
-  result_table reports;
-  reports.name = "reports";
-  reports.views = output::json;
-  reports.add("report", value_type::string);
-  reports.add("source", value_type::string);
-  reports.add("rows", value_type::nested);
-  for (auto const& s : tables) {
-    auto rows = columns(s.report, output::all_views);
-    add_rows(rows, s, false);
-    reports.add_row({std::string(to_string(s.report)), s.source, output::nest(std::move(rows))});
-  }
-  set.tables.push_back(std::move(reports));
-  return set;
+  stats::per_input_layout l;
+  l.tables = tables.size();
+  auto const report = tables.empty() ? stats_report::cuda_gpu_kern_sum : tables.front().report;
+  l.columns = [report](unsigned views) { return columns(report, views); };
+  l.add_rows = [&](result_table& t, std::size_t k, bool several) {
+    add_rows(t, tables[k], several);
+  };
+  l.title = [&](std::size_t k) {
+    auto const& s = tables[k];
+    return std::string(stats_report_title(s.report)) + " (" + std::string(to_string(s.report)) +
+           "): " + s.source;
+  };
+  l.empty_text = "(no rows: no events of this kind in the input, or none the filters kept)";
+  l.several_columns = {{"File", value_type::string}};
+  l.json_keys = {{"report", value_type::string}, {"source", value_type::string}};
+  l.json_cells = [&](std::size_t k) {
+    return std::vector<cell>{std::string(to_string(tables[k].report)), tables[k].source};
+  };
+  return stats::per_input_results(l);
 }
 
 }  // namespace tracesweep

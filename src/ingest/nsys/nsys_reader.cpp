@@ -22,10 +22,10 @@
 
 #include <tracesweep/error.hpp>
 
+#include "ingest/nsys/nsys_gpu_contexts.hpp"
 #include "ingest/nsys/nsys_image.hpp"
 #include "ingest/nsys/nsys_integrity.hpp"
 #include "ingest/nsys/nsys_labels.hpp"
-#include "ingest/nsys/nsys_gpu_contexts.hpp"
 #include "ingest/nsys/nsys_memory.hpp"
 #include "ingest/nsys/nsys_metadata.hpp"
 #include "ingest/nsys/nsys_schema.hpp"
@@ -250,7 +250,7 @@ class appender {
         _table.skip("unknown_string_id");
         continue;
       }
-      _table.append(e);
+      if (_table.append(e) && !b.details.empty()) _table.add_device_details(b.details[i]);
     }
   }
 
@@ -361,7 +361,7 @@ void read_database(db_location const& where, std::uint64_t bytes, event_table& t
   for (auto src :
        {source_table::kernel, source_table::memcpy, source_table::memset, source_table::runtime,
         source_table::synchronization, source_table::osrt, source_table::nvtx}) {
-    auto p = plan_table(schema, path, src, options.kernel_names);
+    auto p = plan_table(schema, path, src, options.kernel_names, options.launch_details);
     if (!p) continue;
     if (!(options.kinds & kind_bit(p->kind))) {
       if (is_device_activity(p->kind) && !unread_gpu_activity)

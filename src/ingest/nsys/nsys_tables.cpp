@@ -25,8 +25,23 @@ enum field : int {
   f_subkind,
   f_text,
   f_domain,
+  // Launch details (table_plan::details only).
+  f_context,
+  f_green_context,
+  f_grid_x,
+  f_grid_y,
+  f_grid_z,
+  f_block_x,
+  f_block_y,
+  f_block_z,
+  f_registers,
+  f_static_shared,
+  f_dynamic_shared,
+  f_src_kind,
+  f_dst_kind,
   field_count
 };
+static_assert(field_count == plan_field_count);
 
 struct source_info {
   char const* table;
@@ -57,6 +72,7 @@ source_info info_of(source_table s) {
 
 /// The value a field takes when the table lacks it or the row holds NULL.
 constexpr std::int64_t default_of(int f) {
+  if (f >= f_context) return -1;  // launch details: absent
   switch (f) {
     case f_device:
     case f_stream:
@@ -66,6 +82,24 @@ constexpr std::int64_t default_of(int f) {
       return -1;
     default:
       return 0;
+  }
+}
+
+/// Picks the launch-detail columns of a device table that has them.
+template <class Pick>
+void pick_details(source_table source, Pick&& pick) {
+  pick(f_context, {"contextId"});
+  pick(f_green_context, {"greenContextId"});
+  if (source == source_table::kernel) {
+    pick(f_grid_x, {"gridX"}), pick(f_grid_y, {"gridY"}), pick(f_grid_z, {"gridZ"});
+    pick(f_block_x, {"blockX"}), pick(f_block_y, {"blockY"}), pick(f_block_z, {"blockZ"});
+    pick(f_registers, {"registersPerThread"});
+    pick(f_static_shared, {"staticSharedMemory"});
+    pick(f_dynamic_shared, {"dynamicSharedMemory"});
+  } else if (source == source_table::memcpy) {
+    pick(f_src_kind, {"srcKind"}), pick(f_dst_kind, {"dstKind"});
+  } else if (source == source_table::memset) {
+    pick(f_src_kind, {"memKind"});
   }
 }
 
@@ -79,7 +113,7 @@ constexpr std::int64_t tid_of(std::int64_t global) {
 }  // namespace
 
 std::optional<table_plan> plan_table(export_schema const& schema, std::string const& path,
-                                     source_table source, kernel_naming naming) {
+                                     source_table source, kernel_naming naming, bool details) {
   auto const info = info_of(source);
   std::string const table = info.table;
   if (!schema.has_table(table)) return std::nullopt;
@@ -142,7 +176,11 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
       pick(f_domain, {"domainId"});
       break;
   }
-  table_plan plan{source, table, info.kind, info.names, "SELECT ", {}, true, true};
+  bool const with_details =
+      details && (source == source_table::kernel || source == source_table::memcpy ||
+                  source == source_table::memset);
+  if (with_details) pick_details(source, pick);
+  table_plan plan{source, table, info.kind, info.names, "SELECT ", {}, true, true, with_details};
   int next = 0;
   for (int f = 0; f < field_count; ++f) {
     plan.column[f] = -1;
@@ -162,6 +200,30 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
 }
 
 namespace {
+
+/// A row's launch details from its fields (-1 where absent or out of range).
+template <class Get>
+device_details details_of(Get const& get) {
+  auto narrow32 = [&](int f) {
+    auto const v = get(f);
+    return v >= -1 && v <= INT32_MAX ? static_cast<std::int32_t>(v) : -1;
+  };
+  auto narrow16 = [&](int f) {
+    auto const v = get(f);
+    return v >= -1 && v <= INT16_MAX ? static_cast<std::int16_t>(v) : std::int16_t{-1};
+  };
+  device_details d;
+  d.context = get(f_context);
+  d.green_context = get(f_green_context);
+  d.grid = {narrow32(f_grid_x), narrow32(f_grid_y), narrow32(f_grid_z)};
+  d.block = {narrow32(f_block_x), narrow32(f_block_y), narrow32(f_block_z)};
+  d.registers_per_thread = narrow32(f_registers);
+  d.static_shared_bytes = get(f_static_shared);
+  d.dynamic_shared_bytes = get(f_dynamic_shared);
+  d.src_kind = narrow16(f_src_kind);
+  d.dst_kind = narrow16(f_dst_kind);
+  return d;
+}
 
 /// Reads every row of the bound statement `rows` (the plan's SELECT) into `out`.
 void load(statement& rows, table_plan const& plan, row_batch& out) {
@@ -249,6 +311,7 @@ void load(statement& rows, table_plan const& plan, row_batch& out) {
     out.bytes.push_back(get(f_bytes));
     out.name_raw.push_back(get(f_name));
     if (kernel && fallback) out.name_fallback.push_back(get(f_name_fallback));
+    if (plan.details) out.details.push_back(details_of(get));
     if (nvtx) {
       auto const* t = text(f_text);
       out.has_text.push_back(t != nullptr);
@@ -266,7 +329,7 @@ void load(statement& rows, table_plan const& plan, row_batch& out) {
 void row_batch::clear() {
   for (auto* v : {&start, &end, &stream, &correlation, &bytes, &name_raw, &name_fallback, &domain})
     v->clear();
-  rank.clear(), device.clear(), subkind.clear(), text.clear(), has_text.clear();
+  rank.clear(), device.clear(), subkind.clear(), text.clear(), has_text.clear(), details.clear();
   domains.clear(), skipped.clear();
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <tracesweep/event_kind.hpp>
+#include <tracesweep/event_table.hpp>
 #include <tracesweep/input_reader.hpp>
 
 #include "ingest/nsys/nsys_schema.hpp"
@@ -30,6 +31,9 @@ enum class name_source {
   nvtx,       ///< text, else StringIds[name_raw], prefixed by the domain name when known
 };
 
+/// The logical fields a plan may select (nsys_tables.cpp names them).
+inline constexpr int plan_field_count = 26;
+
 /// What to read from one table: its SQL and how rows become events.
 struct table_plan {
   source_table source;
@@ -39,9 +43,10 @@ struct table_plan {
   std::string sql;  ///< SELECT … WHERE rowid BETWEEN ?1 AND ?2 ORDER BY rowid
   /// Result column of each logical field (-1 = not selected; the field's default applies).
   /// Nullable fields other than start/end/text come back through coalesce(…, default).
-  std::array<int, 13> column{};
+  std::array<int, plan_field_count> column{};
   bool start_nullable = true;
   bool end_nullable = true;
+  bool details = false;  ///< rows carry device_details (read_options::launch_details)
 };
 
 /// An NVTX domain-create row (eventType 75).
@@ -61,6 +66,7 @@ struct row_batch {
   std::vector<std::uint8_t> has_text;
   std::vector<std::int64_t> domain;
   std::vector<nvtx_domain> domains;
+  std::vector<device_details> details;  ///< one per row when the plan reads them
   std::map<std::string, std::int64_t> skipped;
 
   /// Empties every column, keeping the storage for the next range.
@@ -73,7 +79,7 @@ struct row_batch {
 /// the table exists but lacks a column no event can do without (start, end).
 [[nodiscard]] std::optional<table_plan> plan_table(export_schema const& schema,
                                                    std::string const& path, source_table source,
-                                                   kernel_naming naming);
+                                                   kernel_naming naming, bool details = false);
 
 /// Reads rows with rowid in [lo, hi] into `out`: one prepared SELECT, sqlite3_step and
 /// sqlite3_column_int64 per value.

@@ -15,13 +15,6 @@
 namespace tracesweep::test {
 namespace {
 
-/// Built-in memcpy labels for exports without ENUM_CUDA_MEMCPY_OPER (before 2023).
-constexpr char const* builtin_memcpy_enum =
-    "enum_memcpy(id, label) AS (VALUES (0,'Unknown'),(1,'Host-to-Device'),(2,'Device-to-Host'),"
-    "(3,'Host-to-Array'),(4,'Array-to-Host'),(5,'Array-to-Array'),(6,'Array-to-Device'),"
-    "(7,'Device-to-Array'),(8,'Device-to-Device'),(9,'Host-to-Host'),(10,'Peer-to-Peer'),"
-    "(11,'Unified Host-to-Device'),(12,'Unified Device-to-Host'),(13,'Unified Device-to-Device'))";
-
 /// The report's rows as (name, style, value) in SQL, or "" when the export lacks the tables.
 std::string source_sql(oracle_db& db, std::string const& report, std::string const& naming) {
   auto const kernel = std::string("CUPTI_ACTIVITY_KIND_KERNEL");

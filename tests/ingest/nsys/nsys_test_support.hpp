@@ -29,6 +29,18 @@ inline std::vector<std::filesystem::path> nsys_exports(std::filesystem::path con
   return out;
 }
 
+/// Built-in memcpy labels for exports without ENUM_CUDA_MEMCPY_OPER (before 2023).
+inline constexpr char const* builtin_memcpy_enum =
+    "enum_memcpy(id, label) AS (VALUES (0,'Unknown'),(1,'Host-to-Device'),(2,'Device-to-Host'),"
+    "(3,'Host-to-Array'),(4,'Array-to-Host'),(5,'Array-to-Array'),(6,'Array-to-Device'),"
+    "(7,'Device-to-Array'),(8,'Device-to-Device'),(9,'Host-to-Host'),(10,'Peer-to-Peer'),"
+    "(11,'Unified Host-to-Device'),(12,'Unified Device-to-Host'),(13,'Unified Device-to-Device'))";
+
+/// Built-in memory-kind labels for exports without ENUM_CUDA_MEM_KIND (before 2023).
+inline constexpr char const* builtin_memory_kind_enum =
+    "enum_memkind(id, label) AS (VALUES (0,'Pageable'),(1,'Pinned'),(2,'Device'),(3,'Array'),"
+    "(4,'Managed'),(5,'Device Static'),(6,'Managed Static'),(7,'Unknown'))";
+
 /// `f` read into a new table with `threads` threads and the other options of `o`.
 inline event_table read_export(std::filesystem::path const& f, unsigned threads,
                                read_options o = {}) {

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+// The result set every nsys-style report prints: text (and HTML) one titled table per input,
+// CSV one header over every input's rows (with trailing columns such as File when there are
+// several), JSON an array of {report keys…, rows}.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <tracesweep/output/result_table.hpp>
+
+namespace tracesweep::stats {
+
+struct per_input_layout {
+  std::size_t tables = 0;
+  /// The report's columns for `views`, without rows.
+  std::function<output::result_table(unsigned views)> columns;
+  /// Adds table k's rows; with `several`, CSV's trailing cells too (several_columns).
+  std::function<void(output::result_table&, std::size_t k, bool several)> add_rows;
+  std::function<std::string(std::size_t k)> title;
+  std::string empty_text;
+  /// CSV columns after the report's when there are several tables.
+  std::vector<std::pair<std::string, output::value_type>> several_columns;
+  /// JSON: the keys before "rows" and table k's values for them.
+  std::vector<std::pair<std::string, output::value_type>> json_keys;
+  std::function<std::vector<output::cell>(std::size_t k)> json_cells;
+};
+
+[[nodiscard]] output::result_set per_input_results(per_input_layout const& l);
+
+}  // namespace tracesweep::stats
