@@ -4,6 +4,7 @@
 #include <tracesweep/error.hpp>
 #include <tracesweep/gpu_rules.hpp>
 #include <tracesweep/gpu_trace.hpp>
+#include <tracesweep/kernel_exec.hpp>
 #include <tracesweep/stats_reports.hpp>
 #include <tracesweep/stats_results.hpp>
 
@@ -55,7 +56,9 @@ struct stats_args {
 /// chunks=N, rows=N).
 struct report_spec {
   std::optional<stats_report> summary;
-  std::string rule;  ///< "cuda_gpu_trace", "gpu_gaps" or "gpu_time_util" when not a summary
+  /// When not a summary: cuda_gpu_trace, cuda_kern_exec_trace, cuda_kern_exec_sum, gpu_gaps or
+  /// gpu_time_util.
+  std::string rule;
   std::optional<kernel_naming> naming;
   gpu_gaps_options gaps;
   gpu_time_util_options util;
@@ -116,7 +119,7 @@ report_spec parse_report(std::string const& text) {
   parts.push_back(rest);
   report_spec r;
   auto const name = std::string(parts.front());
-  if (name == "cuda_gpu_trace") {
+  if (name == "cuda_gpu_trace" || name == "cuda_kern_exec_trace" || name == "cuda_kern_exec_sum") {
     if (parts.size() > 1) refuse(text, name + " takes no options");
     r.rule = name;
     return r;
@@ -149,7 +152,8 @@ void add_stats_command(CLI::App& app, context& ctx) {
   add_analysis_options(cmd, args->common, false);
   cmd->add_option("--report", args->report,
                   "Report to compute: " + listed +
-                      "cuda_gpu_trace, cuda_gpu_kern_sum:base|:mangled, "
+                      "cuda_gpu_trace, cuda_kern_exec_trace, cuda_kern_exec_sum, "
+                      "cuda_gpu_kern_sum:base|:mangled, "
                       "gpu_gaps[:gap=MS][:rows=N], "
                       "gpu_time_util[:threshold=PERCENT][:chunks=N][:rows=N]")
       ->required();
@@ -162,6 +166,15 @@ void add_stats_command(CLI::App& app, context& ctx) {
     ctx.run = [&ctx, args] {
       auto const spec = parse_report(args->report);
       read_options options;
+      if (spec.rule == "cuda_kern_exec_trace" || spec.rule == "cuda_kern_exec_sum") {
+        options.kinds = kind_bit(event_kind::kernel) | kind_bit(event_kind::api_call);
+        options.launch_details = spec.rule == "cuda_kern_exec_trace";
+        return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto& be) {
+          return spec.rule == "cuda_kern_exec_trace"
+                     ? kernel_exec_trace_results(compute_kernel_exec_trace(model, args->merge))
+                     : kernel_exec_sum_results(compute_kernel_exec_sum(model, be, args->merge));
+        });
+      }
       if (spec.rule == "cuda_gpu_trace") {
         options.kinds = kind_bit(event_kind::kernel) | kind_bit(event_kind::memcpy) |
                         kind_bit(event_kind::memset);

@@ -12,10 +12,10 @@
 #include <tuple>
 #include <unordered_map>
 
-#include <fmt/format.h>
-
 #include <tracesweep/event_kind.hpp>
 #include <tracesweep/memcpy_labels.hpp>
+
+#include "stats/launch_details.hpp"
 
 namespace tracesweep {
 
@@ -52,13 +52,6 @@ class key_space {
   std::vector<std::pair<std::string, std::string>> _launches;
 };
 
-/// "%4d %4d %4d" of a launch dimension, as nsys's cuda_gpu_kern_gb_sum prints GridXYZ and
-/// BlockXYZ; empty when unknown.
-std::string dimensions(std::array<std::int32_t, 3> const& d) {
-  if (d[0] < 0) return {};
-  return fmt::format("{:4} {:4} {:4}", d[0], d[1], d[2]);
-}
-
 /// Assigns each row of the table its group key (no_key = not in the report) and its value.
 class row_keyer {
  public:
@@ -66,9 +59,7 @@ class row_keyer {
     _by_name.assign(t.strings().size() * style_count, no_key);
     _by_subkind.fill(no_key);
     if (r == stats_report::cuda_gpu_kern_gb_sum) {
-      _detail.assign(t.size(), -1);
-      for (std::size_t k = 0; k < t.launch_details.size(); ++k)
-        _detail[t.launch_details.row[k]] = static_cast<std::int64_t>(k);
+      _detail = stats::launch_detail_index(t);
     }
   }
 
@@ -145,7 +136,7 @@ class row_keyer {
     std::pair<std::string, std::string> launch;
     if (auto const k = _detail[i]; k >= 0) {
       auto const& d = _t.launch_details.details[static_cast<std::size_t>(k)];
-      launch = {dimensions(d.grid), dimensions(d.block)};
+      launch = {stats::launch_dimensions(d.grid), stats::launch_dimensions(d.block)};
     }
     return _keys.id(std::string(_t.strings().at(_t.name[i])), "", launch);
   }

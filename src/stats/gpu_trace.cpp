@@ -5,17 +5,11 @@
 #include <algorithm>
 #include <string>
 
+#include "stats/launch_details.hpp"
+
 namespace tracesweep {
 
 namespace {
-
-/// Per row: its index in table.launch_details, or -1.
-std::vector<std::int64_t> detail_index(event_table const& t) {
-  std::vector<std::int64_t> out(t.size(), -1);
-  for (std::size_t k = 0; k < t.launch_details.size(); ++k)
-    out[t.launch_details.row[k]] = static_cast<std::int64_t>(k);
-  return out;
-}
 
 std::string device_label(input_info const& info, std::int32_t device) {
   auto const id = std::to_string(device);
@@ -29,7 +23,7 @@ std::string device_label(input_info const& info, std::int32_t device) {
 
 std::vector<gpu_trace_table> compute_gpu_trace(trace_model const& model, bool merge) {
   auto const& t = model.table();
-  auto const details = detail_index(t);
+  auto const details = stats::launch_detail_index(t);
   std::vector<gpu_trace_table> out(merge ? 1 : t.inputs().size());
   if (merge) out[0].source = "all inputs";
   for (std::size_t i = 0; !merge && i < out.size(); ++i) out[i].source = t.inputs()[i].path;

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+// cuda_kern_exec_trace / _sum → result tables (nsys-style: per input in text, one CSV, JSON).
+#include <tracesweep/kernel_exec.hpp>
+
+#include <utility>
+
+#include "stats/per_input_results.hpp"
+
+namespace tracesweep {
+
+namespace {
+
+using output::cell;
+using output::result_table;
+using output::value_type;
+
+void add_ns(result_table& t, std::string name, value_type type = value_type::integer) {
+  auto& c = t.add(std::move(name), type, "ns");
+  c.fixed = true;
+  c.thousands = true;
+  if (type == value_type::real) c.decimals = 1;
+}
+
+result_table trace_columns(unsigned views) {
+  result_table t;
+  t.name = "cuda_kern_exec_trace";
+  t.views = views;
+  for (auto const* n : {"API Start (ns)", "API Dur (ns)", "Queue Start (ns)", "Queue Dur (ns)",
+                        "Kernel Start (ns)", "Kernel Dur (ns)", "Total Dur (ns)"})
+    add_ns(t, n);
+  t.add("PID", value_type::integer);
+  t.add("TID", value_type::integer);
+  t.add("DevId", value_type::integer);
+  for (auto const* n : {"API Function", "GridXYZ", "BlockXYZ", "Kernel Name"})
+    t.add(n, value_type::string);
+  return t;
+}
+
+cell optional_ns(std::optional<std::int64_t> v) {
+  return v ? cell(*v) : cell();
+}
+
+void add_trace_rows(result_table& t, kernel_exec_trace const& g, bool several) {
+  for (auto const& r : g.rows) {
+    std::vector<cell> c{r.api_start,
+                        r.api_duration,
+                        optional_ns(r.queue_start),
+                        optional_ns(r.queue_duration),
+                        r.kernel_start,
+                        r.kernel_duration,
+                        r.total_duration,
+                        std::int64_t{r.pid},
+                        r.tid,
+                        std::int64_t{r.device},
+                        r.api_name,
+                        r.grid,
+                        r.block,
+                        r.kernel_name};
+    if (several) c.emplace_back(g.source);
+    t.add_row(std::move(c));
+  }
+}
+
+result_table sum_columns(unsigned views) {
+  result_table t;
+  t.name = "cuda_kern_exec_sum";
+  t.views = views;
+  for (auto const* n : {"PID", "TID", "DevId", "Count", "QCount"}) t.add(n, value_type::integer);
+  for (char const phase : {'T', 'A', 'Q', 'K'}) {
+    std::string const p(1, phase);
+    add_ns(t, p + "Avg (ns)", value_type::real);
+    add_ns(t, p + "Med (ns)", value_type::real);
+    add_ns(t, p + "Min (ns)");
+    add_ns(t, p + "Max (ns)");
+    add_ns(t, p + "StdDev (ns)", value_type::real);
+  }
+  t.add("API Name", value_type::string);
+  t.add("Kernel Name", value_type::string);
+  return t;
+}
+
+void add_phase(std::vector<cell>& c, std::optional<phase_stats> const& s) {
+  if (!s) {
+    c.insert(c.end(), 5, cell());
+    return;
+  }
+  c.insert(c.end(), {s->avg, s->median, s->min, s->max, s->stddev});
+}
+
+void add_sum_rows(result_table& t, kernel_exec_summary const& g, bool several) {
+  for (auto const& r : g.groups) {
+    std::vector<cell> c{std::int64_t{r.pid}, r.tid, std::int64_t{r.device}, r.count, r.queued};
+    add_phase(c, r.total), add_phase(c, r.api), add_phase(c, r.queue), add_phase(c, r.kernel);
+    c.emplace_back(r.api_name);
+    c.emplace_back(r.kernel_name);
+    if (several) c.emplace_back(g.source);
+    t.add_row(std::move(c));
+  }
+}
+
+template <class Table, class Columns, class Rows>
+output::result_set per_input(std::vector<Table> const& tables, std::string const& report,
+                             std::string const& title, Columns columns, Rows rows) {
+  stats::per_input_layout l;
+  l.tables = tables.size();
+  l.columns = columns;
+  l.add_rows = [&](result_table& t, std::size_t k, bool several) { rows(t, tables[k], several); };
+  l.title = [&](std::size_t k) { return title + " (" + report + "): " + tables[k].source; };
+  l.empty_text = "(no rows: no launched kernels in the input, or none the filters kept)";
+  l.several_columns = {{"File", value_type::string}};
+  l.json_keys = {{"report", value_type::string}, {"source", value_type::string}};
+  l.json_cells = [&](std::size_t k) { return std::vector<cell>{report, tables[k].source}; };
+  return stats::per_input_results(l);
+}
+
+}  // namespace
+
+output::result_set kernel_exec_trace_results(std::vector<kernel_exec_trace> const& tables) {
+  return per_input(tables, "cuda_kern_exec_trace", "CUDA Kernel Launch & Exec Time Trace",
+                   trace_columns, add_trace_rows);
+}
+
+output::result_set kernel_exec_sum_results(std::vector<kernel_exec_summary> const& tables) {
+  return per_input(tables, "cuda_kern_exec_sum", "CUDA Kernel Launch & Exec Time Summary",
+                   sum_columns, add_sum_rows);
+}
+
+}  // namespace tracesweep
