@@ -5,6 +5,7 @@
 #include <tracesweep/gpu_rules.hpp>
 #include <tracesweep/gpu_trace.hpp>
 #include <tracesweep/kernel_exec.hpp>
+#include <tracesweep/nvtx_kernels.hpp>
 #include <tracesweep/stats_reports.hpp>
 #include <tracesweep/stats_results.hpp>
 
@@ -56,8 +57,8 @@ struct stats_args {
 /// chunks=N, rows=N).
 struct report_spec {
   std::optional<stats_report> summary;
-  /// When not a summary: cuda_gpu_trace, cuda_kern_exec_trace, cuda_kern_exec_sum, gpu_gaps or
-  /// gpu_time_util.
+  /// When not a summary: cuda_gpu_trace, cuda_kern_exec_trace, cuda_kern_exec_sum,
+  /// nvtx_kern_sum, gpu_gaps or gpu_time_util.
   std::string rule;
   std::optional<kernel_naming> naming;
   gpu_gaps_options gaps;
@@ -119,7 +120,8 @@ report_spec parse_report(std::string const& text) {
   parts.push_back(rest);
   report_spec r;
   auto const name = std::string(parts.front());
-  if (name == "cuda_gpu_trace" || name == "cuda_kern_exec_trace" || name == "cuda_kern_exec_sum") {
+  if (name == "cuda_gpu_trace" || name == "cuda_kern_exec_trace" || name == "cuda_kern_exec_sum" ||
+      name == "nvtx_kern_sum") {
     if (parts.size() > 1) refuse(text, name + " takes no options");
     r.rule = name;
     return r;
@@ -152,7 +154,7 @@ void add_stats_command(CLI::App& app, context& ctx) {
   add_analysis_options(cmd, args->common, false);
   cmd->add_option("--report", args->report,
                   "Report to compute: " + listed +
-                      "cuda_gpu_trace, cuda_kern_exec_trace, cuda_kern_exec_sum, "
+                      "cuda_gpu_trace, cuda_kern_exec_trace, cuda_kern_exec_sum, nvtx_kern_sum, "
                       "cuda_gpu_kern_sum:base|:mangled, "
                       "gpu_gaps[:gap=MS][:rows=N], "
                       "gpu_time_util[:threshold=PERCENT][:chunks=N][:rows=N]")
@@ -173,6 +175,13 @@ void add_stats_command(CLI::App& app, context& ctx) {
           return spec.rule == "cuda_kern_exec_trace"
                      ? kernel_exec_trace_results(compute_kernel_exec_trace(model, args->merge))
                      : kernel_exec_sum_results(compute_kernel_exec_sum(model, be, args->merge));
+        });
+      }
+      if (spec.rule == "nvtx_kern_sum") {
+        options.kinds = kind_bit(event_kind::kernel) | kind_bit(event_kind::api_call) |
+                        kind_bit(event_kind::user_range);
+        return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto& be) {
+          return nvtx_kern_sum_results(compute_nvtx_kern_sum(model, be, args->merge));
         });
       }
       if (spec.rule == "cuda_gpu_trace") {

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// nvtx_kern_sum through `stats --format csv` against SQL on every real export with NVTX ranges
+// and kernels: each kernel attributed to every push/pop or start/end range of its launching
+// call's process and thread that encloses the call; per (range, style, PID, TID, kernel) the
+// enclosing range instances, the kernel instances and the duration statistics.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "ingest/nsys/nsys_test_support.hpp"
+#include "support/run_cli.hpp"
+#include "support/trace_paths.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace tracesweep::test;
+
+constexpr char const* attributions_sql =
+    "WITH calls AS (SELECT rowid AS rid, start, \"end\", globalTid, correlationId, (globalTid >> "
+    "24) & 16777215 AS pid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL), "
+    "first AS (SELECT pid, correlationId, MIN(rid) AS rid FROM calls GROUP BY pid, correlationId), "
+    "launches AS (SELECT c.start AS cs, c.\"end\" AS ce, c.pid AS pid, c.globalTid & 16777215 AS "
+    "tid, k.\"end\" - k.start AS kd, s.value AS kname FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN first "
+    "f ON f.pid = ((k.globalPid >> 24) & 16777215) AND f.correlationId = k.correlationId JOIN "
+    "calls "
+    "c ON c.rid = f.rid JOIN StringIds s ON s.id = k.demangledName), domains AS (SELECT DISTINCT "
+    "(globalTid >> 24) & 16777215 AS pid, domainId, text AS dname FROM NVTX_EVENTS WHERE "
+    "eventType = 75), ranges AS (SELECT n.rowid AS rid, n.start, n.\"end\", (n.globalTid >> 24) & "
+    "16777215 AS pid, n.globalTid & 16777215 AS tid, coalesce(d.dname || ':', '') || "
+    "coalesce(n.text, t.value, '') AS name, CASE WHEN n.eventType IN (59, 70) THEN 'PushPop' ELSE "
+    "'StartEnd' END AS style FROM NVTX_EVENTS n LEFT JOIN StringIds t ON t.id = n.textId LEFT JOIN "
+    "domains d ON d.pid = (n.globalTid >> 24) & 16777215 AND d.domainId = n.domainId WHERE "
+    "n.eventType IN (59, 60, 70, 71) AND n.\"end\" IS NOT NULL AND n.start IS NOT NULL), att AS "
+    "(SELECT r.rid, r.name, r.style, r.pid, r.tid, l.kname, l.kd FROM launches l JOIN ranges r ON "
+    "r.pid = l.pid AND r.tid = l.tid AND r.start <= l.cs AND l.ce <= r.\"end\"), ranked AS "
+    "(SELECT *, ROW_NUMBER() OVER (PARTITION BY name, style, pid, tid, kname ORDER BY kd) AS rn, "
+    "COUNT(*) OVER (PARTITION BY name, style, pid, tid, kname) AS cnt FROM att) ";
+
+TEST(NvtxKernels, SummaryMatchesSqlOnEveryExport) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  int with_rows = 0;
+  for (auto const& f : nsys_exports(traces)) {
+    oracle_db db(f);
+    if (!db.has_table("CUPTI_ACTIVITY_KIND_KERNEL") || !db.has_table("NVTX_EVENTS") ||
+        !db.has_table("CUPTI_ACTIVITY_KIND_RUNTIME") || !db.has_column("NVTX_EVENTS", "domainId"))
+      continue;
+    SCOPED_TRACE(f.string());
+    auto const expected = db.query(
+        std::string(attributions_sql) +
+        ", g AS (SELECT name, style, pid, tid, COUNT(DISTINCT rid) AS ri, COUNT(*) AS n, SUM(kd) "
+        "AS tot, AVG(kd) AS av, AVG(CASE WHEN rn IN ((cnt + 1) / 2, (cnt + 2) / 2) THEN kd END) AS "
+        "med, MIN(kd) AS mn, MAX(kd) AS mx, kname FROM ranked GROUP BY name, style, pid, tid, "
+        "kname) SELECT g.name, g.style, g.pid, g.tid, g.ri, g.n, g.tot, g.av, g.med, g.mn, g.mx, "
+        "g.kname, (SELECT SUM((a.kd - g.av) * (a.kd - g.av)) FROM att a WHERE a.name = g.name AND "
+        "a.style = g.style AND a.pid = g.pid AND a.tid = g.tid AND a.kname = g.kname) FROM g");
+    using key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
+    std::map<key, std::vector<sql_value>> want;
+    for (auto const& e : expected)
+      want[{e[0].s, e[1].s, std::to_string(e[2].i), std::to_string(e[3].i), e[11].s}] = e;
+    auto const r = run_cli("stats --report nvtx_kern_sum --format csv " + quote(f));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto const rows = parse_csv(r.out);
+    ASSERT_FALSE(rows.empty());
+    ASSERT_EQ(rows.size() - 1, want.size());
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+      auto const& row = rows[i];
+      ASSERT_EQ(row.size(), 13u);
+      auto const found = want.find({row[0], row[1], row[2], row[3], row[12]});
+      ASSERT_NE(found, want.end()) << "row " << i << ": " << row[0] << " / " << row[12];
+      auto const& e = found->second;
+      EXPECT_EQ(std::stoll(row[4]), e[4].i) << "NVTX Inst, row " << i;
+      EXPECT_EQ(std::stoll(row[5]), e[5].i) << "Kern Inst, row " << i;
+      EXPECT_EQ(std::stoll(row[6]), e[6].i) << "Total, row " << i;
+      EXPECT_NEAR(std::stod(row[7]), e[7].d, 0.05 + 1e-6 * e[7].d) << "Avg, row " << i;
+      EXPECT_NEAR(std::stod(row[8]), e[8].d, 0.05 + 1e-6 * e[8].d) << "Med, row " << i;
+      EXPECT_EQ(std::stoll(row[9]), e[9].i) << "Min, row " << i;
+      EXPECT_EQ(std::stoll(row[10]), e[10].i) << "Max, row " << i;
+      double const n = static_cast<double>(e[5].i);
+      double const sd = n > 1 ? std::sqrt(e[12].d / (n - 1)) : 0.0;
+      EXPECT_NEAR(std::stod(row[11]), sd, 0.05 + 1e-6 * sd) << "StdDev, row " << i;
+    }
+    if (rows.size() > 1) ++with_rows;
+  }
+  EXPECT_GE(with_rows, 3);
+}
+
+}  // namespace
