@@ -86,20 +86,9 @@ void add_rows(result_table& t, gpu_trace_table const& g, bool with_file) {
 }  // namespace
 
 output::result_set gpu_trace_results(std::vector<gpu_trace_table> const& tables) {
-  stats::per_input_layout l;
-  l.tables = tables.size();
-  l.columns = columns;
-  l.add_rows = [&](result_table& t, std::size_t k, bool several) {
-    add_rows(t, tables[k], several);
-  };
-  l.title = [&](std::size_t k) { return "CUDA GPU Trace (cuda_gpu_trace): " + tables[k].source; };
-  l.empty_text = "(no rows: no GPU operations in the input, or none the filters kept)";
-  l.several_columns = {{"File", value_type::string}};
-  l.json_keys = {{"report", value_type::string}, {"source", value_type::string}};
-  l.json_cells = [&](std::size_t k) {
-    return std::vector<cell>{std::string("cuda_gpu_trace"), tables[k].source};
-  };
-  return stats::per_input_results(l);
+  return stats::report_per_input(
+      tables, "cuda_gpu_trace", "CUDA GPU Trace",
+      "(no rows: no GPU operations in the input, or none the filters kept)", columns, add_rows);
 }
 
 }  // namespace tracesweep

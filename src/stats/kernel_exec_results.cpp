@@ -14,6 +14,9 @@ using output::cell;
 using output::result_table;
 using output::value_type;
 
+constexpr char const* empty_text =
+    "(no rows: no launched kernels in the input, or none the filters kept)";
+
 void add_ns(result_table& t, std::string name, value_type type = value_type::integer) {
   auto& c = t.add(std::move(name), type, "ns");
   c.fixed = true;
@@ -98,31 +101,18 @@ void add_sum_rows(result_table& t, kernel_exec_summary const& g, bool several) {
   }
 }
 
-template <class Table, class Columns, class Rows>
-output::result_set per_input(std::vector<Table> const& tables, std::string const& report,
-                             std::string const& title, Columns columns, Rows rows) {
-  stats::per_input_layout l;
-  l.tables = tables.size();
-  l.columns = columns;
-  l.add_rows = [&](result_table& t, std::size_t k, bool several) { rows(t, tables[k], several); };
-  l.title = [&](std::size_t k) { return title + " (" + report + "): " + tables[k].source; };
-  l.empty_text = "(no rows: no launched kernels in the input, or none the filters kept)";
-  l.several_columns = {{"File", value_type::string}};
-  l.json_keys = {{"report", value_type::string}, {"source", value_type::string}};
-  l.json_cells = [&](std::size_t k) { return std::vector<cell>{report, tables[k].source}; };
-  return stats::per_input_results(l);
-}
-
 }  // namespace
 
 output::result_set kernel_exec_trace_results(std::vector<kernel_exec_trace> const& tables) {
-  return per_input(tables, "cuda_kern_exec_trace", "CUDA Kernel Launch & Exec Time Trace",
-                   trace_columns, add_trace_rows);
+  return stats::report_per_input(tables, "cuda_kern_exec_trace",
+                                 "CUDA Kernel Launch & Exec Time Trace", empty_text, trace_columns,
+                                 add_trace_rows);
 }
 
 output::result_set kernel_exec_sum_results(std::vector<kernel_exec_summary> const& tables) {
-  return per_input(tables, "cuda_kern_exec_sum", "CUDA Kernel Launch & Exec Time Summary",
-                   sum_columns, add_sum_rows);
+  return stats::report_per_input(tables, "cuda_kern_exec_sum",
+                                 "CUDA Kernel Launch & Exec Time Summary", empty_text, sum_columns,
+                                 add_sum_rows);
 }
 
 }  // namespace tracesweep

@@ -60,22 +60,10 @@ void add_rows(result_table& t, nvtx_kernel_table const& g, bool several) {
 }  // namespace
 
 output::result_set nvtx_kern_sum_results(std::vector<nvtx_kernel_table> const& tables) {
-  stats::per_input_layout l;
-  l.tables = tables.size();
-  l.columns = columns;
-  l.add_rows = [&](result_table& t, std::size_t k, bool several) {
-    add_rows(t, tables[k], several);
-  };
-  l.title = [&](std::size_t k) {
-    return "NVTX Range Kernel Summary (nvtx_kern_sum): " + tables[k].source;
-  };
-  l.empty_text = "(no rows: no kernel launched inside an NVTX range, or none the filters kept)";
-  l.several_columns = {{"File", value_type::string}};
-  l.json_keys = {{"report", value_type::string}, {"source", value_type::string}};
-  l.json_cells = [&](std::size_t k) {
-    return std::vector<cell>{std::string("nvtx_kern_sum"), tables[k].source};
-  };
-  return stats::per_input_results(l);
+  return stats::report_per_input(
+      tables, "nvtx_kern_sum", "NVTX Range Kernel Summary",
+      "(no rows: no kernel launched inside an NVTX range, or none the filters kept)", columns,
+      add_rows);
 }
 
 }  // namespace tracesweep

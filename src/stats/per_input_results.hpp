@@ -30,4 +30,27 @@ struct per_input_layout {
 
 [[nodiscard]] output::result_set per_input_results(per_input_layout const& l);
 
+/// The common case: tables with a `source` (the input), titled "TITLE (REPORT): SOURCE", a File
+/// column in CSV with several tables, JSON {report, source, rows}. `rows(table, t, several)`
+/// adds t's rows (and, with several, its source as the last cell).
+template <class Table, class Columns, class Rows>
+[[nodiscard]] output::result_set report_per_input(std::vector<Table> const& tables,
+                                                  std::string const& report,
+                                                  std::string const& title,
+                                                  std::string const& empty_text, Columns columns,
+                                                  Rows rows) {
+  per_input_layout l;
+  l.tables = tables.size();
+  l.columns = columns;
+  l.add_rows = [&](output::result_table& t, std::size_t k, bool several) {
+    rows(t, tables[k], several);
+  };
+  l.title = [&](std::size_t k) { return title + " (" + report + "): " + tables[k].source; };
+  l.empty_text = empty_text;
+  l.several_columns = {{"File", output::value_type::string}};
+  l.json_keys = {{"report", output::value_type::string}, {"source", output::value_type::string}};
+  l.json_cells = [&](std::size_t k) { return std::vector<output::cell>{report, tables[k].source}; };
+  return per_input_results(l);
+}
+
 }  // namespace tracesweep::stats
