@@ -69,9 +69,13 @@ struct stats_table {
   std::vector<stats_row> rows;  ///< sorted by total desc, count desc, name, style
 };
 
-/// One table per input (in input order), or one over every input when `merge`.
+/// One table per input (in input order), or one over every input when `merge`. `nvtx_name`
+/// (cuda_gpu_kern_sum only, nsys's `:nvtx-name`): kernels named "RANGE/KERNEL" after the
+/// innermost NVTX range (or user annotation) of their launching thread around the launching
+/// call; a kernel outside every range keeps its name.
 [[nodiscard]] std::vector<stats_table> compute_stats_report(trace_model const& model, backend& be,
-                                                            stats_report report, bool merge);
+                                                            stats_report report, bool merge,
+                                                            bool nvtx_name = false);
 
 /// `name` without a trailing `_vNNNNN` API-version suffix (cudaLaunchKernel_v7000 →
 /// cudaLaunchKernel).

@@ -61,6 +61,7 @@ struct report_spec {
   /// nvtx_kern_sum, gpu_gaps or gpu_time_util.
   std::string rule;
   std::optional<kernel_naming> naming;
+  bool nvtx_name = false;  ///< cuda_gpu_kern_sum:nvtx-name
   gpu_gaps_options gaps;
   gpu_time_util_options util;
 };
@@ -139,8 +140,10 @@ report_spec parse_report(std::string const& text) {
       r.naming = kernel_naming::base;
     else if (parts[k] == "mangled")
       r.naming = kernel_naming::mangled;
+    else if (parts[k] == "nvtx-name")
+      r.nvtx_name = true;
     else
-      refuse(text, "unknown option " + std::string(parts[k]) + " (base or mangled)");
+      refuse(text, "unknown option " + std::string(parts[k]) + " (base, mangled or nvtx-name)");
   }
   return r;
 }
@@ -155,7 +158,7 @@ void add_stats_command(CLI::App& app, context& ctx) {
   cmd->add_option("--report", args->report,
                   "Report to compute: " + listed +
                       "cuda_gpu_trace, cuda_kern_exec_trace, cuda_kern_exec_sum, nvtx_kern_sum, "
-                      "cuda_gpu_kern_sum:base|:mangled, "
+                      "cuda_gpu_kern_sum[:base|:mangled][:nvtx-name], "
                       "gpu_gaps[:gap=MS][:rows=N], "
                       "gpu_time_util[:threshold=PERCENT][:chunks=N][:rows=N]")
       ->required();
@@ -206,12 +209,14 @@ void add_stats_command(CLI::App& app, context& ctx) {
       }
       auto const report = *spec.summary;
       options.kinds = kinds_of(report);
+      if (spec.nvtx_name)
+        options.kinds |= kind_bit(event_kind::api_call) | kind_bit(event_kind::user_range);
       options.launch_details = report == stats_report::cuda_gpu_kern_gb_sum;
       if (args->names == "base") options.kernel_names = kernel_naming::base;
       if (args->names == "mangled") options.kernel_names = kernel_naming::mangled;
       if (spec.naming) options.kernel_names = *spec.naming;
       return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto& be) {
-        return stats_results(compute_stats_report(model, be, report, args->merge));
+        return stats_results(compute_stats_report(model, be, report, args->merge, spec.nvtx_name));
       });
     };
   });

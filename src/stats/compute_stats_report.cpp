@@ -11,11 +11,13 @@
 #include <array>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include <tracesweep/event_kind.hpp>
 #include <tracesweep/memcpy_labels.hpp>
 
 #include "stats/launch_details.hpp"
+#include "stats/nvtx_attribution.hpp"
 
 namespace tracesweep {
 
@@ -55,6 +57,11 @@ class key_space {
 /// Assigns each row of the table its group key (no_key = not in the report) and its value.
 class row_keyer {
  public:
+  /// kern_sum by NVTX range: each kernel row's innermost range (stats::innermost_nvtx_range).
+  void name_by_nvtx_range(std::vector<std::int64_t> innermost) {
+    _innermost = std::move(innermost);
+  }
+
   row_keyer(event_table const& t, stats_report r) : _t(t), _r(r) {
     _by_name.assign(t.strings().size() * style_count, no_key);
     _by_subkind.fill(no_key);
@@ -66,8 +73,10 @@ class row_keyer {
   std::uint32_t key(std::size_t i) {
     event_kind const k = _t.kind[i];
     switch (_r) {
-      case stats_report::cuda_gpu_kern_sum:  // compute_kernel_stats
-        return no_key;
+      case stats_report::cuda_gpu_kern_sum:  // compute_kernel_stats, unless by NVTX range
+        return k == event_kind::kernel && _t.device[i] >= 0 && !_innermost.empty()
+                   ? by_range_and_name(i)
+                   : no_key;
       case stats_report::cuda_api_sum:
         return k == event_kind::api_call ? by_name(_t.name[i], 0) : no_key;
       case stats_report::osrt_sum:
@@ -132,6 +141,16 @@ class row_keyer {
       slot = _keys.id("[CUDA memcpy " + std::string(memcpy_label(copy)) + "]", memory_style());
     return slot;
   }
+  /// ":nvtx-name": "RANGE/KERNEL" with the innermost range around the launching call.
+  std::uint32_t by_range_and_name(std::size_t i) {
+    auto const r = _innermost[i];
+    std::string name(_t.strings().at(_t.name[i]));
+    if (r >= 0)
+      name = std::string(_t.strings().at(_t.name[static_cast<std::size_t>(r)]))
+                 .append("/")
+                 .append(name);
+    return _keys.id(name, "");
+  }
   std::uint32_t by_launch(std::size_t i) {
     std::pair<std::string, std::string> launch;
     if (auto const k = _detail[i]; k >= 0) {
@@ -151,7 +170,8 @@ class row_keyer {
   std::vector<std::uint32_t> _by_name;
   std::array<std::uint32_t, 256> _by_subkind;
   std::uint32_t _memset = no_key;
-  std::vector<std::int64_t> _detail;  ///< gb_sum: each row's launch_details index, or -1
+  std::vector<std::int64_t> _detail;     ///< gb_sum: each row's launch_details index, or -1
+  std::vector<std::int64_t> _innermost;  ///< kern_sum by NVTX range: each row's range, or -1
 };
 
 stats_table finish(stats_report report, std::string source, std::vector<exact_stats> const& stats,
@@ -194,13 +214,15 @@ std::string_view strip_api_version(std::string_view name) noexcept {
 }
 
 std::vector<stats_table> compute_stats_report(trace_model const& model, backend& be,
-                                              stats_report report, bool merge) {
+                                              stats_report report, bool merge, bool nvtx_name) {
   auto const& table = model.table();
   std::size_t const groups = merge ? 1 : table.inputs().size();
   std::vector<std::vector<exact_stats>> stats(groups);
   row_keyer keyer(table, report);
   key_space kernel_keys;
-  if (report == stats_report::cuda_gpu_kern_sum) {
+  bool const by_range = report == stats_report::cuda_gpu_kern_sum && nvtx_name;
+  if (by_range) keyer.name_by_nvtx_range(stats::innermost_nvtx_range(model));
+  if (report == stats_report::cuda_gpu_kern_sum && !by_range) {
     kernel_selection selection;
     selection.grouping = merge ? kernel_grouping::job : kernel_grouping::input;
     for (auto& k : compute_kernel_stats(model, be, selection)) {
@@ -220,7 +242,8 @@ std::vector<stats_table> compute_stats_report(trace_model const& model, backend&
     for (std::size_t g = 0; g < groups; ++g)
       if (!keys[g].empty()) stats[g] = be.segmented_stats(keys[g], values[g], {});
   }
-  auto const& labels = report == stats_report::cuda_gpu_kern_sum ? kernel_keys : keyer.keys();
+  auto const& labels =
+      report == stats_report::cuda_gpu_kern_sum && !by_range ? kernel_keys : keyer.keys();
   std::vector<stats_table> out;
   for (std::size_t g = 0; g < groups; ++g)
     out.push_back(finish(report, merge ? std::string("all inputs") : table.inputs()[g].path,

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// nvtx_kern_sum: per (input, rank, thread) a sweep over the launching calls by start with the
-// ranges begun so far kept by end, so each call's enclosing ranges are those ending at or after
-// its end; the kernel durations per group go through the backend's segmented statistics.
+// nvtx_kern_sum: the kernels' NVTX attributions grouped by (range, style, PID, TID, kernel); the
+// kernel durations per group go through the backend's segmented statistics.
 #include <tracesweep/nvtx_kernels.hpp>
 
 #include <tracesweep/stats.hpp>
@@ -11,55 +10,11 @@
 #include <set>
 #include <tuple>
 
+#include "stats/nvtx_attribution.hpp"
+
 namespace tracesweep {
 
 namespace {
-
-using thread_key = std::tuple<std::int32_t, std::int32_t, std::int64_t>;  // input, rank, tid
-
-bool is_range(event_table const& t, std::size_t i) {
-  return t.kind[i] == event_kind::user_range && t.device[i] < 0 &&
-         t.subkind[i] != static_cast<std::uint8_t>(range_style::mark);
-}
-
-/// (range row, kernel row) for every kernel and every range enclosing its launching call.
-std::vector<std::pair<std::size_t, std::size_t>> attributions(trace_model const& model) {
-  auto const& t = model.table();
-  std::map<thread_key, std::vector<std::size_t>> ranges, calls;
-  for (std::size_t i = 0; i < t.size(); ++i)
-    if (is_range(t, i)) ranges[{t.input[i], t.rank[i], t.stream[i]}].push_back(i);
-  std::map<std::size_t, std::vector<std::size_t>> kernels_of;  // call → kernels
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    if (t.kind[i] != event_kind::kernel || t.device[i] < 0) continue;
-    auto const c = model.launcher(i);
-    if (c < 0) continue;
-    auto const call = static_cast<std::size_t>(c);
-    if (kernels_of[call].empty())
-      calls[{t.input[call], t.rank[call], t.stream[call]}].push_back(call);
-    kernels_of[call].push_back(i);
-  }
-  auto by_start = [&](std::size_t a, std::size_t b) {
-    return std::pair(t.start_ns[a], a) < std::pair(t.start_ns[b], b);
-  };
-  std::vector<std::pair<std::size_t, std::size_t>> out;
-  for (auto& [thread, list] : calls) {
-    auto found = ranges.find(thread);
-    if (found == ranges.end()) continue;
-    auto& rs = found->second;
-    std::sort(rs.begin(), rs.end(), by_start);
-    std::sort(list.begin(), list.end(), by_start);
-    std::multiset<std::pair<std::int64_t, std::size_t>> open;  // (end, range row)
-    std::size_t next = 0;
-    for (auto const call : list) {
-      for (; next < rs.size() && t.start_ns[rs[next]] <= t.start_ns[call]; ++next)
-        open.insert({t.end_ns[rs[next]], rs[next]});
-      while (!open.empty() && open.begin()->first < t.start_ns[call]) open.erase(open.begin());
-      for (auto it = open.lower_bound({t.end_ns[call], 0}); it != open.end(); ++it)
-        for (auto const k : kernels_of[call]) out.emplace_back(it->second, k);
-    }
-  }
-  return out;
-}
 
 std::string_view style_of(event_table const& t, std::size_t range) {
   return t.subkind[range] == static_cast<std::uint8_t>(range_style::start_end) ? "StartEnd"
@@ -81,7 +36,7 @@ std::vector<nvtx_kernel_table> compute_nvtx_kern_sum(trace_model const& model, b
   std::vector<std::set<std::size_t>> instances;  // per group: the enclosing range rows
   std::vector<std::uint32_t> keys;
   std::vector<std::int64_t> values;
-  for (auto const& [range, kernel] : attributions(model)) {
+  for (auto const& [range, kernel] : stats::nvtx_attributions(model)) {
     auto const table = merge ? std::size_t{0} : static_cast<std::size_t>(t.input[range]);
     group_key const key{table,
                         std::string(t.strings().at(t.name[range])),

@@ -25,19 +25,24 @@ constexpr char const* attributions_sql =
     "WITH calls AS (SELECT rowid AS rid, start, \"end\", globalTid, correlationId, (globalTid >> "
     "24) & 16777215 AS pid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL), "
     "first AS (SELECT pid, correlationId, MIN(rid) AS rid FROM calls GROUP BY pid, correlationId), "
-    "launches AS (SELECT c.start AS cs, c.\"end\" AS ce, c.pid AS pid, c.globalTid & 16777215 AS "
-    "tid, k.\"end\" - k.start AS kd, s.value AS kname FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN first "
+    "launches AS MATERIALIZED (SELECT c.start AS cs, c.\"end\" AS ce, c.pid AS pid, c.globalTid & "
+    "16777215 AS "
+    "tid, k.\"end\" - k.start AS kd, s.value AS kname, k.rowid AS krow FROM "
+    "CUPTI_ACTIVITY_KIND_KERNEL k JOIN first "
     "f ON f.pid = ((k.globalPid >> 24) & 16777215) AND f.correlationId = k.correlationId JOIN "
     "calls "
     "c ON c.rid = f.rid JOIN StringIds s ON s.id = k.demangledName), domains AS (SELECT DISTINCT "
     "(globalTid >> 24) & 16777215 AS pid, domainId, text AS dname FROM NVTX_EVENTS WHERE "
-    "eventType = 75), ranges AS (SELECT n.rowid AS rid, n.start, n.\"end\", (n.globalTid >> 24) & "
+    "eventType = 75), ranges AS MATERIALIZED (SELECT n.rowid AS rid, n.start, n.\"end\", "
+    "(n.globalTid >> 24) & "
     "16777215 AS pid, n.globalTid & 16777215 AS tid, coalesce(d.dname || ':', '') || "
     "coalesce(n.text, t.value, '') AS name, CASE WHEN n.eventType IN (59, 70) THEN 'PushPop' ELSE "
     "'StartEnd' END AS style FROM NVTX_EVENTS n LEFT JOIN StringIds t ON t.id = n.textId LEFT JOIN "
     "domains d ON d.pid = (n.globalTid >> 24) & 16777215 AND d.domainId = n.domainId WHERE "
     "n.eventType IN (59, 60, 70, 71) AND n.\"end\" IS NOT NULL AND n.start IS NOT NULL), att AS "
-    "(SELECT r.rid, r.name, r.style, r.pid, r.tid, l.kname, l.kd FROM launches l JOIN ranges r ON "
+    "MATERIALIZED "
+    "(SELECT r.rid, r.start AS rs, r.\"end\" AS re, r.name, r.style, r.pid, r.tid, l.kname, l.kd, "
+    "l.krow FROM launches l JOIN ranges r ON "
     "r.pid = l.pid AND r.tid = l.tid AND r.start <= l.cs AND l.ce <= r.\"end\"), ranked AS "
     "(SELECT *, ROW_NUMBER() OVER (PARTITION BY name, style, pid, tid, kname ORDER BY kd) AS rn, "
     "COUNT(*) OVER (PARTITION BY name, style, pid, tid, kname) AS cnt FROM att) ";
@@ -88,6 +93,41 @@ TEST(NvtxKernels, SummaryMatchesSqlOnEveryExport) {
     if (rows.size() > 1) ++with_rows;
   }
   EXPECT_GE(with_rows, 3);
+}
+
+TEST(NvtxKernels, KernelSummaryByInnermostRangeMatchesSql) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  for (auto const& f : nsys_exports(traces)) {
+    oracle_db db(f);
+    if (!db.has_table("CUPTI_ACTIVITY_KIND_KERNEL") || !db.has_table("NVTX_EVENTS") ||
+        !db.has_table("CUPTI_ACTIVITY_KIND_RUNTIME") || !db.has_column("NVTX_EVENTS", "domainId"))
+      continue;
+    SCOPED_TRACE(f.string());
+    // The innermost enclosing range per kernel: the latest start, then the earliest end, then
+    // the later row; kernels outside every range keep their name.
+    auto const expected = db.query(
+        std::string(attributions_sql) +
+        ", inner AS MATERIALIZED (SELECT krow, name FROM (SELECT krow, name, ROW_NUMBER() OVER "
+        "(PARTITION BY "
+        "krow ORDER BY rs DESC, re ASC, rid DESC) AS k FROM att) WHERE k = 1), named AS (SELECT "
+        "coalesce(i.name || '/', '') || s.value AS n, k.\"end\" - k.start AS d FROM "
+        "CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName LEFT JOIN inner i "
+        "ON i.krow = k.rowid) SELECT n, SUM(d), COUNT(*), MIN(d), MAX(d) FROM named GROUP BY n");
+    std::map<std::string, std::vector<sql_value>> want;
+    for (auto const& e : expected) want[e[0].s] = e;
+    auto const r = run_cli("stats --report cuda_gpu_kern_sum:nvtx-name --format csv " + quote(f));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto const rows = parse_csv(r.out);
+    ASSERT_EQ(rows.size() - 1, want.size());
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+      auto const found = want.find(rows[i][8]);
+      ASSERT_NE(found, want.end()) << rows[i][8];
+      EXPECT_EQ(std::stoll(rows[i][1]), found->second[1].i) << rows[i][8];
+      EXPECT_EQ(std::stoll(rows[i][2]), found->second[2].i) << rows[i][8];
+      EXPECT_EQ(std::stoll(rows[i][5]), found->second[3].i) << rows[i][8];
+      EXPECT_EQ(std::stoll(rows[i][6]), found->second[4].i) << rows[i][8];
+    }
+  }
 }
 
 }  // namespace

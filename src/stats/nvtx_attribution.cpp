@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "stats/nvtx_attribution.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace tracesweep::stats {
+
+namespace {
+
+using thread_key = std::tuple<std::int32_t, std::int32_t, std::int64_t>;  // input, rank, tid
+
+bool is_range(event_table const& t, std::size_t i) {
+  return t.kind[i] == event_kind::user_range && t.device[i] < 0 &&
+         t.subkind[i] != static_cast<std::uint8_t>(range_style::mark);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::size_t, std::size_t>> nvtx_attributions(trace_model const& model) {
+  auto const& t = model.table();
+  std::map<thread_key, std::vector<std::size_t>> ranges, calls;
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (is_range(t, i)) ranges[{t.input[i], t.rank[i], t.stream[i]}].push_back(i);
+  std::map<std::size_t, std::vector<std::size_t>> kernels_of;  // call → kernels
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (t.kind[i] != event_kind::kernel || t.device[i] < 0) continue;
+    auto const c = model.launcher(i);
+    if (c < 0) continue;
+    auto const call = static_cast<std::size_t>(c);
+    if (kernels_of[call].empty())
+      calls[{t.input[call], t.rank[call], t.stream[call]}].push_back(call);
+    kernels_of[call].push_back(i);
+  }
+  auto by_start = [&](std::size_t a, std::size_t b) {
+    return std::pair(t.start_ns[a], a) < std::pair(t.start_ns[b], b);
+  };
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (auto& [thread, list] : calls) {
+    auto found = ranges.find(thread);
+    if (found == ranges.end()) continue;
+    auto& rs = found->second;
+    std::sort(rs.begin(), rs.end(), by_start);
+    std::sort(list.begin(), list.end(), by_start);
+    std::multiset<std::pair<std::int64_t, std::size_t>> open;  // (end, range row)
+    std::size_t next = 0;
+    for (auto const call : list) {
+      for (; next < rs.size() && t.start_ns[rs[next]] <= t.start_ns[call]; ++next)
+        open.insert({t.end_ns[rs[next]], rs[next]});
+      while (!open.empty() && open.begin()->first < t.start_ns[call]) open.erase(open.begin());
+      for (auto it = open.lower_bound({t.end_ns[call], 0}); it != open.end(); ++it)
+        for (auto const k : kernels_of[call]) out.emplace_back(it->second, k);
+    }
+  }
+  return out;
+}
+
+std::vector<std::int64_t> innermost_nvtx_range(trace_model const& model) {
+  auto const& t = model.table();
+  std::vector<std::int64_t> out(t.size(), -1);
+  for (auto const& [range, kernel] : nvtx_attributions(model)) {
+    auto& best = out[kernel];
+    auto const inner = [&](std::size_t r) { return std::tuple(t.start_ns[r], -t.end_ns[r], r); };
+    if (best < 0 || inner(range) > inner(static_cast<std::size_t>(best)))
+      best = static_cast<std::int64_t>(range);
+  }
+  return out;
+}
+
+}  // namespace tracesweep::stats
