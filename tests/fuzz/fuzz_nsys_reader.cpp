@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the nsys SQLite reader (schema discovery, strings, labels, metadata, the
-// table loaders, rowid range planning, the appender) on a database image in memory, one thread.
+// table loaders with and without launch details, GPU contexts and profiler overhead, rowid range
+// planning, the appender) on a database image in memory, one thread.
 // A refusal is an input_error, which must leave the table as it was; any other exception, or a
 // sanitizer report, is a bug.
 #include <cstddef>
@@ -18,8 +19,10 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
   tracesweep::event_table table;
   tracesweep::read_options options;
   options.threads = 1;
-  // The size picks the kernel naming: the bytes themselves stay a database.
+  // The size picks the kernel naming and whether the optional parts (launch details, GPU
+  // contexts and profiler overhead) are read: the bytes themselves stay a database.
   options.kernel_names = static_cast<tracesweep::kernel_naming>(size % 3);
+  options.launch_details = options.gpu_contexts = (size / 3) % 2 == 1;
   try {
     tracesweep::nsys::read_nsys_sqlite_image("fuzz.sqlite", std::as_bytes(std::span(data, size)),
                                              table, options);
