@@ -55,7 +55,7 @@ struct kernel_exec_group {
 
 struct kernel_exec_summary {
   std::string source;
-  std::vector<kernel_exec_group> groups;  ///< by (PID, TID, device, API name, kernel name)
+  std::vector<kernel_exec_group> rows;  ///< by (PID, TID, device, API name, kernel name)
 };
 
 /// One table per input, or one over all inputs with `merge`. Kernels no call launched are left

@@ -6,6 +6,7 @@
 #include <tracesweep/gpu_trace.hpp>
 #include <tracesweep/kernel_exec.hpp>
 #include <tracesweep/nvtx_kernels.hpp>
+#include <tracesweep/nvtx_projection.hpp>
 #include <tracesweep/stats_reports.hpp>
 #include <tracesweep/stats_results.hpp>
 
@@ -58,7 +59,7 @@ struct stats_args {
 struct report_spec {
   std::optional<stats_report> summary;
   /// When not a summary: cuda_gpu_trace, cuda_kern_exec_trace, cuda_kern_exec_sum,
-  /// nvtx_kern_sum, gpu_gaps or gpu_time_util.
+  /// nvtx_kern_sum, nvtx_gpu_proj_sum, gpu_gaps or gpu_time_util.
   std::string rule;
   std::optional<kernel_naming> naming;
   bool nvtx_name = false;  ///< cuda_gpu_kern_sum:nvtx-name
@@ -122,7 +123,7 @@ report_spec parse_report(std::string const& text) {
   report_spec r;
   auto const name = std::string(parts.front());
   if (name == "cuda_gpu_trace" || name == "cuda_kern_exec_trace" || name == "cuda_kern_exec_sum" ||
-      name == "nvtx_kern_sum") {
+      name == "nvtx_kern_sum" || name == "nvtx_gpu_proj_sum") {
     if (parts.size() > 1) refuse(text, name + " takes no options");
     r.rule = name;
     return r;
@@ -158,6 +159,7 @@ void add_stats_command(CLI::App& app, context& ctx) {
   cmd->add_option("--report", args->report,
                   "Report to compute: " + listed +
                       "cuda_gpu_trace, cuda_kern_exec_trace, cuda_kern_exec_sum, nvtx_kern_sum, "
+                      "nvtx_gpu_proj_sum, "
                       "cuda_gpu_kern_sum[:base|:mangled][:nvtx-name], "
                       "gpu_gaps[:gap=MS][:rows=N], "
                       "gpu_time_util[:threshold=PERCENT][:chunks=N][:rows=N]")
@@ -178,6 +180,14 @@ void add_stats_command(CLI::App& app, context& ctx) {
           return spec.rule == "cuda_kern_exec_trace"
                      ? kernel_exec_trace_results(compute_kernel_exec_trace(model, args->merge))
                      : kernel_exec_sum_results(compute_kernel_exec_sum(model, be, args->merge));
+        });
+      }
+      if (spec.rule == "nvtx_gpu_proj_sum") {
+        options.kinds = kind_bit(event_kind::kernel) | kind_bit(event_kind::memcpy) |
+                        kind_bit(event_kind::memset) | kind_bit(event_kind::api_call) |
+                        kind_bit(event_kind::user_range);
+        return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto& be) {
+          return nvtx_gpu_proj_sum_results(compute_nvtx_gpu_proj_sum(model, be, args->merge));
         });
       }
       if (spec.rule == "nvtx_kern_sum") {

@@ -15,13 +15,9 @@ using output::result_table;
 using output::value_type;
 
 result_table columns(unsigned views) {
-  result_table t;
-  t.name = "cuda_gpu_trace";
-  t.views = views;
+  auto t = stats::report_table("cuda_gpu_trace", views);
   auto number = [&](char const* name, char const* unit = "") {
-    auto& c = t.add(name, value_type::integer, unit);
-    c.fixed = true;
-    c.thousands = true;
+    stats::add_number(t, name, value_type::integer, unit);
   };
   number("Start (ns)", "ns");
   number("Duration (ns)", "ns");
@@ -75,20 +71,12 @@ std::vector<cell> cells_of(gpu_trace_row const& r) {
   return c;
 }
 
-void add_rows(result_table& t, gpu_trace_table const& g, bool with_file) {
-  for (auto const& r : g.rows) {
-    auto c = cells_of(r);
-    if (with_file) c.emplace_back(g.source);
-    t.add_row(std::move(c));
-  }
-}
-
 }  // namespace
 
 output::result_set gpu_trace_results(std::vector<gpu_trace_table> const& tables) {
   return stats::report_per_input(
       tables, "cuda_gpu_trace", "CUDA GPU Trace",
-      "(no rows: no GPU operations in the input, or none the filters kept)", columns, add_rows);
+      "(no rows: no GPU operations in the input, or none the filters kept)", columns, cells_of);
 }
 
 }  // namespace tracesweep

@@ -123,7 +123,7 @@ std::vector<kernel_exec_summary> compute_kernel_exec_sum(trace_model const& mode
       grp.queued = static_cast<std::int64_t>(qs[id].count);
       grp.total = phase_of(ts[id]), grp.api = phase_of(as[id]), grp.kernel = phase_of(ks[id]);
       if (grp.queued > 0) grp.queue = phase_of(qs[id]);
-      out[g].groups.push_back(std::move(grp));
+      out[g].rows.push_back(std::move(grp));
     }
   }
   return out;

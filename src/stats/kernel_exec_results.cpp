@@ -18,16 +18,11 @@ constexpr char const* empty_text =
     "(no rows: no launched kernels in the input, or none the filters kept)";
 
 void add_ns(result_table& t, std::string name, value_type type = value_type::integer) {
-  auto& c = t.add(std::move(name), type, "ns");
-  c.fixed = true;
-  c.thousands = true;
-  if (type == value_type::real) c.decimals = 1;
+  stats::add_number(t, std::move(name), type, "ns");
 }
 
 result_table trace_columns(unsigned views) {
-  result_table t;
-  t.name = "cuda_kern_exec_trace";
-  t.views = views;
+  auto t = stats::report_table("cuda_kern_exec_trace", views);
   for (auto const* n : {"API Start (ns)", "API Dur (ns)", "Queue Start (ns)", "Queue Dur (ns)",
                         "Kernel Start (ns)", "Kernel Dur (ns)", "Total Dur (ns)"})
     add_ns(t, n);
@@ -43,31 +38,25 @@ cell optional_ns(std::optional<std::int64_t> v) {
   return v ? cell(*v) : cell();
 }
 
-void add_trace_rows(result_table& t, kernel_exec_trace const& g, bool several) {
-  for (auto const& r : g.rows) {
-    std::vector<cell> c{r.api_start,
-                        r.api_duration,
-                        optional_ns(r.queue_start),
-                        optional_ns(r.queue_duration),
-                        r.kernel_start,
-                        r.kernel_duration,
-                        r.total_duration,
-                        std::int64_t{r.pid},
-                        r.tid,
-                        std::int64_t{r.device},
-                        r.api_name,
-                        r.grid,
-                        r.block,
-                        r.kernel_name};
-    if (several) c.emplace_back(g.source);
-    t.add_row(std::move(c));
-  }
+std::vector<cell> trace_cells(kernel_exec_row const& r) {
+  return {r.api_start,
+          r.api_duration,
+          optional_ns(r.queue_start),
+          optional_ns(r.queue_duration),
+          r.kernel_start,
+          r.kernel_duration,
+          r.total_duration,
+          std::int64_t{r.pid},
+          r.tid,
+          std::int64_t{r.device},
+          r.api_name,
+          r.grid,
+          r.block,
+          r.kernel_name};
 }
 
 result_table sum_columns(unsigned views) {
-  result_table t;
-  t.name = "cuda_kern_exec_sum";
-  t.views = views;
+  auto t = stats::report_table("cuda_kern_exec_sum", views);
   for (auto const* n : {"PID", "TID", "DevId", "Count", "QCount"}) t.add(n, value_type::integer);
   for (char const phase : {'T', 'A', 'Q', 'K'}) {
     std::string const p(1, phase);
@@ -90,15 +79,12 @@ void add_phase(std::vector<cell>& c, std::optional<phase_stats> const& s) {
   c.insert(c.end(), {s->avg, s->median, s->min, s->max, s->stddev});
 }
 
-void add_sum_rows(result_table& t, kernel_exec_summary const& g, bool several) {
-  for (auto const& r : g.groups) {
-    std::vector<cell> c{std::int64_t{r.pid}, r.tid, std::int64_t{r.device}, r.count, r.queued};
-    add_phase(c, r.total), add_phase(c, r.api), add_phase(c, r.queue), add_phase(c, r.kernel);
-    c.emplace_back(r.api_name);
-    c.emplace_back(r.kernel_name);
-    if (several) c.emplace_back(g.source);
-    t.add_row(std::move(c));
-  }
+std::vector<cell> sum_cells(kernel_exec_group const& r) {
+  std::vector<cell> c{std::int64_t{r.pid}, r.tid, std::int64_t{r.device}, r.count, r.queued};
+  add_phase(c, r.total), add_phase(c, r.api), add_phase(c, r.queue), add_phase(c, r.kernel);
+  c.emplace_back(r.api_name);
+  c.emplace_back(r.kernel_name);
+  return c;
 }
 
 }  // namespace
@@ -106,13 +92,13 @@ void add_sum_rows(result_table& t, kernel_exec_summary const& g, bool several) {
 output::result_set kernel_exec_trace_results(std::vector<kernel_exec_trace> const& tables) {
   return stats::report_per_input(tables, "cuda_kern_exec_trace",
                                  "CUDA Kernel Launch & Exec Time Trace", empty_text, trace_columns,
-                                 add_trace_rows);
+                                 trace_cells);
 }
 
 output::result_set kernel_exec_sum_results(std::vector<kernel_exec_summary> const& tables) {
   return stats::report_per_input(tables, "cuda_kern_exec_sum",
                                  "CUDA Kernel Launch & Exec Time Summary", empty_text, sum_columns,
-                                 add_sum_rows);
+                                 sum_cells);
 }
 
 }  // namespace tracesweep

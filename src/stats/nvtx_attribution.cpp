@@ -19,14 +19,17 @@ bool is_range(event_table const& t, std::size_t i) {
 
 }  // namespace
 
-std::vector<std::pair<std::size_t, std::size_t>> nvtx_attributions(trace_model const& model) {
+std::vector<std::pair<std::size_t, std::size_t>> nvtx_attributions(trace_model const& model,
+                                                                   bool all_gpu_operations) {
   auto const& t = model.table();
   std::map<thread_key, std::vector<std::size_t>> ranges, calls;
   for (std::size_t i = 0; i < t.size(); ++i)
     if (is_range(t, i)) ranges[{t.input[i], t.rank[i], t.stream[i]}].push_back(i);
-  std::map<std::size_t, std::vector<std::size_t>> kernels_of;  // call → kernels
+  std::map<std::size_t, std::vector<std::size_t>> kernels_of;  // call → its device rows
   for (std::size_t i = 0; i < t.size(); ++i) {
-    if (t.kind[i] != event_kind::kernel || t.device[i] < 0) continue;
+    bool const wanted =
+        all_gpu_operations ? is_device_activity(t.kind[i]) : t.kind[i] == event_kind::kernel;
+    if (!wanted || t.device[i] < 0) continue;
     auto const c = model.launcher(i);
     if (c < 0) continue;
     auto const call = static_cast<std::size_t>(c);
@@ -65,6 +68,29 @@ std::vector<std::int64_t> innermost_nvtx_range(trace_model const& model) {
     auto const inner = [&](std::size_t r) { return std::tuple(t.start_ns[r], -t.end_ns[r], r); };
     if (best < 0 || inner(range) > inner(static_cast<std::size_t>(best)))
       best = static_cast<std::int64_t>(range);
+  }
+  return out;
+}
+
+std::vector<range_nesting> nvtx_range_nesting(event_table const& t) {
+  std::vector<range_nesting> out(t.size());
+  std::map<thread_key, std::vector<std::size_t>> ranges;
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (is_range(t, i)) ranges[{t.input[i], t.rank[i], t.stream[i]}].push_back(i);
+  for (auto& [thread, rs] : ranges) {
+    std::sort(rs.begin(), rs.end(), [&](std::size_t a, std::size_t b) {
+      return std::tuple(t.start_ns[a], -t.end_ns[a], a) <
+             std::tuple(t.start_ns[b], -t.end_ns[b], b);
+    });
+    std::multiset<std::pair<std::int64_t, std::size_t>> open;  // (end, range row) begun so far
+    for (auto const a : rs) {
+      while (!open.empty() && open.begin()->first < t.start_ns[a]) open.erase(open.begin());
+      auto const first = open.lower_bound({t.end_ns[a], 0});
+      out[a].level = static_cast<std::int64_t>(std::distance(first, open.end()));
+      for (auto it = first; it != open.end(); ++it)
+        if (out[it->second].level == out[a].level - 1) ++out[it->second].children;
+      open.insert({t.end_ns[a], a});
+    }
   }
   return out;
 }

@@ -11,10 +11,21 @@
 
 namespace tracesweep::stats {
 
-/// (range row, kernel row) for every kernel and every range enclosing its launching call: per
-/// thread one sweep over the calls by start, the ranges begun so far kept by end.
+/// (range row, device row) for every kernel (with `all_gpu_operations`: every kernel, memcpy
+/// and memset) and every range enclosing its launching call: per thread one sweep over the calls
+/// by start, the ranges begun so far kept by end.
 [[nodiscard]] std::vector<std::pair<std::size_t, std::size_t>> nvtx_attributions(
-    trace_model const& model);
+    trace_model const& model, bool all_gpu_operations = false);
+
+/// A range's place among the ranges of its thread. Range B encloses range A when B starts at or
+/// before A and ends at or after it and comes first in (start, −end, row) order; level = the
+/// ranges enclosing it (0 at the top); children = the ranges it encloses one level down.
+struct range_nesting {
+  std::int64_t level = 0;
+  std::int64_t children = 0;
+};
+/// Per row (zeros for rows that are not ranges).
+[[nodiscard]] std::vector<range_nesting> nvtx_range_nesting(event_table const& t);
 
 /// Per row: the innermost range enclosing the kernel's launching call (the latest start, then
 /// the earliest end), or -1 (not a kernel, or no range encloses its call).

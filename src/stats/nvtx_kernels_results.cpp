@@ -15,46 +15,36 @@ using output::result_table;
 using output::value_type;
 
 result_table columns(unsigned views) {
-  result_table t;
-  t.name = "nvtx_kern_sum";
-  t.views = views;
+  auto t = stats::report_table("nvtx_kern_sum", views);
   t.add("NVTX Range", value_type::string);
   t.add("Style", value_type::string);
   for (auto const* n : {"PID", "TID", "NVTX Inst", "Kern Inst"}) t.add(n, value_type::integer);
-  auto ns = [&](char const* name, value_type type) {
-    auto& c = t.add(name, type, "ns");
-    c.fixed = true;
-    c.thousands = true;
-    if (type == value_type::real) c.decimals = 1;
-  };
-  ns("Total Time (ns)", value_type::integer);
-  ns("Avg (ns)", value_type::real);
-  ns("Med (ns)", value_type::real);
-  ns("Min (ns)", value_type::integer);
-  ns("Max (ns)", value_type::integer);
-  ns("StdDev (ns)", value_type::real);
+  auto const integer = value_type::integer, real = value_type::real;
+  for (auto const& [name, type] : {std::pair{"Total Time (ns)", integer},
+                                   {"Avg (ns)", real},
+                                   {"Med (ns)", real},
+                                   {"Min (ns)", integer},
+                                   {"Max (ns)", integer},
+                                   {"StdDev (ns)", real}})
+    stats::add_number(t, name, type, "ns");
   t.add("Kernel Name", value_type::string);
   return t;
 }
 
-void add_rows(result_table& t, nvtx_kernel_table const& g, bool several) {
-  for (auto const& r : g.rows) {
-    std::vector<cell> c{r.range,
-                        r.style,
-                        std::int64_t{r.pid},
-                        r.tid,
-                        r.range_instances,
-                        r.kernel_instances,
-                        r.total,
-                        r.avg,
-                        r.median,
-                        r.min,
-                        r.max,
-                        r.stddev,
-                        r.kernel};
-    if (several) c.emplace_back(g.source);
-    t.add_row(std::move(c));
-  }
+std::vector<cell> cells_of(nvtx_kernel_row const& r) {
+  return {r.range,
+          r.style,
+          std::int64_t{r.pid},
+          r.tid,
+          r.range_instances,
+          r.kernel_instances,
+          r.total,
+          r.avg,
+          r.median,
+          r.min,
+          r.max,
+          r.stddev,
+          r.kernel};
 }
 
 }  // namespace
@@ -63,7 +53,7 @@ output::result_set nvtx_kern_sum_results(std::vector<nvtx_kernel_table> const& t
   return stats::report_per_input(
       tables, "nvtx_kern_sum", "NVTX Range Kernel Summary",
       "(no rows: no kernel launched inside an NVTX range, or none the filters kept)", columns,
-      add_rows);
+      cells_of);
 }
 
 }  // namespace tracesweep

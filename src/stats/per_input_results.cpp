@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "stats/per_input_results.hpp"
 
+#include <utility>
+
 namespace tracesweep::stats {
 
 output::result_set per_input_results(per_input_layout const& l) {
@@ -36,6 +38,21 @@ output::result_set per_input_results(per_input_layout const& l) {
   }
   set.tables.push_back(std::move(reports));
   return set;
+}
+
+output::result_table report_table(std::string name, unsigned views) {
+  output::result_table t;
+  t.name = std::move(name);
+  t.views = views;
+  return t;
+}
+
+void add_number(output::result_table& t, std::string name, output::value_type type,
+                std::string unit) {
+  auto& c = t.add(std::move(name), type, std::move(unit));
+  c.fixed = true;
+  c.thousands = true;
+  if (type == output::value_type::real) c.decimals = 1;
 }
 
 }  // namespace tracesweep::stats

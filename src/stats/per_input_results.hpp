@@ -30,20 +30,32 @@ struct per_input_layout {
 
 [[nodiscard]] output::result_set per_input_results(per_input_layout const& l);
 
-/// The common case: tables with a `source` (the input), titled "TITLE (REPORT): SOURCE", a File
-/// column in CSV with several tables, JSON {report, source, rows}. `rows(table, t, several)`
-/// adds t's rows (and, with several, its source as the last cell).
-template <class Table, class Columns, class Rows>
+/// An empty table named `name` shown in `views`.
+[[nodiscard]] output::result_table report_table(std::string name, unsigned views);
+
+/// Adds a number column as nsys prints them: published as computed (`fixed`), thousands
+/// separators in text, one decimal for reals; `unit` "ns", "bytes" or "" (a count).
+void add_number(output::result_table& t, std::string name, output::value_type type,
+                std::string unit);
+
+/// The common case: tables with a `source` (the input) and `rows`, titled "TITLE (REPORT):
+/// SOURCE", a File column in CSV with several tables, JSON {report, source, rows}; `cells(row)`
+/// gives a row's cells in the order of `columns`.
+template <class Table, class Columns, class Cells>
 [[nodiscard]] output::result_set report_per_input(std::vector<Table> const& tables,
                                                   std::string const& report,
                                                   std::string const& title,
                                                   std::string const& empty_text, Columns columns,
-                                                  Rows rows) {
+                                                  Cells cells) {
   per_input_layout l;
   l.tables = tables.size();
   l.columns = columns;
   l.add_rows = [&](output::result_table& t, std::size_t k, bool several) {
-    rows(t, tables[k], several);
+    for (auto const& row : tables[k].rows) {
+      std::vector<output::cell> c = cells(row);
+      if (several) c.emplace_back(tables[k].source);
+      t.add_row(std::move(c));
+    }
   };
   l.title = [&](std::size_t k) { return title + " (" + report + "): " + tables[k].source; };
   l.empty_text = empty_text;
