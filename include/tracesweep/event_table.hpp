@@ -156,6 +156,12 @@ inline constexpr std::int64_t bytes_limit = std::int64_t{1} << 62;
   return t > -time_limit_ns && t < time_limit_ns;
 }
 
+class event_table;
+
+/// Whether `row` is a host range a user marked (an NVTX push/pop or start/end range, a user
+/// annotation), not an instant mark.
+[[nodiscard]] bool is_host_range(event_table const& t, std::size_t row) noexcept;
+
 class event_table {
  public:
   // Columns: all the same length, row i is one event.

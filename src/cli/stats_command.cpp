@@ -20,6 +20,10 @@ namespace tracesweep::cli {
 
 namespace {
 
+/// Kernels, memcpys and memsets: the GPU operations several reports read.
+constexpr std::uint32_t gpu_operation_kinds =
+    kind_bit(event_kind::kernel) | kind_bit(event_kind::memcpy) | kind_bit(event_kind::memset);
+
 /// The event kinds a report is computed from: the reader may leave every other kind unread.
 std::uint32_t kinds_of(stats_report r) {
   switch (r) {
@@ -37,11 +41,9 @@ std::uint32_t kinds_of(stats_report r) {
     case stats_report::cuda_gpu_kern_gb_sum:
       return kind_bit(event_kind::kernel);
     case stats_report::cuda_gpu_sum:
-      return kind_bit(event_kind::kernel) | kind_bit(event_kind::memcpy) |
-             kind_bit(event_kind::memset);
+      return gpu_operation_kinds;
     case stats_report::cuda_api_gpu_sum:
-      return kind_bit(event_kind::kernel) | kind_bit(event_kind::memcpy) |
-             kind_bit(event_kind::memset) | kind_bit(event_kind::api_call);
+      return gpu_operation_kinds | kind_bit(event_kind::api_call);
   }
   return all_event_kinds;
 }
@@ -183,9 +185,8 @@ void add_stats_command(CLI::App& app, context& ctx) {
         });
       }
       if (spec.rule == "nvtx_gpu_proj_sum") {
-        options.kinds = kind_bit(event_kind::kernel) | kind_bit(event_kind::memcpy) |
-                        kind_bit(event_kind::memset) | kind_bit(event_kind::api_call) |
-                        kind_bit(event_kind::user_range);
+        options.kinds =
+            gpu_operation_kinds | kind_bit(event_kind::api_call) | kind_bit(event_kind::user_range);
         return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto& be) {
           return nvtx_gpu_proj_sum_results(compute_nvtx_gpu_proj_sum(model, be, args->merge));
         });
@@ -198,8 +199,7 @@ void add_stats_command(CLI::App& app, context& ctx) {
         });
       }
       if (spec.rule == "cuda_gpu_trace") {
-        options.kinds = kind_bit(event_kind::kernel) | kind_bit(event_kind::memcpy) |
-                        kind_bit(event_kind::memset);
+        options.kinds = gpu_operation_kinds;
         options.launch_details = true;
         return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto&) {
           return gpu_trace_results(compute_gpu_trace(model, args->merge));
@@ -208,8 +208,7 @@ void add_stats_command(CLI::App& app, context& ctx) {
       if (!spec.summary) {
         if (args->merge)
           refuse(args->report, "the GPU rules print one table per input (no --merge)");
-        options.kinds = kind_bit(event_kind::kernel) | kind_bit(event_kind::memcpy) |
-                        kind_bit(event_kind::memset);
+        options.kinds = gpu_operation_kinds;
         options.gpu_contexts = true;
         return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto&) {
           return gpu_rule_results(spec.rule == "gpu_gaps"

@@ -76,6 +76,11 @@ void event_table::add_launch_metrics(double blocks_per_sm, double est_occupancy_
   launch_metrics.est_occupancy_pct.push_back(est_occupancy_pct);
 }
 
+bool is_host_range(event_table const& t, std::size_t row) noexcept {
+  return t.kind[row] == event_kind::user_range && t.device[row] < 0 &&
+         t.subkind[row] != static_cast<std::uint8_t>(range_style::mark);
+}
+
 void event_table::add_device_details(device_details const& d) {
   launch_details.row.push_back(size() - 1);
   launch_details.details.push_back(d);

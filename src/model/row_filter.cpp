@@ -153,8 +153,7 @@ rank_windows nvtx_windows(event_table const& t, nvtx_filter const& f) {
   std::map<std::int32_t, std::vector<std::pair<std::int64_t, std::size_t>>> instances;
   if (id != string_pool::npos)
     for (std::size_t i = 0; i < t.size(); ++i)
-      if (t.name[i] == id && t.kind[i] == event_kind::user_range && t.device[i] < 0 &&
-          t.subkind[i] != static_cast<std::uint8_t>(range_style::mark))
+      if (t.name[i] == id && is_host_range(t, i))
         instances[t.rank[i]].push_back({t.start_ns[i], i});
   rank_windows out;
   for (auto& [rank, list] : instances) {

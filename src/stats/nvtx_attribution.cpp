@@ -12,11 +12,6 @@ namespace {
 
 using thread_key = std::tuple<std::int32_t, std::int32_t, std::int64_t>;  // input, rank, tid
 
-bool is_range(event_table const& t, std::size_t i) {
-  return t.kind[i] == event_kind::user_range && t.device[i] < 0 &&
-         t.subkind[i] != static_cast<std::uint8_t>(range_style::mark);
-}
-
 }  // namespace
 
 std::vector<std::pair<std::size_t, std::size_t>> nvtx_attributions(trace_model const& model,
@@ -24,7 +19,7 @@ std::vector<std::pair<std::size_t, std::size_t>> nvtx_attributions(trace_model c
   auto const& t = model.table();
   std::map<thread_key, std::vector<std::size_t>> ranges, calls;
   for (std::size_t i = 0; i < t.size(); ++i)
-    if (is_range(t, i)) ranges[{t.input[i], t.rank[i], t.stream[i]}].push_back(i);
+    if (is_host_range(t, i)) ranges[{t.input[i], t.rank[i], t.stream[i]}].push_back(i);
   std::map<std::size_t, std::vector<std::size_t>> kernels_of;  // call → its device rows
   for (std::size_t i = 0; i < t.size(); ++i) {
     bool const wanted =
@@ -76,7 +71,7 @@ std::vector<range_nesting> nvtx_range_nesting(event_table const& t) {
   std::vector<range_nesting> out(t.size());
   std::map<thread_key, std::vector<std::size_t>> ranges;
   for (std::size_t i = 0; i < t.size(); ++i)
-    if (is_range(t, i)) ranges[{t.input[i], t.rank[i], t.stream[i]}].push_back(i);
+    if (is_host_range(t, i)) ranges[{t.input[i], t.rank[i], t.stream[i]}].push_back(i);
   for (auto& [thread, rs] : ranges) {
     std::sort(rs.begin(), rs.end(), [&](std::size_t a, std::size_t b) {
       return std::tuple(t.start_ns[a], -t.end_ns[a], a) <
@@ -93,6 +88,11 @@ std::vector<range_nesting> nvtx_range_nesting(event_table const& t) {
     }
   }
   return out;
+}
+
+std::string_view range_style_name(event_table const& t, std::size_t range) noexcept {
+  return t.subkind[range] == static_cast<std::uint8_t>(range_style::start_end) ? "StartEnd"
+                                                                               : "PushPop";
 }
 
 }  // namespace tracesweep::stats

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct range_nesting {
   std::int64_t level = 0;
   std::int64_t children = 0;
 };
+/// nsys's Style of a range: "StartEnd" or "PushPop".
+[[nodiscard]] std::string_view range_style_name(event_table const& t, std::size_t range) noexcept;
+
 /// Per row (zeros for rows that are not ranges).
 [[nodiscard]] std::vector<range_nesting> nvtx_range_nesting(event_table const& t);
 

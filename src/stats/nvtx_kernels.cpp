@@ -14,15 +14,6 @@
 
 namespace tracesweep {
 
-namespace {
-
-std::string_view style_of(event_table const& t, std::size_t range) {
-  return t.subkind[range] == static_cast<std::uint8_t>(range_style::start_end) ? "StartEnd"
-                                                                               : "PushPop";
-}
-
-}  // namespace
-
 std::vector<nvtx_kernel_table> compute_nvtx_kern_sum(trace_model const& model, backend& be,
                                                      bool merge) {
   auto const& t = model.table();
@@ -40,7 +31,7 @@ std::vector<nvtx_kernel_table> compute_nvtx_kern_sum(trace_model const& model, b
     auto const table = merge ? std::size_t{0} : static_cast<std::size_t>(t.input[range]);
     group_key const key{table,
                         std::string(t.strings().at(t.name[range])),
-                        std::string(style_of(t, range)),
+                        std::string(stats::range_style_name(t, range)),
                         t.rank[range],
                         t.stream[range],
                         t.name[kernel]};

@@ -178,8 +178,7 @@ bool is_operator_row(trace_model const& model, std::size_t row) noexcept {
   auto const& t = model.table();
   if (t.device[row] >= 0) return false;
   if (t.kind[row] == event_kind::cpu_op) return t.role[row].family() == category_role::op;
-  return t.kind[row] == event_kind::user_range && model.row_producer(row) == producer::nsys &&
-         t.subkind[row] != static_cast<std::uint8_t>(range_style::mark);
+  return is_host_range(t, row) && model.row_producer(row) == producer::nsys;
 }
 
 std::vector<rank_operator_table> compute_operator_table(trace_model const& model, backend&,
