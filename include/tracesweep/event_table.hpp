@@ -94,13 +94,28 @@ struct device_details {
   friend bool operator==(device_details const&, device_details const&) = default;
 };
 
-/// Optional side table: the device_details of device rows, `row` ascending. Empty unless a
-/// reader was asked for them.
-struct device_details_table {
+/// Optional per-row data a reader records for some rows only, on request: one entry per such
+/// row, `row` ascending. Empty unless a reader was asked for it.
+template <class T>
+struct row_side_table {
   std::vector<std::uint64_t> row;
-  std::vector<device_details> details;
+  std::vector<T> values;
   [[nodiscard]] std::size_t size() const noexcept { return row.size(); }
 };
+
+/// The device_details of device rows (read_options::launch_details).
+using device_details_table = row_side_table<device_details>;
+
+/// Where a host range came from, as nsys's NVTX trace reports name it (read only when a report
+/// asks: read_options::range_sources).
+struct range_source {
+  std::int64_t id = -1;         ///< the producer's id of the range (nsys: the NVTX_EVENTS rowid)
+  bool domain_in_name = false;  ///< the row's name starts with its NVTX domain's name and ':'
+  friend bool operator==(range_source const&, range_source const&) = default;
+};
+
+/// The range_source of host range rows (read_options::range_sources).
+using range_source_table = row_side_table<range_source>;
 
 /// The allocator pool a memory event's bytes change: what tensors hold (allocated), or what the
 /// caching allocator holds from the driver (reserved; Paddle's ReservedAllocate/ReservedFree).
@@ -184,6 +199,8 @@ class event_table {
   memory_events memory;
   /// Optional: see device_details_table.
   device_details_table launch_details;
+  /// Optional: see range_source_table.
+  range_source_table range_sources;
 
   /// Registers an input file; events appended afterwards belong to it until the next call.
   std::int32_t begin_input(std::string path, std::string format);
@@ -199,6 +216,8 @@ class event_table {
   void add_launch_metrics(double blocks_per_sm, double est_occupancy_pct);
   /// Records the launch details of the row appended last.
   void add_device_details(device_details const& d);
+  /// Records the source of the row appended last.
+  void add_range_source(range_source const& s);
   /// Counts a row the reader itself dropped, under `reason`, for the current input.
   void skip(std::string_view reason, std::int64_t n = 1);
   /// Fills inputs()[i].ranks from the rank column; readers call it when an input is done.
@@ -207,7 +226,8 @@ class event_table {
   void abandon_input();
   /// Keeps the rows i with keep_row[i] != 0 and the memory events j with keep_memory[j] != 0
   /// (spans as long as the table and the memory table), in order; launch metrics follow their
-  /// rows. Each input's ranks are recomputed from the rows kept; its `events` (rows read) stay.
+  /// rows, as do launch details and range sources. Each input's ranks are recomputed from the rows
+  /// kept; its `events` (rows read) stay.
   void keep(std::span<std::uint8_t const> keep_row, std::span<std::uint8_t const> keep_memory);
 
   void reserve(std::size_t rows);

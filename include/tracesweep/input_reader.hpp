@@ -40,6 +40,9 @@ struct read_options {
   bool gpu_contexts = false;
   /// nsys: also read each GPU operation's launch details (event_table::launch_details).
   bool launch_details = false;
+  /// nsys: also record each NVTX range's rowid and whether its name carries its domain's
+  /// (event_table::range_sources).
+  bool range_sources = false;
   /// The event kinds the caller needs (kind_bit set). A reader may leave rows of other kinds
   /// out without reading them (the nsys reader skips whole tables); it may also keep them. The
   /// checks on the file stay the same: an nsys export without GPU activity is an error even

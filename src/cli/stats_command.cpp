@@ -7,6 +7,7 @@
 #include <tracesweep/kernel_exec.hpp>
 #include <tracesweep/nvtx_kernels.hpp>
 #include <tracesweep/nvtx_projection.hpp>
+#include <tracesweep/nvtx_pushpop.hpp>
 #include <tracesweep/stats_reports.hpp>
 #include <tracesweep/stats_results.hpp>
 
@@ -61,7 +62,7 @@ struct stats_args {
 struct report_spec {
   std::optional<stats_report> summary;
   /// When not a summary: cuda_gpu_trace, cuda_kern_exec_trace, cuda_kern_exec_sum,
-  /// nvtx_kern_sum, nvtx_gpu_proj_sum, gpu_gaps or gpu_time_util.
+  /// nvtx_kern_sum, nvtx_gpu_proj_sum, nvtx_pushpop_trace, gpu_gaps or gpu_time_util.
   std::string rule;
   std::optional<kernel_naming> naming;
   bool nvtx_name = false;  ///< cuda_gpu_kern_sum:nvtx-name
@@ -125,7 +126,7 @@ report_spec parse_report(std::string const& text) {
   report_spec r;
   auto const name = std::string(parts.front());
   if (name == "cuda_gpu_trace" || name == "cuda_kern_exec_trace" || name == "cuda_kern_exec_sum" ||
-      name == "nvtx_kern_sum" || name == "nvtx_gpu_proj_sum") {
+      name == "nvtx_kern_sum" || name == "nvtx_gpu_proj_sum" || name == "nvtx_pushpop_trace") {
     if (parts.size() > 1) refuse(text, name + " takes no options");
     r.rule = name;
     return r;
@@ -161,7 +162,7 @@ void add_stats_command(CLI::App& app, context& ctx) {
   cmd->add_option("--report", args->report,
                   "Report to compute: " + listed +
                       "cuda_gpu_trace, cuda_kern_exec_trace, cuda_kern_exec_sum, nvtx_kern_sum, "
-                      "nvtx_gpu_proj_sum, "
+                      "nvtx_gpu_proj_sum, nvtx_pushpop_trace, "
                       "cuda_gpu_kern_sum[:base|:mangled][:nvtx-name], "
                       "gpu_gaps[:gap=MS][:rows=N], "
                       "gpu_time_util[:threshold=PERCENT][:chunks=N][:rows=N]")
@@ -189,6 +190,13 @@ void add_stats_command(CLI::App& app, context& ctx) {
             gpu_operation_kinds | kind_bit(event_kind::api_call) | kind_bit(event_kind::user_range);
         return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto& be) {
           return nvtx_gpu_proj_sum_results(compute_nvtx_gpu_proj_sum(model, be, args->merge));
+        });
+      }
+      if (spec.rule == "nvtx_pushpop_trace") {
+        options.kinds = kind_bit(event_kind::user_range);
+        options.range_sources = true;
+        return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto&) {
+          return nvtx_pushpop_trace_results(compute_nvtx_pushpop_trace(model, args->merge));
         });
       }
       if (spec.rule == "nvtx_kern_sum") {

@@ -83,7 +83,12 @@ bool is_host_range(event_table const& t, std::size_t row) noexcept {
 
 void event_table::add_device_details(device_details const& d) {
   launch_details.row.push_back(size() - 1);
-  launch_details.details.push_back(d);
+  launch_details.values.push_back(d);
+}
+
+void event_table::add_range_source(range_source const& s) {
+  range_sources.row.push_back(size() - 1);
+  range_sources.values.push_back(s);
 }
 
 void event_table::skip(std::string_view reason, std::int64_t n) {
@@ -101,6 +106,18 @@ void event_table::finish_input() {
   info.ranks = std::move(ranks);
 }
 
+namespace {
+
+/// Cuts the entries of rows n and after.
+template <class T>
+void cut_side_table(row_side_table<T>& side, std::size_t n) {
+  auto const keep = static_cast<std::size_t>(
+      std::lower_bound(side.row.begin(), side.row.end(), std::uint64_t{n}) - side.row.begin());
+  side.row.resize(keep), side.values.resize(keep);
+}
+
+}  // namespace
+
 void event_table::abandon_input() {
   auto const n = _current_input_first_row;
   auto cut = [n](auto& column) { column.resize(n); };
@@ -110,10 +127,7 @@ void event_table::abandon_input() {
   auto const keep = static_cast<std::size_t>(
       std::lower_bound(m.row.begin(), m.row.end(), std::uint64_t{n}) - m.row.begin());
   m.row.resize(keep), m.blocks_per_sm.resize(keep), m.est_occupancy_pct.resize(keep);
-  auto& ld = launch_details;
-  auto const keep_details = static_cast<std::size_t>(
-      std::lower_bound(ld.row.begin(), ld.row.end(), std::uint64_t{n}) - ld.row.begin());
-  ld.row.resize(keep_details), ld.details.resize(keep_details);
+  cut_side_table(launch_details, n), cut_side_table(range_sources, n);
   auto const mem = _current_input_first_memory;
   auto cut_memory = [mem](auto& column) { column.resize(mem); };
   auto& me = memory;
@@ -134,6 +148,18 @@ void compact(Column& column, std::span<std::uint8_t const> keep) {
   column.resize(out);
 }
 
+/// Keeps the entries of kept rows, renumbered by `new_index`.
+template <class T>
+void keep_side_table(row_side_table<T>& side, std::span<std::uint8_t const> keep_row,
+                     std::vector<std::uint64_t> const& new_index) {
+  std::vector<std::uint8_t> keep(side.size());
+  for (std::size_t k = 0; k < side.size(); ++k) {
+    keep[k] = keep_row[side.row[k]];
+    side.row[k] = new_index[side.row[k]];
+  }
+  compact(side.row, keep), compact(side.values, keep);
+}
+
 }  // namespace
 
 void event_table::keep(std::span<std::uint8_t const> keep_row,
@@ -152,13 +178,8 @@ void event_table::keep(std::span<std::uint8_t const> keep_row,
   }
   compact(lm.row, keep_metric), compact(lm.blocks_per_sm, keep_metric);
   compact(lm.est_occupancy_pct, keep_metric);
-  auto& ld = launch_details;
-  std::vector<std::uint8_t> keep_detail(ld.size());
-  for (std::size_t k = 0; k < ld.size(); ++k) {
-    keep_detail[k] = keep_row[ld.row[k]];
-    ld.row[k] = new_index[ld.row[k]];
-  }
-  compact(ld.row, keep_detail), compact(ld.details, keep_detail);
+  keep_side_table(launch_details, keep_row, new_index);
+  keep_side_table(range_sources, keep_row, new_index);
   auto rows = [&](auto& column) { compact(column, keep_row); };
   rows(start_ns), rows(end_ns), rows(kind), rows(subkind), rows(input), rows(rank), rows(device);
   rows(stream), rows(name), rows(category), rows(correlation), rows(bytes), rows(role);

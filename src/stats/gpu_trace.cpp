@@ -41,7 +41,7 @@ std::vector<gpu_trace_table> compute_gpu_trace(trace_model const& model, bool me
       r.correlation = t.correlation[i];
       r.kind = t.kind[i];
       if (details[i] >= 0)
-        r.details = t.launch_details.details[static_cast<std::size_t>(details[i])];
+        r.details = t.launch_details.values[static_cast<std::size_t>(details[i])];
       r.bytes = t.bytes[i];
       r.device = t.device[i];
       r.stream = t.stream[i];

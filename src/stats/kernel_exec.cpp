@@ -51,7 +51,7 @@ kernel_exec_row row_of(trace_model const& model, std::size_t k,
   r.device = t.device[k];
   r.api_name = std::string(strip_api_version(t.strings().at(t.name[c])));
   if (detail[k] >= 0) {
-    auto const& d = t.launch_details.details[static_cast<std::size_t>(detail[k])];
+    auto const& d = t.launch_details.values[static_cast<std::size_t>(detail[k])];
     r.grid = stats::launch_dimensions(d.grid), r.block = stats::launch_dimensions(d.block);
   }
   r.kernel_name = std::string(t.strings().at(t.name[k]));

@@ -6,10 +6,7 @@
 namespace tracesweep::stats {
 
 std::vector<std::int64_t> launch_detail_index(event_table const& t) {
-  std::vector<std::int64_t> out(t.size(), -1);
-  for (std::size_t k = 0; k < t.launch_details.size(); ++k)
-    out[t.launch_details.row[k]] = static_cast<std::int64_t>(k);
-  return out;
+  return side_table_index(t.size(), t.launch_details);
 }
 
 std::string launch_dimensions(std::array<std::int32_t, 3> const& d) {

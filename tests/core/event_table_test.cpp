@@ -90,6 +90,31 @@ TEST(event_table, abandon_input_removes_its_rows_and_the_input) {
   EXPECT_EQ(t.inputs()[1].ranks, (std::vector<std::int32_t>{9}));
 }
 
+TEST(event_table, side_tables_follow_their_rows_through_keep_and_abandon) {
+  ts::event_table t;
+  t.begin_input("a", "x");
+  for (int i = 0; i < 6; ++i) {
+    t.append(ev(i, i + 1));
+    if (i % 2 == 0) t.add_range_source({100 + i, i == 2});
+    if (i % 3 == 0) t.add_device_details({.context = i});
+  }
+  t.finish_input();
+  std::vector<std::uint8_t> const keep_row{1, 1, 0, 1, 1, 1}, keep_memory;
+  t.keep(keep_row, keep_memory);
+  // Rows 0,1,3,4,5 stay as 0..4: sources of rows 0 and 4 (now 0 and 3), details of 0 and 3.
+  EXPECT_EQ(t.range_sources.row, (std::vector<std::uint64_t>{0, 3}));
+  EXPECT_EQ(t.range_sources.values, (std::vector<ts::range_source>{{100, false}, {104, false}}));
+  EXPECT_EQ(t.launch_details.row, (std::vector<std::uint64_t>{0, 2}));
+  EXPECT_EQ(t.launch_details.values[1].context, 3);
+  t.begin_input("b", "x");
+  t.append(ev(0, 1));
+  t.add_range_source({7, true});
+  t.add_device_details({});
+  t.abandon_input();
+  EXPECT_EQ(t.range_sources.size(), 2u);
+  EXPECT_EQ(t.launch_details.size(), 2u);
+}
+
 TEST(string_pool, interning_is_stable_and_zero_is_empty) {
   ts::string_pool p;
   EXPECT_EQ(p.size(), 1u);

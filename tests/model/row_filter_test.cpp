@@ -149,9 +149,10 @@ event_table steps_table() {
   b.input("kineto-json");
   for (int s = 0; s < 4; ++s)
     b.host(event_kind::profiler_step, 100 * s, 100 * s + 90, 1, 0, -1,
-           "ProfilerStep#" + std::to_string(s));
+           std::string("ProfilerStep#").append(std::to_string(s)));
   for (int s = 0; s < 4; ++s)
-    b.device(event_kind::kernel, 100 * s + 50, 100 * s + 60, 0, 7, 0, -1, "k" + std::to_string(s));
+    b.device(event_kind::kernel, 100 * s + 50, 100 * s + 60, 0, 7, 0, -1,
+             std::string("k").append(std::to_string(s)));
   return std::move(b.done());
 }
 

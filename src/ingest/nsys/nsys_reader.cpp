@@ -245,12 +245,15 @@ class appender {
       e.stream = b.stream[i];
       e.correlation = b.correlation[i];
       e.bytes = b.bytes[i];
-      e.name = name_of(plan, b, i);
+      bool domain_in_name = false;
+      e.name = name_of(plan, b, i, domain_in_name);
       if (e.name == string_pool::npos) {  // a name id StringIds lacks: no name to give it
         _table.skip("unknown_string_id");
         continue;
       }
-      if (_table.append(e) && !b.details.empty()) _table.add_device_details(b.details[i]);
+      if (!_table.append(e)) continue;
+      if (!b.details.empty()) _table.add_device_details(b.details[i]);
+      if (!b.rowid.empty()) _table.add_range_source({b.rowid[i], domain_in_name});
     }
   }
 
@@ -262,8 +265,10 @@ class appender {
   }
 
  private:
-  /// The row's name, or string_pool::npos when it names a StringIds id the table lacks.
-  string_id name_of(table_plan const& plan, row_batch const& b, std::size_t i) {
+  /// The row's name, or string_pool::npos when it names a StringIds id the table lacks;
+  /// `domain_in_name` says whether an NVTX name starts with its domain's name.
+  string_id name_of(table_plan const& plan, row_batch const& b, std::size_t i,
+                    bool& domain_in_name) {
     auto& pool = _table.strings();
     switch (plan.names) {
       case name_source::string_id: {
@@ -286,6 +291,7 @@ class appender {
         }
         auto it = _domains.find({b.rank[i], b.domain[i]});
         if (it == _domains.end() || it->second.empty()) return pool.intern(text);
+        domain_in_name = true;
         return pool.intern(it->second + ":" + std::string(text));
       }
     }
@@ -361,7 +367,7 @@ void read_database(db_location const& where, std::uint64_t bytes, event_table& t
   for (auto src :
        {source_table::kernel, source_table::memcpy, source_table::memset, source_table::runtime,
         source_table::synchronization, source_table::osrt, source_table::nvtx}) {
-    auto p = plan_table(schema, path, src, options.kernel_names, options.launch_details);
+    auto p = plan_table(schema, path, src, options);
     if (!p) continue;
     if (!(options.kinds & kind_bit(p->kind))) {
       if (is_device_activity(p->kind) && !unread_gpu_activity)

@@ -25,6 +25,7 @@ enum field : int {
   f_subkind,
   f_text,
   f_domain,
+  f_rowid,  // NVTX range sources only
   // Launch details (table_plan::details only).
   f_context,
   f_green_context,
@@ -113,7 +114,8 @@ constexpr std::int64_t tid_of(std::int64_t global) {
 }  // namespace
 
 std::optional<table_plan> plan_table(export_schema const& schema, std::string const& path,
-                                     source_table source, kernel_naming naming, bool details) {
+                                     source_table source, read_options const& options) {
+  auto const naming = options.kernel_names;
   auto const info = info_of(source);
   std::string const table = info.table;
   if (!schema.has_table(table)) return std::nullopt;
@@ -174,21 +176,24 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
       pick(f_text, {"text"});
       pick(f_name, {"textId"});
       pick(f_domain, {"domainId"});
+      if (options.range_sources) expr[f_rowid] = "rowid";
       break;
   }
   bool const with_details =
-      details && (source == source_table::kernel || source == source_table::memcpy ||
-                  source == source_table::memset);
+      options.launch_details && (source == source_table::kernel || source == source_table::memcpy ||
+                                 source == source_table::memset);
   if (with_details) pick_details(source, pick);
-  table_plan plan{source, table, info.kind, info.names, "SELECT ", {}, true, true, with_details};
+  table_plan plan{source, table, info.kind, info.names,   "SELECT ",
+                  {},     true,  true,      with_details, !expr[f_rowid].empty()};
   int next = 0;
   for (int f = 0; f < field_count; ++f) {
     plan.column[f] = -1;
     if (expr[f].empty()) continue;
-    std::string e = quote_identifier(expr[f]);
+    std::string e = f == f_rowid ? expr[f] : quote_identifier(expr[f]);
     // NULL start/end/text are seen by the loader; other fields take their default in SQL
     // (a NOT NULL column needs no coalesce, which costs a VM step per row).
-    if (f != f_start && f != f_end && f != f_text && !schema.is_not_null(table, expr[f]))
+    if (f != f_start && f != f_end && f != f_text && f != f_rowid &&
+        !schema.is_not_null(table, expr[f]))
       e = "coalesce(" + e + ", " + std::to_string(default_of(f)) + ")";
     plan.sql += (next ? ", " : "") + e;
     plan.column[f] = next++;
@@ -317,6 +322,7 @@ void load(statement& rows, table_plan const& plan, row_batch& out) {
       out.has_text.push_back(t != nullptr);
       out.text.emplace_back(t ? t : "");
       out.domain.push_back(get(f_domain));
+      if (plan.sources) out.rowid.push_back(get(f_rowid));
     }
   }
   if (null_times) out.skipped["null_timestamp"] += null_times;
@@ -327,7 +333,8 @@ void load(statement& rows, table_plan const& plan, row_batch& out) {
 }  // namespace
 
 void row_batch::clear() {
-  for (auto* v : {&start, &end, &stream, &correlation, &bytes, &name_raw, &name_fallback, &domain})
+  for (auto* v :
+       {&start, &end, &stream, &correlation, &bytes, &name_raw, &name_fallback, &domain, &rowid})
     v->clear();
   rank.clear(), device.clear(), subkind.clear(), text.clear(), has_text.clear(), details.clear();
   domains.clear(), skipped.clear();

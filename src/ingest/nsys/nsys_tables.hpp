@@ -32,7 +32,7 @@ enum class name_source {
 };
 
 /// The logical fields a plan may select (nsys_tables.cpp names them).
-inline constexpr int plan_field_count = 26;
+inline constexpr int plan_field_count = 27;
 
 /// What to read from one table: its SQL and how rows become events.
 struct table_plan {
@@ -47,6 +47,7 @@ struct table_plan {
   bool start_nullable = true;
   bool end_nullable = true;
   bool details = false;  ///< rows carry device_details (read_options::launch_details)
+  bool sources = false;  ///< NVTX rows carry range_source (read_options::range_sources)
 };
 
 /// An NVTX domain-create row (eventType 75).
@@ -65,6 +66,7 @@ struct row_batch {
   std::vector<std::string> text;
   std::vector<std::uint8_t> has_text;
   std::vector<std::int64_t> domain;
+  std::vector<std::int64_t> rowid;  ///< when the plan reads sources
   std::vector<nvtx_domain> domains;
   std::vector<device_details> details;  ///< one per row when the plan reads them
   std::map<std::string, std::int64_t> skipped;
@@ -75,11 +77,12 @@ struct row_batch {
   void reserve(std::size_t rows);
 };
 
-/// The plan for `source`, or nothing when the export lacks the table. Throws input_error when
-/// the table exists but lacks a column no event can do without (start, end).
+/// The plan for `source` as `options` ask (kernel names, launch details, range sources), or
+/// nothing when the export lacks the table. Throws input_error when the table exists but lacks
+/// a column no event can do without (start, end).
 [[nodiscard]] std::optional<table_plan> plan_table(export_schema const& schema,
                                                    std::string const& path, source_table source,
-                                                   kernel_naming naming, bool details = false);
+                                                   read_options const& options);
 
 /// Reads rows with rowid in [lo, hi] into `out`: one prepared SELECT, sqlite3_step and
 /// sqlite3_column_int64 per value.
