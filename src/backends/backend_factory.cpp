@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tracesweep/backend.hpp>
+#include <tracesweep/build_info.hpp>
 #include <tracesweep/error.hpp>
 
 #ifdef TRACESWEEP_HAVE_CUDA
@@ -13,6 +14,15 @@ std::string cuda_unavailable_reason() {
   return "this tracesweep was built without CUDA support";
 }
 #endif
+
+std::string cuda_build_description() {
+#ifdef TRACESWEEP_HAVE_CUDA
+  return std::string("built with CUDA ") + TRACESWEEP_CUDA_VERSION + " for " +
+         TRACESWEEP_CUDA_ARCHITECTURES;
+#else
+  return "not built (CPU only)";
+#endif
+}
 
 std::unique_ptr<backend> make_backend(backend_choice choice, unsigned threads, std::string* why) {
   return make_backend(backend_request{choice, threads}, why);

@@ -4,6 +4,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <fmt/core.h>
+
+#include <tracesweep/build_info.hpp>
 #include <tracesweep/error.hpp>
 #include <tracesweep/version.hpp>
 
@@ -42,12 +45,26 @@ int report_command_error(CLI::App const& app, int argc, char const* const* argv,
                       err);
 }
 
+/// --version: the version, the CUDA backend as built, and every library with its version.
+std::string version_text() {
+  auto libraries = reader_library_versions();
+  libraries.push_back(regex_library_version());
+  libraries.push_back({"fmt", fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100,
+                                          FMT_VERSION % 100)});
+  libraries.push_back({"CLI11", CLI11_VERSION});
+  std::string text = fmt::format("tracesweep {}\nCUDA backend: {}\nlibraries:", version_string,
+                                 cuda_build_description());
+  for (std::size_t i = 0; i < libraries.size(); ++i)
+    text += fmt::format("{} {} {}", i ? "," : "", libraries[i].name, libraries[i].version);
+  return text;
+}
+
 }  // namespace
 
 int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
   CLI::App app{"tracesweep: GPU-accelerated analytics for Nsight Systems, Kineto and Paddle traces",
                "tracesweep"};
-  app.set_version_flag("--version", std::string("tracesweep ") + version_string);
+  app.set_version_flag("--version", version_text);
   app.require_subcommand(1);
   context ctx;
   ctx.test_hooks = &h;
@@ -81,6 +98,7 @@ int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
   add_report_command(app, ctx);
   add_diff_command(app, ctx);
   add_merge_command(app, ctx);
+  add_examples(app);
 
   try {
     app.parse(argc, argv);

@@ -110,6 +110,9 @@ void add_format_option(CLI::App* cmd, std::string& format);
 void add_analysis_options(CLI::App* cmd, analysis_args& args, bool comm,
                           std::string const& inputs_help = "Trace files or directories");
 
+/// Ends each command's --help with its examples (command_examples.cpp); after every command.
+void add_examples(CLI::App& app);
+
 void add_summary_command(CLI::App& app, context& ctx);
 void add_stats_command(CLI::App& app, context& ctx);
 void add_generate_command(CLI::App& app, context& ctx);

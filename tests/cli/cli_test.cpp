@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
+#include <sqlite3.h>
+#include <zlib.h>
 
 #include <tracesweep/backend.hpp>
 #include <tracesweep/generator/synthetic_trace.hpp>
@@ -58,7 +60,26 @@ fs::path cli::dir, cli::sample, cli::garbage;
 TEST_F(cli, help_and_version_exit_0) {
   auto const v = run_cli("--version");
   EXPECT_EQ(v.exit_code, 0);
-  EXPECT_EQ(v.out, std::string("tracesweep ") + ts::version_string + "\n");
+  std::istringstream lines(v.out);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, std::string("tracesweep ") + ts::version_string);
+  std::getline(lines, line);
+#ifdef TRACESWEEP_HAVE_CUDA
+  EXPECT_TRUE(line.starts_with("CUDA backend: built with CUDA ")) << line;
+  EXPECT_NE(line.find("-real"), std::string::npos) << "the architectures: " << line;
+#else
+  EXPECT_EQ(line, "CUDA backend: not built (CPU only)");
+#endif
+  // The libraries, as each reports its own version.
+  std::getline(lines, line);
+  auto const simdjson = std::to_string(simdjson::SIMDJSON_VERSION_MAJOR) + "." +
+                        std::to_string(simdjson::SIMDJSON_VERSION_MINOR) + "." +
+                        std::to_string(simdjson::SIMDJSON_VERSION_REVISION);
+  for (auto const& want :
+       {std::string("SQLite ") + sqlite3_libversion(), std::string("zlib ") + zlibVersion(),
+        "simdjson " + simdjson, std::string("RE2 "), std::string("fmt "), std::string("CLI11 ")})
+    EXPECT_NE(line.find(want), std::string::npos) << want << " in " << line;
   for (auto const* args : {"--help", "summary --help", "generate --help"}) {
     auto const r = run_cli(args);
     EXPECT_EQ(r.exit_code, 0) << args;
