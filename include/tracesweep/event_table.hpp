@@ -31,6 +31,16 @@ struct input_info {
   /// GPU name by device id, the id in the device column (nsys: TARGET_INFO_GPU, or before 2021.3
   /// TARGET_INFO_CUDA_GPU); the first row wins when an id repeats.
   std::map<std::int32_t, std::string> device_names;
+  /// A GPU's properties as the input records them (Kineto/Paddle deviceProperties, nsys
+  /// TARGET_INFO_GPU); -1 where unknown.
+  struct gpu_properties {
+    std::int64_t total_memory_bytes = -1;
+    std::int32_t sm_count = -1;
+    std::int32_t compute_major = -1, compute_minor = -1;
+    friend bool operator==(gpu_properties const&, gpu_properties const&) = default;
+  };
+  /// By device id, as device_names (the first entry wins when an id repeats).
+  std::map<std::int32_t, gpu_properties> device_properties;
   /// Thread name by host thread id, the id in the stream column of host events (nsys: tid =
   /// globalTid & 0xFFFFFF). Keyed by tid alone: when two processes share a tid, the first row of
   /// the producer's table wins.

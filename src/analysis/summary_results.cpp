@@ -2,6 +2,12 @@
 // The summary's result tables: the columns, their units and how text shows them.
 #include <tracesweep/summary_results.hpp>
 
+#include <fmt/format.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
 namespace tracesweep {
 
 namespace {
@@ -130,6 +136,46 @@ result_table entries(output::json_shape shape, value_type key, value_type value)
   return t;
 }
 
+/// A GPU as text shows it: "NVIDIA A100-SXM4-40GB (39.4 GiB, 108 SMs, sm_80)", the parts the
+/// input records.
+std::string gpu_label(std::string const& name, input_info::gpu_properties const& p) {
+  std::vector<std::string> parts;
+  if (p.total_memory_bytes >= 0)
+    parts.push_back(fmt::format("{:.1f} GiB", static_cast<double>(p.total_memory_bytes) /
+                                                  static_cast<double>(std::int64_t{1} << 30)));
+  if (p.sm_count >= 0) parts.push_back(fmt::format("{} SMs", p.sm_count));
+  if (p.compute_major >= 0 && p.compute_minor >= 0)
+    parts.push_back(fmt::format("sm_{}{}", p.compute_major, p.compute_minor));
+  if (parts.empty()) return name;
+  return fmt::format("{} ({})", name, fmt::join(parts, ", "));
+}
+
+/// JSON's "gpus": one row per GPU the input describes (name and properties, null when unknown).
+result_table gpus_of(input_info const& in) {
+  result_table t;
+  t.add("device", integer);
+  t.add("name", string);
+  t.add("total_memory_bytes", integer);
+  t.add("sm_count", integer);
+  t.add("compute_capability", string);
+  std::map<std::int32_t, bool> ids;
+  for (auto const& [id, name] : in.device_names) ids[id] = true;
+  for (auto const& [id, p] : in.device_properties) ids[id] = true;
+  for (auto const& [id, unused] : ids) {
+    auto const name = in.device_names.find(id);
+    auto const found = in.device_properties.find(id);
+    auto const p =
+        found == in.device_properties.end() ? input_info::gpu_properties{} : found->second;
+    auto known = [](std::int64_t v) { return v < 0 ? cell() : cell(v); };
+    cell capability;
+    if (p.compute_major >= 0 && p.compute_minor >= 0)
+      capability = fmt::format("{}.{}", p.compute_major, p.compute_minor);
+    t.add_row({i64(id), name == in.device_names.end() ? cell() : cell(name->second),
+               known(p.total_memory_bytes), known(p.sm_count), capability});
+  }
+  return t;
+}
+
 result_table inputs(summary const& s) {
   auto t = table("inputs", "Inputs");
   t.add("path", string);
@@ -139,7 +185,9 @@ result_table inputs(summary const& s) {
   t.add("skipped", nested);
   add_ns(t, "session_start_utc_ns", "session start (ns)");
   hide_in_text(t.columns.back());
-  t.add("device_names", nested, "", "devices");
+  t.add("device_names", nested).views = output::json | output::flat;
+  t.add("gpus", nested).views = output::json;
+  t.add("devices", nested).views = output::text | output::html;
   for (auto const& in : s.inputs) {
     auto ranks = entries(output::json_shape::list, integer, integer);
     ranks.text_separator = ",";
@@ -148,12 +196,18 @@ result_table inputs(summary const& s) {
     skipped.text_pair = ": ";
     for (auto const& [reason, count] : in.skipped) skipped.add_row({reason, i64(count)});
     auto names = entries(output::json_shape::map, integer, string);
-    names.text_fold_ranges = true;
-    for (auto const& [id, name] : in.device_names) names.add_row({i64(id), name});
+    auto labels = entries(output::json_shape::map, integer, string);
+    labels.text_fold_ranges = true;
+    for (auto const& [id, name] : in.device_names) {
+      names.add_row({i64(id), name});
+      auto const p = in.device_properties.find(id);
+      labels.add_row(
+          {i64(id), p == in.device_properties.end() ? name : gpu_label(name, p->second)});
+    }
     cell start;
     if (in.session_start_utc_ns) start = i64(*in.session_start_utc_ns);
     t.add_row({in.path, in.format, nest(std::move(ranks)), i64(in.events), nest(std::move(skipped)),
-               start, nest(std::move(names))});
+               start, nest(std::move(names)), nest(gpus_of(in)), nest(std::move(labels))});
   }
   return t;
 }

@@ -125,6 +125,10 @@ class table_sink {
     info.format = header.schema_version_is_string || _paddle ? "paddle-json" : "kineto-json";
     info.process_cpu_utilization = header.process_cpu_utilization;
     info.system_cpu_utilization = header.system_cpu_utilization;
+    for (auto const& d : header.devices) {
+      if (!d.name.empty()) info.device_names.try_emplace(d.id, d.name);
+      info.device_properties.try_emplace(d.id, d.properties);
+    }
     _table.finish_input();
   }
 

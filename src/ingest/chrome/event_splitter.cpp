@@ -363,6 +363,38 @@ void read_extra_info(simdjson::ondemand::document& doc, trace_header& header) {
   }
 }
 
+/// An integer field of `obj` in [0, most], or -1 when absent or not such an integer.
+std::int64_t whole_field(simdjson::ondemand::object& obj, std::string_view key, std::int64_t most) {
+  std::int64_t v = -1;
+  if (obj.find_field_unordered(key).get_int64().get(v) || v < 0 || v > most) return -1;
+  return v;
+}
+
+/// deviceProperties (Kineto; Paddle's CUDA builds): id, name, totalGlobalMem, numSms (Paddle:
+/// smCount), computeMajor and computeMinor of each GPU. An entry without a usable id is left out.
+void read_device_properties(simdjson::ondemand::document& doc, trace_header& header) {
+  simdjson::ondemand::array list;
+  if (doc.get_array().get(list)) return;  // not an array: nothing to learn
+  for (auto item : list) {
+    simdjson::ondemand::object obj;
+    if (item.get_object().get(obj)) continue;
+    trace_header::device d;
+    auto const id = whole_field(obj, "id", INT32_MAX);
+    if (id < 0) continue;
+    d.id = static_cast<std::int32_t>(id);
+    std::string_view name;
+    if (!obj.find_field_unordered("name").get_string().get(name)) d.name = std::string(name);
+    auto& p = d.properties;
+    p.total_memory_bytes = whole_field(obj, "totalGlobalMem", std::int64_t{1} << 60);
+    auto sms = whole_field(obj, "numSms", INT32_MAX);
+    if (sms < 0) sms = whole_field(obj, "smCount", INT32_MAX);
+    p.sm_count = static_cast<std::int32_t>(sms);
+    p.compute_major = static_cast<std::int32_t>(whole_field(obj, "computeMajor", 1000));
+    p.compute_minor = static_cast<std::int32_t>(whole_field(obj, "computeMinor", 1000));
+    header.devices.push_back(std::move(d));
+  }
+}
+
 }  // namespace
 
 void event_splitter::apply_header_value(std::string const& key, std::string const& text) {
@@ -396,6 +428,8 @@ void event_splitter::apply_header_value(std::string const& key, std::string cons
     _header.base_time_ns = base;
   } else if (key == "ExtraInfo") {
     read_extra_info(doc, _header);
+  } else if (key == "deviceProperties") {
+    read_device_properties(doc, _header);
   } else if (key == "schemaVersion") {
     simdjson::ondemand::json_type type;
     if (!doc.type().get(type) && type == simdjson::ondemand::json_type::string) {
@@ -439,7 +473,7 @@ void event_splitter::read_top_level_keys() {
       return;
     }
     bool const wanted = key == "distributedInfo" || key == "baseTimeNanoseconds" ||
-                        key == "schemaVersion" || key == "ExtraInfo";
+                        key == "schemaVersion" || key == "ExtraInfo" || key == "deviceProperties";
     std::string text;
     skip_value(wanted ? &text : nullptr);
     if (wanted) apply_header_value(key, text);

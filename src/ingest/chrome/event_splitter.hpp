@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <tracesweep/event_table.hpp>
+
 #include "ingest/chrome/byte_source.hpp"
 
 namespace tracesweep::chrome {
@@ -26,6 +28,13 @@ struct trace_header {
   /// Paddle's ExtraInfo "Process Cpu Utilization" / "System Cpu Utilization" (fractions; Paddle
   /// writes them as strings), when present and numeric.
   std::optional<double> process_cpu_utilization, system_cpu_utilization;
+  /// deviceProperties: one entry per GPU with a non-negative 32-bit id, in file order.
+  struct device {
+    std::int32_t id = 0;
+    std::string name;
+    input_info::gpu_properties properties;
+  };
+  std::vector<device> devices;
 };
 
 /// Whole events, as the text `[e0,e1,…]` followed by simdjson's padding.

@@ -2,6 +2,7 @@
 #include "ingest/nsys/nsys_metadata.hpp"
 
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -37,17 +38,40 @@ void load_device_names(connection& db, export_schema const& schema, input_info& 
     }
   }
   if (table.empty()) return;
+  // Optional property columns, by name (TARGET_INFO_CUDA_GPU called the SM count
+  // numMultiprocessors); a missing one reads as NULL.
+  auto column = [&](std::initializer_list<char const*> names) -> std::string {
+    for (auto const* n : names)
+      if (schema.has_column(table, n)) return quote_identifier(n);
+    return "NULL";
+  };
   statement rows(db.get(), db.path(), table,
-                 "SELECT " + quote_identifier(id) + ", name FROM " + quote_identifier(table) +
+                 "SELECT " + quote_identifier(id) + ", name, " + column({"totalMemory"}) + ", " +
+                     column({"smCount", "numMultiprocessors"}) + ", " + column({"computeMajor"}) +
+                     ", " + column({"computeMinor"}) + " FROM " + quote_identifier(table) +
                      " ORDER BY rowid");
+  auto* const s = rows.get();
+  // An integer cell in [0, most], else -1.
+  auto whole = [&](int c, std::int64_t most) -> std::int64_t {
+    if (sqlite3_column_type(s, c) != SQLITE_INTEGER) return -1;
+    auto const v = sqlite3_column_int64(s, c);
+    return v >= 0 && v <= most ? v : -1;
+  };
   while (rows.step()) {
-    auto const* text = reinterpret_cast<char const*>(sqlite3_column_text(rows.get(), 1));
-    if (sqlite3_column_type(rows.get(), 0) == SQLITE_NULL || !text) continue;
-    auto const device = sqlite3_column_int64(rows.get(), 0);
+    auto const* text = reinterpret_cast<char const*>(sqlite3_column_text(s, 1));
+    if (sqlite3_column_type(s, 0) == SQLITE_NULL || !text) continue;
+    auto const device = sqlite3_column_int64(s, 0);
     if (device < std::numeric_limits<std::int32_t>::min() ||
         device > std::numeric_limits<std::int32_t>::max())
       continue;
-    info.device_names.try_emplace(static_cast<std::int32_t>(device), text);
+    auto const id = static_cast<std::int32_t>(device);
+    if (!info.device_names.try_emplace(id, text).second) continue;
+    input_info::gpu_properties p;
+    p.total_memory_bytes = whole(2, std::int64_t{1} << 60);
+    p.sm_count = static_cast<std::int32_t>(whole(3, INT32_MAX));
+    p.compute_major = static_cast<std::int32_t>(whole(4, 1000));
+    p.compute_minor = static_cast<std::int32_t>(whole(5, 1000));
+    info.device_properties.emplace(id, p);
   }
 }
 

@@ -113,6 +113,7 @@ TEST(nsys_reader, metadata_matches_sql_on_every_real_export) {
   // column beside min(rowid)).
   TRACESWEEP_REQUIRE_TRACES_DIR(traces);
   std::int64_t files_with_start = 0, files_with_gpus = 0, files_without_gpus = 0, threads = 0;
+  std::int64_t files_with_properties = 0;
   for (auto const& f : nsys_exports(traces)) {
     SCOPED_TRACE(f.string());
     auto const t = read(f, 1);
@@ -140,6 +141,27 @@ TEST(nsys_reader, metadata_matches_sql_on_every_real_export) {
            db.query("SELECT " + id + ", name, min(rowid) FROM " + gpu_table + " WHERE " + id +
                     " IS NOT NULL AND name IS NOT NULL GROUP BY " + id))
         gpus[static_cast<std::int32_t>(r[0].i)] = r[1].s;
+      // Properties of the same first rows: an absent column or a non-integer is unknown.
+      auto col = [&](std::string const& a, std::string const& b = "") {
+        if (db.has_column(gpu_table, a)) return a;
+        return !b.empty() && db.has_column(gpu_table, b) ? b : std::string("NULL");
+      };
+      std::map<std::int32_t, input_info::gpu_properties> props;
+      for (auto const& r :
+           db.query("SELECT g." + id + ", g." + col("totalMemory") + ", g." +
+                    col("smCount", "numMultiprocessors") + ", g." + col("computeMajor") + ", g." +
+                    col("computeMinor") + " FROM " + gpu_table +
+                    " g WHERE g.rowid IN (SELECT min(rowid) FROM " + gpu_table + " WHERE " + id +
+                    " IS NOT NULL AND name IS NOT NULL GROUP BY " + id + ")")) {
+        auto v = [&](std::size_t k) {
+          return r[k].type == SQLITE_INTEGER && r[k].i >= 0 ? r[k].i : std::int64_t{-1};
+        };
+        props[static_cast<std::int32_t>(r[0].i)] = {v(1), static_cast<std::int32_t>(v(2)),
+                                                    static_cast<std::int32_t>(v(3)),
+                                                    static_cast<std::int32_t>(v(4))};
+        if (v(1) > 0 && v(2) > 0) ++files_with_properties;
+      }
+      EXPECT_EQ(info.device_properties, props);
     }
     EXPECT_EQ(info.device_names, gpus);
     (gpus.empty() ? files_without_gpus : files_with_gpus) += 1;
@@ -166,6 +188,7 @@ TEST(nsys_reader, metadata_matches_sql_on_every_real_export) {
   EXPECT_GT(files_with_gpus, 0);
   EXPECT_GT(files_without_gpus, 0);
   EXPECT_GT(threads, 0);
+  EXPECT_GT(files_with_properties, 0);
 }
 
 TEST(nsys_reader, metadata_from_the_early_2021_gpu_table_and_repeated_keys) {
@@ -191,6 +214,8 @@ TEST(nsys_reader, metadata_from_the_early_2021_gpu_table_and_repeated_keys) {
   auto const& info = t.inputs().at(0);
   EXPECT_EQ(info.session_start_utc_ns, std::optional<std::int64_t>(42));
   EXPECT_EQ(info.device_names, (std::map<std::int32_t, std::string>{{0, "A"}, {1, "B"}}));
+  // The early table has no property columns: known names, unknown properties.
+  EXPECT_EQ(info.device_properties.at(1), input_info::gpu_properties{});
   // tid 5 in two processes: the first row's name; nameId 999999 is not in StringIds.
   EXPECT_EQ(info.thread_names, (std::map<std::int64_t, std::string>{{5, "main"}, {6, "worker"}}));
 }
