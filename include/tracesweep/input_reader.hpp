@@ -3,7 +3,9 @@
 // each format has its own reader (ingest/…) behind this one entry point.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,6 +30,29 @@ inline constexpr std::uint32_t all_event_kinds = (std::uint32_t{1} << event_kind
 /// far below them: Kineto events are a few KB, and real .json.gz files inflate 15-30×.
 inline constexpr std::uint64_t default_max_event_bytes = std::uint64_t{64} << 20;
 inline constexpr std::uint64_t default_max_inflate_ratio = 200;
+
+/// How far reading has come, for a progress display: read_inputs names each file as it starts,
+/// the readers advance `bytes_done` as they go (from any thread), and a display polls it.
+class read_progress {
+ public:
+  /// A new file of `size` bytes begins.
+  void begin_file(std::string path, std::uint64_t size) {
+    std::lock_guard lock(_m);
+    _path = std::move(path);
+    bytes_total.store(size);
+    bytes_done.store(0);
+  }
+  [[nodiscard]] std::string path() const {
+    std::lock_guard lock(_m);
+    return _path;
+  }
+  std::atomic<std::uint64_t> bytes_done{0};   ///< of the current file (compressed bytes of gzip)
+  std::atomic<std::uint64_t> bytes_total{0};  ///< the current file's size
+
+ private:
+  mutable std::mutex _m;
+  std::string _path;
+};
 
 struct read_options {
   unsigned threads = 0;  ///< 0 = all hardware threads
@@ -54,6 +79,8 @@ struct read_options {
   /// gzip: the most bytes inflated per compressed byte, checked once 64 MiB have been inflated.
   /// More is input_limit_error (limit::inflate_ratio): a decompression bomb.
   std::uint64_t max_inflate_ratio = default_max_inflate_ratio;
+  /// Where the readers report how far they are (none when null).
+  read_progress* progress = nullptr;
 };
 
 /// One reader: its name, whether the first bytes of a file are its format, and the reader.

@@ -75,6 +75,8 @@ int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
       ->capture_default_str();
   app.add_option("-o,--output", ctx.output_path, "Write the result to FILE instead of stdout");
   app.add_flag("-v,--verbose", ctx.verbose, "Say which backend runs and what was skipped");
+  app.add_flag("-q,--quiet", ctx.quiet,
+               "No progress line while reading (shown only on a terminal)");
   app.add_option("--device-memory-limit", ctx.device_memory_limit,
                  "Bytes of GPU memory one primitive may use; larger work is chunked (cuda)");
   app.add_option("--max-event-bytes", ctx.max_event_bytes,

@@ -52,6 +52,7 @@ struct context {
   unsigned threads = 0;
   std::string output_path;
   bool verbose = false;
+  bool quiet = false;  ///< no progress line
   bool keep_going = false;
   std::size_t device_memory_limit = 0;  ///< bytes; 0 = the CUDA backend's default
   std::uint64_t max_event_bytes = default_max_event_bytes;      ///< read_options

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/cli_context.hpp"
 #include "cli/output_file.hpp"
+#include "cli/read_progress_line.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -8,6 +9,8 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+
+#include <unistd.h>
 
 #include <tracesweep/error.hpp>
 #include <tracesweep/model/comm_classifier.hpp>
@@ -100,7 +103,13 @@ int context::read(std::vector<std::string> const& paths, event_table& table, rea
   options.max_event_bytes = max_event_bytes;
   options.max_inflate_ratio = max_inflate_ratio;
   phase = "reading the inputs";
-  auto failures = read_inputs(paths, table, options, keep_going);
+  read_progress progress;
+  options.progress = &progress;
+  std::vector<input_error> failures;
+  {
+    read_progress_line line(progress, !quiet && isatty(STDERR_FILENO) == 1, progress_delay());
+    failures = read_inputs(paths, table, options, keep_going);
+  }
   for (auto const& f : failures) std::cerr << "tracesweep: " << f.what() << '\n';
   for (auto const& info : table.inputs()) {
     if (info.skipped.empty()) continue;

@@ -137,7 +137,7 @@ void add_scan_command(CLI::App& app, context& ctx) {
       fleet::scan_progress progress;
       fleet::scan_result r;
       {
-        progress_line line(progress, isatty(STDERR_FILENO) == 1);
+        progress_line line(progress, !ctx.quiet && isatty(STDERR_FILENO) == 1);
         r = fleet::run_scan(options, progress, [&](std::string const& e) { line.error(e); });
       }
       if (r.run_id == 0) {

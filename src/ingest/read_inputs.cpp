@@ -114,6 +114,11 @@ std::vector<input_error> read_inputs(std::vector<std::string> const& paths, even
     per_file.fallback_rank = static_cast<std::int32_t>(
         std::lower_bound(by_path.begin(), by_path.end(), file) - by_path.begin());
     try {
+      if (options.progress) {
+        std::error_code ec;
+        auto const size = fs::file_size(file, ec);
+        options.progress->begin_file(file, ec ? 0 : size);
+      }
       read_input_naming_it(file, table, per_file);
       auto const& info = table.inputs().back();
       if (is_chrome(info)) {

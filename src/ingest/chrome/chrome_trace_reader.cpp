@@ -302,9 +302,36 @@ void read_chrome_source(byte_source& source, std::string const& path, event_tabl
 
 }  // namespace chrome
 
+namespace {
+
+/// A source that tells read_options::progress the file bytes consumed after every read.
+class reporting_source final : public chrome::byte_source {
+ public:
+  reporting_source(chrome::byte_source& inner, read_progress& progress)
+      : _inner(inner), _progress(progress) {}
+  std::size_t read(char* dst, std::size_t n) override {
+    auto const got = _inner.read(dst, n);
+    _progress.bytes_done.store(_inner.file_bytes_consumed(), std::memory_order_relaxed);
+    return got;
+  }
+  [[nodiscard]] std::uint64_t file_bytes_consumed() const noexcept override {
+    return _inner.file_bytes_consumed();
+  }
+  [[nodiscard]] std::uint64_t file_size() const noexcept override { return _inner.file_size(); }
+  [[nodiscard]] bool compressed() const noexcept override { return _inner.compressed(); }
+
+ private:
+  chrome::byte_source& _inner;
+  read_progress& _progress;
+};
+
+}  // namespace
+
 void read_chrome_trace(std::string const& path, event_table& table, read_options const& options) {
   auto source = open_byte_source(path, options.max_inflate_ratio);
-  read_chrome_source(*source, path, table, options);
+  if (!options.progress) return read_chrome_source(*source, path, table, options);
+  reporting_source reporting(*source, *options.progress);
+  read_chrome_source(reporting, path, table, options);
 }
 
 }  // namespace tracesweep

@@ -405,6 +405,9 @@ void read_database(db_location const& where, std::uint64_t bytes, event_table& t
     stream_tasks(where, plans, tasks, threads, [&](std::size_t i, std::unique_ptr<row_batch>& b) {
       auto const& plan = plans[tasks[i].plan];
       bool const last = i + 1 == tasks.size() || tasks[i + 1].plan != tasks[i].plan;
+      if (options.progress)  // the tasks share the rows about evenly: the file in proportion
+        options.progress->bytes_done.store(bytes * (i + 1) / tasks.size(),
+                                           std::memory_order_relaxed);
       if (plan.source == source_table::nvtx) {
         nvtx.push_back(std::move(b));
         if (!last) return;
