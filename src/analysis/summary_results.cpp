@@ -98,7 +98,9 @@ result_table devices(summary const& s) {
 
 result_table kernels(summary const& s) {
   auto t = table("kernels", "Kernels");
-  t.add("name", string).text_last = true;
+  auto& name = t.add("name", string);
+  name.text_last = true;
+  name.symbol = true;
   t.add("calls", integer);
   add_ns(t, "total_ns", "total (ns)");
   add_real(t, "avg_ns", "avg (ns)", 1);

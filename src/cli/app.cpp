@@ -21,7 +21,7 @@ namespace {
 std::string command_word(int argc, char const* const* argv) {
   for (int i = 1; i < argc; ++i) {
     std::string_view const a = argv[i];
-    if (a == "--backend" || a == "--threads" || a == "-o" || a == "--output" ||
+    if (a == "--backend" || a == "--threads" || a == "-o" || a == "--output" || a == "--names" ||
         a == "--device-memory-limit") {
       ++i;
       continue;
@@ -75,6 +75,13 @@ int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
       ->capture_default_str();
   app.add_option("-o,--output", ctx.output_path, "Write the result to FILE instead of stdout");
   app.add_flag("-v,--verbose", ctx.verbose, "Say which backend runs and what was skipped");
+  app.add_option("--names", ctx.names,
+                 "Text: kernel names in full, or short (without return type, template arguments, "
+                 "parameters and namespaces, as nsys's shortName)")
+      ->check(CLI::IsMember({"full", "short"}))
+      ->capture_default_str();
+  app.add_flag("--wide", ctx.wide,
+               "Text: never elide kernel names to fit $COLUMNS or the terminal's width");
   app.add_flag("-q,--quiet", ctx.quiet,
                "No progress line while reading (shown only on a terminal)");
   app.add_option("--device-memory-limit", ctx.device_memory_limit,

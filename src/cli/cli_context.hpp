@@ -19,6 +19,7 @@
 #include <tracesweep/model/row_filter.hpp>
 #include <tracesweep/model/trace_model.hpp>
 #include <tracesweep/output/result_table.hpp>
+#include <tracesweep/output/writer.hpp>
 
 #include "cli/app.hpp"
 #include "cli/output_file.hpp"
@@ -52,7 +53,9 @@ struct context {
   unsigned threads = 0;
   std::string output_path;
   bool verbose = false;
-  bool quiet = false;  ///< no progress line
+  bool quiet = false;          ///< no progress line
+  std::string names = "full";  ///< text: kernel names "full" or "short"
+  bool wide = false;           ///< text: never elide names to fit the terminal
   bool keep_going = false;
   std::size_t device_memory_limit = 0;  ///< bytes; 0 = the CUDA backend's default
   std::uint64_t max_event_bytes = default_max_event_bytes;      ///< read_options
@@ -84,6 +87,9 @@ struct context {
   /// usage error naming --table.
   void write(output::result_set const& results, std::string const& format, std::string const& table,
              output_file* file);
+  /// Text's layout: short names with --names short; unless --wide, lines fit $COLUMNS when set,
+  /// else the terminal's width when writing to standard output on a terminal.
+  [[nodiscard]] output::write_options write_options_for(bool standard_output) const;
   /// The skeleton of every analysis command. Before reading anything it checks the options: the
   /// pattern, -o (never an input, and writable: its file is opened now), and `table` against
   /// `shape` (when given). Then it reads `args.inputs` (reading `options`), builds the model and

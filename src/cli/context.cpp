@@ -4,12 +4,14 @@
 #include "cli/read_progress_line.hpp"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <tracesweep/error.hpp>
@@ -43,17 +45,32 @@ output::write_function writer_of(std::string const& format) {
 
 }  // namespace
 
+output::write_options context::write_options_for(bool standard_output) const {
+  output::write_options o;
+  o.short_names = names == "short";
+  if (wide) return o;
+  if (char const* env = std::getenv("COLUMNS"); env && *env) {
+    auto const n = std::strtol(env, nullptr, 10);
+    if (n > 0) o.width = static_cast<std::size_t>(n);
+    return o;
+  }
+  winsize size{};
+  if (standard_output && isatty(STDOUT_FILENO) == 1 && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0)
+    o.width = size.ws_col;
+  return o;
+}
+
 void context::write(output::result_set const& results, std::string const& format,
                     std::string const& table, output_file* file) {
   auto const write = writer_of(format);
   phase = "writing the output";
   naming_the_table([&] {
     if (file) {
-      write(results, table, file->stream());
+      write(results, table, file->stream(), write_options_for(false));
       file->commit();
       return;
     }
-    write(results, table, std::cout);
+    write(results, table, std::cout, write_options_for(true));
     std::cout.flush();
     if (!std::cout)
       throw input_error("standard output", "writing the output",
@@ -156,7 +173,7 @@ int context::run_analysis(analysis_args const& args, read_options const& options
   auto const filter = filter_of(args);
   if (!table_name.empty() && shape) {
     std::ostringstream discard;
-    naming_the_table([&] { writer_of(args.format)(shape(), table_name, discard); });
+    naming_the_table([&] { writer_of(args.format)(shape(), table_name, discard, {}); });
   }
   refuse_output_that_is_an_input(output_path, args.inputs);
   std::optional<output_file> file;

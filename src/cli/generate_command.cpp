@@ -118,7 +118,7 @@ output::result_set truth_tables(planted_truth const& truth) {
 
 void write_truth(planted_truth const& truth, std::string const& path) {
   output_file out(path);
-  output::find_writer("json")(truth_tables(truth), "", out.stream());
+  output::find_writer("json")(truth_tables(truth), "", out.stream(), {});
   out.commit();
 }
 }  // namespace

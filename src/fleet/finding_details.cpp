@@ -29,7 +29,7 @@ class detail {
     set.tables.push_back(_t);
     set.json_bare = true;
     std::ostringstream out;
-    output::find_writer("json")(set, "", out);
+    output::find_writer("json")(set, "", out, {});
     return out.str();
   }
 

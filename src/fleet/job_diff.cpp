@@ -116,7 +116,7 @@ output::result_table kernels_table() {
   auto t = table("kernels", "Kernels that changed (per rank)");
   t.add("job", string);
   t.add("rank", integer);
-  t.add("name", string);
+  t.add("name", string).symbol = true;
   t.add("status", string);
   t.add("calls_before", integer);
   t.add("calls_after", integer);

@@ -36,7 +36,8 @@ std::string field(cell const& c, column const& col) {
 
 }  // namespace
 
-void write_csv(result_set const& results, std::string_view table, std::ostream& out) {
+void write_csv(result_set const& results, std::string_view table, std::ostream& out,
+               write_options const&) {
   auto const tables = tables_for(results, flat, table);
   if (tables.empty()) return;
   auto const& t = *tables.front();

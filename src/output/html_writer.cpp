@@ -739,7 +739,8 @@ svg .line { fill: none; stroke-width: 2; stroke-linejoin: round; stroke-linecap:
 
 }  // namespace
 
-void write_html(result_set const& results, std::string_view table, std::ostream& out) {
+void write_html(result_set const& results, std::string_view table, std::ostream& out,
+                write_options const&) {
   auto const tables = tables_for(results, html, table);
   std::string const title = !tables.empty() && !tables.front()->title.empty()
                                 ? tables.front()->title

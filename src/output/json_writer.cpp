@@ -165,7 +165,8 @@ class json_document {
 
 }  // namespace
 
-void write_json(result_set const& results, std::string_view table, std::ostream& out) {
+void write_json(result_set const& results, std::string_view table, std::ostream& out,
+                write_options const&) {
   auto const ts = tables_for(results, json, table);
   json_document doc(out);
   if (results.json_bare && ts.size() == 1)

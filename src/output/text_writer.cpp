@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Aligned text: each table in its text style (see text_style), columns padded to their widest
-// cell, numbers right-aligned, and no padding after the last column.
+// cell, numbers right-aligned, and no padding after the last column; symbol columns (kernel
+// names) in short form and elided to fit a width when write_options ask.
 #include <tracesweep/output/writer.hpp>
 
 #include <algorithm>
@@ -19,22 +20,66 @@ struct text_grid {
   std::vector<std::size_t> width;
 };
 
-text_grid layout(result_table const& t) {
+/// `s` cut to `width` bytes with "..." in the middle (two thirds of the rest kept before it),
+/// never inside a UTF-8 sequence.
+std::string elide(std::string const& s, std::size_t width) {
+  if (s.size() <= width || width < 5) return s;
+  auto const keep = width - 3;
+  auto head = keep * 2 / 3, tail = s.size() - (keep - head);
+  auto continuation = [&](std::size_t i) {
+    return (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80;
+  };
+  while (head > 0 && continuation(head)) --head;
+  while (tail < s.size() && continuation(tail)) ++tail;
+  return s.substr(0, head) + "..." + s.substr(tail);
+}
+
+/// The width of a line of `g` in `style`: listings indent every column by two, reports and grids
+/// put two spaces between columns.
+std::size_t line_width(text_grid const& g, text_style style) {
+  std::size_t w = 0;
+  for (auto x : g.width) w += x + 2;
+  return style == text_style::listing ? w : (w > 2 ? w - 2 : 0);
+}
+
+/// Narrows the symbol columns (widest first, to no less than 24 or their header) until lines fit
+/// `width`, eliding their cells; other columns keep their width.
+void fit(text_grid& g, std::vector<bool> const& symbol, text_style style, std::size_t width) {
+  auto total = line_width(g, style);
+  while (total > width) {
+    std::size_t widest = g.width.size();
+    for (std::size_t k = 0; k < g.width.size(); ++k)
+      if (symbol[k] && (widest == g.width.size() || g.width[k] > g.width[widest])) widest = k;
+    if (widest == g.width.size()) return;
+    auto const floor = std::max<std::size_t>(24, g.header[widest].size());
+    if (g.width[widest] <= floor) return;
+    auto const cut = std::min(total - width, g.width[widest] - floor);
+    g.width[widest] -= cut, total -= cut;
+    for (auto& line : g.cells) line[widest] = elide(line[widest], g.width[widest]);
+  }
+}
+
+text_grid layout(result_table const& t, write_options const& o) {
   auto const cols = text_order_columns(t, text);
   text_grid g;
+  std::vector<bool> symbol;
   for (auto j : cols) {
     auto const& c = t.columns[j];
     g.header.push_back(c.label.empty() ? c.name : c.label);
     g.right.push_back(right_aligned(c));
     g.width.push_back(g.header.back().size());
+    symbol.push_back(c.symbol && c.type == value_type::string);
   }
   for (auto const& r : t.rows) {
     auto& line = g.cells.emplace_back();
     for (std::size_t k = 0; k < cols.size(); ++k) {
-      line.push_back(text_cell(r.cells[cols[k]], t.columns[cols[k]]));
+      auto text = text_cell(r.cells[cols[k]], t.columns[cols[k]]);
+      if (symbol[k] && o.short_names) text = short_symbol_name(text);
+      line.push_back(std::move(text));
       g.width[k] = std::max(g.width[k], line.back().size());
     }
   }
+  if (o.width > 0) fit(g, symbol, t.style, o.width);
   return g;
 }
 
@@ -56,32 +101,32 @@ std::string line(text_grid const& g, std::vector<std::string> const& cells, char
   return s;
 }
 
-void write_listing(result_table const& t, std::ostream& out) {
+void write_listing(result_table const& t, std::ostream& out, write_options const& o) {
   out << t.title << " (" << t.rows.size() << ")\n";
   if (t.rows.empty() && !t.text_empty.empty()) {
     out << "  " << t.text_empty << '\n';
     return;
   }
-  auto const g = layout(t);
+  auto const g = layout(t, o);
   out << line(g, g.header, "  ", "") << '\n';
   for (auto const& r : g.cells) out << line(g, r, "  ", "") << '\n';
 }
 
-void write_report(result_table const& t, std::ostream& out) {
+void write_report(result_table const& t, std::ostream& out, write_options const& o) {
   out << "** " << t.title << "\n\n";
   if (t.rows.empty() && !t.text_empty.empty()) {
     out << t.text_empty << '\n';
     return;
   }
-  auto const g = layout(t);
+  auto const g = layout(t, o);
   std::vector<std::string> dashes;
   for (auto w : g.width) dashes.emplace_back(w, '-');
   out << line(g, g.header, "", "  ") << '\n' << line(g, dashes, "", "  ") << '\n';
   for (auto const& r : g.cells) out << line(g, r, "", "  ") << '\n';
 }
 
-void write_grid(result_table const& t, std::ostream& out) {
-  auto const g = layout(t);
+void write_grid(result_table const& t, std::ostream& out, write_options const& o) {
+  auto const g = layout(t, o);
   std::size_t total = 0;
   for (auto w : g.width) total += w + 2;
   std::string const rule(total > 2 ? total - 2 : 0, '-');
@@ -104,17 +149,18 @@ void write_grid(result_table const& t, std::ostream& out) {
 
 }  // namespace
 
-void write_text(result_set const& results, std::string_view table, std::ostream& out) {
+void write_text(result_set const& results, std::string_view table, std::ostream& out,
+                write_options const& o) {
   bool first = true;
   for (auto const* t : tables_for(results, text, table)) {
     switch (t->style) {
       case text_style::listing:
       case text_style::report:
         if (!first) out << '\n';
-        t->style == text_style::listing ? write_listing(*t, out) : write_report(*t, out);
+        t->style == text_style::listing ? write_listing(*t, out, o) : write_report(*t, out, o);
         break;
       case text_style::grid:
-        write_grid(*t, out);
+        write_grid(*t, out, o);
         break;
     }
     first = false;

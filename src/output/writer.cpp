@@ -8,10 +8,10 @@
 
 namespace tracesweep::output {
 
-void write_text(result_set const&, std::string_view, std::ostream&);
-void write_csv(result_set const&, std::string_view, std::ostream&);
-void write_json(result_set const&, std::string_view, std::ostream&);
-void write_html(result_set const&, std::string_view, std::ostream&);
+void write_text(result_set const&, std::string_view, std::ostream&, write_options const&);
+void write_csv(result_set const&, std::string_view, std::ostream&, write_options const&);
+void write_json(result_set const&, std::string_view, std::ostream&, write_options const&);
+void write_html(result_set const&, std::string_view, std::ostream&, write_options const&);
 
 namespace {
 constexpr writer_entry registry[] = {

@@ -34,7 +34,7 @@ result_table columns(unsigned views) {
   t.add("Ctx", value_type::integer);
   t.add("GreenCtx", value_type::integer);
   t.add("Strm", value_type::integer);
-  t.add("Name", value_type::string);
+  t.add("Name", value_type::string).symbol = true;
   return t;
 }
 

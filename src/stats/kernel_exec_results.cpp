@@ -67,7 +67,7 @@ result_table sum_columns(unsigned views) {
     add_ns(t, p + "StdDev (ns)", value_type::real);
   }
   t.add("API Name", value_type::string);
-  t.add("Kernel Name", value_type::string);
+  t.add("Kernel Name", value_type::string).symbol = true;
   return t;
 }
 

@@ -27,7 +27,7 @@ result_table columns(unsigned views) {
                                    {"Max (ns)", integer},
                                    {"StdDev (ns)", real}})
     stats::add_number(t, name, type, "ns");
-  t.add("Kernel Name", value_type::string);
+  t.add("Kernel Name", value_type::string).symbol = true;
   return t;
 }
 

@@ -62,7 +62,7 @@ result_table columns(stats_report r, unsigned views) {
     bool const ns = c.source != field::count && c.source != field::time_percent;
     switch (c.format) {
       case stats::cell::text:
-        t.add(std::string(c.header), value_type::string);
+        t.add(std::string(c.header), value_type::string).symbol = c.header == "Name";
         continue;
       case stats::cell::integer:
         t.add(std::string(c.header), value_type::integer, ns ? "ns" : "");

@@ -112,7 +112,7 @@ result_table across(distributed_summary const& d, result_table t) {
 result_table kernels_flat(std::vector<rank_kernel_table> const& v) {
   auto t = ranked("kernels",
                   "Kernel Summary (kernels by full name; ratio over all kernel time of the rank)");
-  t.add("name", string, {}, "Name");
+  t.add("name", string, {}, "Name").symbol = true;
   t.add("calls", integer, {}, "Calls");
   add_time(t, "total_ns", integer, "Total (ms)");
   add_time(t, "avg_ns", real, "Avg (ms)");
@@ -267,7 +267,7 @@ result_table tb_gpus_flat(std::vector<tb_overview> const& v) {
 
 result_table tb_kernels_flat(std::vector<tb_overview> const& v) {
   auto t = ranked("tb_kernels", "Kernel table (all kernels; duration-weighted means)");
-  t.add("name", string, {}, "Name");
+  t.add("name", string, {}, "Name").symbol = true;
   t.add("calls", integer, {}, "Calls");
   add_time(t, "total_ns", integer, "Total (us)", "us");
   add_time(t, "mean_ns", real, "Mean (us)", "us");

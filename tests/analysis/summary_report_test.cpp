@@ -91,7 +91,7 @@ enum class fmt { text, json, csv };
 std::string write(ts::summary const& s, fmt f, std::string const& table = "") {
   static constexpr char const* names[] = {"text", "json", "csv"};
   std::ostringstream o;
-  ts::output::find_writer(names[static_cast<int>(f)])(ts::summary_results(s), table, o);
+  ts::output::find_writer(names[static_cast<int>(f)])(ts::summary_results(s), table, o, {});
   return o.str();
 }
 

@@ -60,7 +60,7 @@ TEST(DeviceParity, EverySummaryOnEveryTrace) {
 /// The diagnosis of `table` on `be`, as the JSON document the CLI writes.
 std::string diagnosis_json(event_table const& table, backend& be) {
   std::ostringstream out;
-  output::find_writer("json")(diagnose_results(diagnose(trace_model(table), be, {})), "", out);
+  output::find_writer("json")(diagnose_results(diagnose(trace_model(table), be, {})), "", out, {});
   return out.str();
 }
 

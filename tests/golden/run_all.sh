@@ -6,6 +6,7 @@
 # Inputs are named relative to TRACES_DIR (the command runs there) so outputs do not depend on
 # where the traces live. Used by record.sh (to write the goldens) and check.sh (to compare).
 set -euo pipefail
+unset COLUMNS  # text fits no width unless a run below asks for one
 bin="$(realpath "$1")"
 traces="$2"
 sample="$(realpath "$3")"
@@ -34,6 +35,7 @@ run() {  # run NAME ARGS...: stdout, exit code and stderr of one invocation into
 one() {  # one INPUT LABEL
   local in="$1" label="$2"
   for f in text json; do run "$label.summary.$f" summary --format "$f" "$in"; done
+  COLUMNS=160 run "$label.summary.short160.text" --names short summary "$in"
   for t in devices kernels gaps inputs; do run "$label.summary.csv.$t" summary --format csv --table "$t" "$in"; done
   for f in text json; do run "$label.overview.$f" overview --format "$f" "$in"; done
   for t in overview model distributed kernels; do

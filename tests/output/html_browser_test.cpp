@@ -235,7 +235,7 @@ class html_browser : public ::testing::Test {
 
 std::string sample_page() {
   std::ostringstream o;
-  tracesweep::output::find_writer("html")(ts::html_sample(), "", o);
+  tracesweep::output::find_writer("html")(ts::html_sample(), "", o, {});
   return o.str();
 }
 

@@ -53,6 +53,9 @@ struct column {
   unsigned views = all_views;   ///< where the column appears
   std::string flat_null;        ///< CSV text of a null cell (text shows "-", JSON null)
   bool json_omit_null = false;  ///< JSON leaves a null cell's key out
+  /// A kernel or function name: text may show its short name and elide it to fit the width
+  /// (write_options); other formats keep it whole.
+  bool symbol = false;
 };
 
 /// One row: one cell per column, in column order.

@@ -13,11 +13,24 @@
 
 namespace tracesweep::output {
 
+/// How text lays tables out for a person; the other formats ignore it.
+struct write_options {
+  /// Lines fit in this many columns where eliding symbol columns (kernel names, "ab...yz") can
+  /// make them; 0 = no limit, nothing elided.
+  std::size_t width = 0;
+  bool short_names = false;  ///< symbol columns show short names (short_symbol_name)
+};
+
 /// Writes `results` to `out`. `table` non-empty: only that table (a format that writes one table
 /// writes that one, else its first). A name no table of this format has throws
 /// unknown_table_error.
 using write_function = void (*)(result_set const& results, std::string_view table,
-                                std::ostream& out);
+                                std::ostream& out, write_options const& options);
+
+/// A kernel's or function's short name, as nsys's shortName: without return type, template
+/// arguments, parameters and namespaces ("void ns::k<4>(int)" → "k"); the name itself when
+/// nothing of it would be left.
+[[nodiscard]] std::string short_symbol_name(std::string_view name);
 
 struct writer_entry {
   std::string_view name;  ///< the format's name, as --format takes it

@@ -239,7 +239,7 @@ result_table periodic(diagnosis const& d) {
 result_table long_tail(diagnosis const& d) {
   auto t = table("long_tail", "Long-tail kernels", data_views);
   add_where(t);
-  t.add("name", string);
+  t.add("name", string).symbol = true;
   t.add("start_ns", integer, "ns");
   t.add("duration_ns", integer, "ns");
   t.add("median_ns", integer, "ns");  // every *_ns is an integer: the median rounded
@@ -259,7 +259,7 @@ result_table long_tail(diagnosis const& d) {
 
 result_table long_tail_names(diagnosis const& d) {
   auto t = table("long_tail_names", "Long-tail kernels by name", data_views);
-  t.add("name", string);
+  t.add("name", string).symbol = true;
   t.add("instances", integer);
   t.add("excess_ns", integer, "ns");
   t.add("median_ns", integer, "ns");

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+// Text made for a terminal: on real traces with long templated kernel names, the kernel tables
+// fit COLUMNS=160 with --names short (and with full names, elided), every elided name is a
+// prefix and a suffix of a name in the JSON output, and --wide prints every name whole.
+#include <gtest/gtest.h>
+
+#include <simdjson.h>
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/run_cli.hpp"
+#include "support/trace_paths.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace tracesweep::test;
+
+/// The lines of the table titled `title` ("Kernels (" …) up to the blank line after it; for an
+/// nsys-style report, the lines after its "** " title.
+std::vector<std::string> table_lines(std::string const& text, std::string const& title) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  bool on = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with(title)) {
+      on = true;
+      continue;
+    }
+    if (on && line.empty() && !out.empty()) break;
+    if (on && !line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+std::set<std::string> json_kernel_names(fs::path const& f) {
+  auto const r = run_cli("summary --format json " + quote(f));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  std::set<std::string> names;
+  for (auto k : parser.parse(r.out)["kernels"].get_array())
+    names.emplace(std::string_view(k["name"]));
+  return names;
+}
+
+/// The name cell of a kernel line: what follows its eight number columns (calls … share).
+std::string name_of(std::string const& line) {
+  std::size_t pos = 0;
+  for (int column = 0; column < 8; ++column) {
+    pos = line.find_first_not_of(' ', pos);
+    pos = line.find(' ', pos);
+  }
+  return line.substr(line.find_first_not_of(' ', pos));
+}
+
+std::vector<fs::path> traces_with_long_names(fs::path const& traces) {
+  return {traces / "nsys" / "nsys-ai" / "mfu_2gpu_before.sqlite",
+          traces / "kineto" / "tb_plugin_samples_resnet50_v100" /
+              "resnet50_num_workers_0.worker0.1623143089861.pt.trace.json.gz",
+          fs::path(TRACESWEEP_SOURCE_DIR) / "datasets/samples/train_2rank.sqlite"};
+}
+
+TEST(TextWidth, KernelTablesFit160ColumnsAndElideOnlyNames) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  for (auto const& f : traces_with_long_names(traces)) {
+    SCOPED_TRACE(f.string());
+    auto const names = json_kernel_names(f);
+    std::size_t longest = 0;
+    for (auto const& n : names) longest = std::max(longest, n.size());
+    EXPECT_GT(longest, 160u) << "a trace whose names do not fit proves nothing";
+    for (auto const* style : {"short", "full"}) {
+      auto const r =
+          run_cli(std::string("--names ") + style + " summary " + quote(f), 0, "COLUMNS=160 ");
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      auto const lines = table_lines(r.out, "Kernels (");
+      ASSERT_EQ(lines.size(), names.size() + 1) << "header and one line per kernel";
+      for (auto const& line : lines) EXPECT_LE(line.size(), 160u) << line;
+      if (std::string(style) == "short") continue;
+      for (std::size_t i = 1; i < lines.size(); ++i) {
+        auto const shown = name_of(lines[i]);
+        if (names.count(shown)) continue;
+        auto const dots = shown.find("...");
+        ASSERT_NE(dots, std::string::npos) << shown;
+        auto const head = shown.substr(0, dots), tail = shown.substr(dots + 3);
+        bool found = false;
+        for (auto const& n : names)
+          found |= n.starts_with(head) && n.ends_with(tail) && n.size() > shown.size();
+        EXPECT_TRUE(found) << shown;
+      }
+    }
+    // The nsys-style report too.
+    if (f.extension() == ".sqlite") {
+      auto const r =
+          run_cli("--names short stats --report cuda_gpu_kern_sum " + quote(f), 0, "COLUMNS=160 ");
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      for (auto const& line : table_lines(r.out, "** ")) EXPECT_LE(line.size(), 160u) << line;
+    }
+  }
+}
+
+TEST(TextWidth, WidePrintsEveryNameWhole) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  for (auto const& f : traces_with_long_names(traces)) {
+    SCOPED_TRACE(f.string());
+    auto const names = json_kernel_names(f);
+    auto const r = run_cli("--wide summary " + quote(f), 0, "COLUMNS=160 ");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::set<std::string> shown;
+    auto const lines = table_lines(r.out, "Kernels (");
+    for (std::size_t i = 1; i < lines.size(); ++i) shown.insert(name_of(lines[i]));
+    EXPECT_EQ(shown, names);
+    // Without COLUMNS and not on a terminal, text is the same as --wide.
+    EXPECT_EQ(run_cli("summary " + quote(f)).out, r.out);
+  }
+}
+
+}  // namespace

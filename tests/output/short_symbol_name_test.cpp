@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// Short kernel names as nsys's shortName: no return type, template arguments, parameters or
+// namespaces; names from the real traces' kernels.
+#include <gtest/gtest.h>
+
+#include <tracesweep/output/writer.hpp>
+
+namespace {
+
+using tracesweep::output::short_symbol_name;
+
+TEST(ShortSymbolName, DropsReturnTypeTemplatesParametersAndScopes) {
+  EXPECT_EQ(short_symbol_name(
+                "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
+            "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+  EXPECT_EQ(
+      short_symbol_name("void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_128x128_16x5_nn_"
+                        "align4>(cutlass_80_tensorop_s1688gemm_128x128_16x5_nn_align4::Params)"),
+      "Kernel2");
+  EXPECT_EQ(
+      short_symbol_name(
+          "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl<at::native::"
+          "AddFunctor<float> >(at::TensorIteratorBase&, at::native::AddFunctor<float> const&)::"
+          "{lambda(int)#1}>(int, at::native::gpu_kernel_impl<at::native::AddFunctor<float> "
+          ">(at::TensorIteratorBase&, at::native::AddFunctor<float> const&)::{lambda(int)#1})"),
+      "elementwise_kernel");
+  EXPECT_EQ(short_symbol_name("void at::native::(anonymous namespace)::softmax_warp_forward<float, "
+                              "float, float, 8, false>(float*, float const*, int, int, int)"),
+            "softmax_warp_forward");
+  // A name without any of it stays as it is.
+  EXPECT_EQ(short_symbol_name("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"),
+            "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64");
+  EXPECT_EQ(short_symbol_name("[CUDA memcpy Host-to-Device]"), "[CUDA memcpy Host-to-Device]");
+  EXPECT_EQ(short_symbol_name(""), "");
+}
+
+}  // namespace
