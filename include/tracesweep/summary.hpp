@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,7 @@ struct summary {
   std::vector<kernel_summary> kernels;
   std::vector<gap_summary> gaps;
   std::vector<input_info> inputs;
+  std::optional<std::int64_t> trace_start_ns;  ///< the earliest event's start; none when empty
 };
 
 /// Communication kernels are those the model's classifier marks.

@@ -14,6 +14,8 @@ summary compute_summary(trace_model const& model, backend& be, summary_options c
   auto const& table = model.table();
   summary out;
   out.inputs = table.inputs();
+  if (!table.empty())
+    out.trace_start_ns = *std::min_element(table.start_ns.begin(), table.start_ns.end());
   auto const devices = model.devices();
   std::size_t const device_count = devices.size();
 

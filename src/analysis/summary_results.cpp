@@ -119,7 +119,9 @@ result_table gaps(summary const& s) {
   auto t = table("gaps", "Idle gaps");
   add_location(t, s);
   add_ns(t, "start_ns", "start (ns)");
+  t.columns.back().timestamp = true;
   add_ns(t, "end_ns", "end (ns)");
+  t.columns.back().timestamp = true;
   add_ns(t, "duration_ns", "duration (ns)");
   for (auto const& g : s.gaps) {
     auto cells = location(s, g.input, g.rank, g.device);
@@ -219,6 +221,7 @@ result_table inputs(summary const& s) {
 output::result_set summary_results(summary const& s) {
   output::result_set set;
   set.tables = {devices(s), kernels(s), gaps(s), inputs(s)};
+  set.time_origin_ns = s.trace_start_ns;
   return set;
 }
 

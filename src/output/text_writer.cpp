@@ -5,6 +5,9 @@
 #include <tracesweep/output/writer.hpp>
 
 #include <algorithm>
+#include <optional>
+
+#include <fmt/format.h>
 
 #include "output/render.hpp"
 
@@ -59,13 +62,30 @@ void fit(text_grid& g, std::vector<bool> const& symbol, text_style style, std::s
   }
 }
 
-text_grid layout(result_table const& t, write_options const& o) {
+/// `ns` after `origin` as seconds to the microsecond, digits grouped by three: "+1.234 567 s".
+std::string offset_text(std::int64_t ns, std::int64_t origin) {
+  auto const d = static_cast<__int128>(ns) - origin;  // both within 2^62: no overflow
+  auto const us = static_cast<std::int64_t>((d >= 0 ? d + 500 : d - 500) / 1000);
+  auto const a = us < 0 ? -us : us;
+  return fmt::format("{}{}.{:03} {:03} s", us < 0 ? '-' : '+', a / 1'000'000, a / 1000 % 1000,
+                     a % 1000);
+}
+
+/// Whether text shows `c` from `origin`.
+bool from_origin(column const& c, std::optional<std::int64_t> origin) {
+  return c.timestamp && origin && c.type == value_type::integer;
+}
+
+text_grid layout(result_table const& t, write_options const& o,
+                 std::optional<std::int64_t> origin) {
   auto const cols = text_order_columns(t, text);
   text_grid g;
   std::vector<bool> symbol;
   for (auto j : cols) {
     auto const& c = t.columns[j];
     g.header.push_back(c.label.empty() ? c.name : c.label);
+    if (from_origin(c, origin) && g.header.back().ends_with(" (ns)"))
+      g.header.back().replace(g.header.back().size() - 4, 4, "(s)");
     g.right.push_back(right_aligned(c));
     g.width.push_back(g.header.back().size());
     symbol.push_back(c.symbol && c.type == value_type::string);
@@ -73,7 +93,10 @@ text_grid layout(result_table const& t, write_options const& o) {
   for (auto const& r : t.rows) {
     auto& line = g.cells.emplace_back();
     for (std::size_t k = 0; k < cols.size(); ++k) {
-      auto text = text_cell(r.cells[cols[k]], t.columns[cols[k]]);
+      auto const& c = t.columns[cols[k]];
+      auto const* ns = std::get_if<std::int64_t>(&r.cells[cols[k]]);
+      auto text =
+          from_origin(c, origin) && ns ? offset_text(*ns, *origin) : text_cell(r.cells[cols[k]], c);
       if (symbol[k] && o.short_names) text = short_symbol_name(text);
       line.push_back(std::move(text));
       g.width[k] = std::max(g.width[k], line.back().size());
@@ -101,32 +124,35 @@ std::string line(text_grid const& g, std::vector<std::string> const& cells, char
   return s;
 }
 
-void write_listing(result_table const& t, std::ostream& out, write_options const& o) {
+void write_listing(result_table const& t, std::ostream& out, write_options const& o,
+                   std::optional<std::int64_t> origin) {
   out << t.title << " (" << t.rows.size() << ")\n";
   if (t.rows.empty() && !t.text_empty.empty()) {
     out << "  " << t.text_empty << '\n';
     return;
   }
-  auto const g = layout(t, o);
+  auto const g = layout(t, o, origin);
   out << line(g, g.header, "  ", "") << '\n';
   for (auto const& r : g.cells) out << line(g, r, "  ", "") << '\n';
 }
 
-void write_report(result_table const& t, std::ostream& out, write_options const& o) {
+void write_report(result_table const& t, std::ostream& out, write_options const& o,
+                  std::optional<std::int64_t> origin) {
   out << "** " << t.title << "\n\n";
   if (t.rows.empty() && !t.text_empty.empty()) {
     out << t.text_empty << '\n';
     return;
   }
-  auto const g = layout(t, o);
+  auto const g = layout(t, o, origin);
   std::vector<std::string> dashes;
   for (auto w : g.width) dashes.emplace_back(w, '-');
   out << line(g, g.header, "", "  ") << '\n' << line(g, dashes, "", "  ") << '\n';
   for (auto const& r : g.cells) out << line(g, r, "", "  ") << '\n';
 }
 
-void write_grid(result_table const& t, std::ostream& out, write_options const& o) {
-  auto const g = layout(t, o);
+void write_grid(result_table const& t, std::ostream& out, write_options const& o,
+                std::optional<std::int64_t> origin) {
+  auto const g = layout(t, o, origin);
   std::size_t total = 0;
   for (auto w : g.width) total += w + 2;
   std::string const rule(total > 2 ? total - 2 : 0, '-');
@@ -151,16 +177,26 @@ void write_grid(result_table const& t, std::ostream& out, write_options const& o
 
 void write_text(result_set const& results, std::string_view table, std::ostream& out,
                 write_options const& o) {
-  bool first = true;
+  bool first = true, origin_told = false;
+  auto const origin = results.time_origin_ns;
   for (auto const* t : tables_for(results, text, table)) {
+    bool const offsets = std::any_of(t->columns.begin(), t->columns.end(), [&](column const& c) {
+      return from_origin(c, origin) && (c.views & text);
+    });
+    if (offsets && !origin_told) {  // once, before the first table that needs it
+      out << (first ? "" : "\n") << "Times are offsets from the trace start, " << *origin
+          << " ns on the input's clock.\n";
+      origin_told = true;
+    }
     switch (t->style) {
       case text_style::listing:
       case text_style::report:
         if (!first) out << '\n';
-        t->style == text_style::listing ? write_listing(*t, out, o) : write_report(*t, out, o);
+        t->style == text_style::listing ? write_listing(*t, out, o, origin)
+                                        : write_report(*t, out, o, origin);
         break;
       case text_style::grid:
-        write_grid(*t, out, o);
+        write_grid(*t, out, o, origin);
         break;
     }
     first = false;

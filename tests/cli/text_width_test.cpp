@@ -6,6 +6,7 @@
 
 #include <simdjson.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -116,6 +117,42 @@ TEST(TextWidth, WidePrintsEveryNameWhole) {
     // Without COLUMNS and not on a terminal, text is the same as --wide.
     EXPECT_EQ(run_cli("summary " + quote(f)).out, r.out);
   }
+}
+
+/// "+S.mmm uuu s" of `d` ns, to the microsecond (half away from zero).
+std::string offset(std::int64_t d) {
+  auto const us = (d >= 0 ? d + 500 : d - 500) / 1000, a = us < 0 ? -us : us;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%c%lld.%03lld %03lld s", us < 0 ? '-' : '+',
+                static_cast<long long>(a / 1000000), static_cast<long long>(a / 1000 % 1000),
+                static_cast<long long>(a % 1000));
+  return buf;
+}
+
+TEST(TextTimes, GapsAreOffsetsFromTheTraceStartPrintedOnce) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  auto const f = traces / "kineto" / "hta_nccl_allreduce_a100" / "nccl_data.json.gz";
+  auto const text = run_cli("summary " + quote(f));
+  auto const json = run_cli("summary --format json " + quote(f));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  std::string const lead = "Times are offsets from the trace start, ";
+  auto const at = text.out.find(lead);
+  ASSERT_NE(at, std::string::npos) << text.out;
+  EXPECT_EQ(at, text.out.rfind(lead));
+  auto const origin = std::stoll(text.out.substr(at + lead.size()));
+  simdjson::dom::parser parser;
+  auto const doc = parser.parse(json.out);
+  // The trace start is no later than any device's first operation.
+  for (auto d : doc["devices"].get_array()) EXPECT_LE(origin, std::int64_t(d["window_start_ns"]));
+  auto const lines = table_lines(text.out, "Idle gaps (");
+  std::size_t k = 1;
+  for (auto g : doc["gaps"].get_array()) {
+    ASSERT_LT(k, lines.size());
+    auto const& line = lines[k++];
+    EXPECT_NE(line.find(offset(std::int64_t(g["start_ns"]) - origin)), std::string::npos) << line;
+    EXPECT_NE(line.find(offset(std::int64_t(g["end_ns"]) - origin)), std::string::npos) << line;
+  }
+  EXPECT_GT(k, 5u);
 }
 
 }  // namespace

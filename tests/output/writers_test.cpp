@@ -323,3 +323,35 @@ TEST(output_text, lists_and_maps_in_cells) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(TextWriter, TimestampsFromTheOriginWhichIsPrintedOnce) {
+  out::result_set s;
+  for (auto const* name : {"first", "second"}) {
+    out::result_table t;
+    t.name = name;
+    t.title = name;
+    t.add("start_ns", value_type::integer, "ns", "start (ns)").timestamp = true;
+    t.add("other_ns", value_type::integer, "ns");
+    t.add_row({cell(std::int64_t{1'000'001'234'567'890}), cell(std::int64_t{7})});
+    t.add_row({cell(std::int64_t{999'999'999'999'499}), cell(std::int64_t{8})});
+    s.tables.push_back(std::move(t));
+  }
+  // Without an origin: the numbers as they are.
+  EXPECT_NE(write("text", s).find("1000001234567890"), std::string::npos);
+  s.time_origin_ns = 1'000'000'000'000'000;
+  auto const text = write("text", s);
+  EXPECT_EQ(text.find("Times are offsets from the trace start, 1000000000000000 ns"), 0u) << text;
+  EXPECT_EQ(text.find("Times are"), text.rfind("Times are")) << "printed once";
+  EXPECT_NE(text.find("start (s)"), std::string::npos) << text;
+  // 1.234 567 890 s → to the microsecond; 501 ns before the origin rounds to -0.000 001 s.
+  EXPECT_NE(text.find("+1.234 568 s"), std::string::npos) << text;
+  EXPECT_NE(text.find("-0.000 001 s"), std::string::npos) << text;
+  // Other columns, and CSV and JSON, keep the nanoseconds.
+  EXPECT_NE(text.find("  7"), std::string::npos) << text;
+  EXPECT_NE(write("csv", s).find("1000001234567890"), std::string::npos);
+  EXPECT_NE(write("json", s).find("1000001234567890"), std::string::npos);
+}
+
+}  // namespace

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -56,6 +57,9 @@ struct column {
   /// A kernel or function name: text may show its short name and elide it to fit the width
   /// (write_options); other formats keep it whole.
   bool symbol = false;
+  /// An instant in ns on the input's clock: text shows it as an offset from
+  /// result_set::time_origin_ns when the set has one ("+1.234 567 s").
+  bool timestamp = false;
 };
 
 /// One row: one cell per column, in column order.
@@ -135,6 +139,8 @@ struct result_set {
   std::vector<result_table> tables;
   /// JSON: the document is the single JSON table's value rather than an object of tables.
   bool json_bare = false;
+  /// The trace's start: text shows timestamp columns from it and prints it once.
+  std::optional<std::int64_t> time_origin_ns;
 };
 
 /// Wraps a table into a nested cell.
