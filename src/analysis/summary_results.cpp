@@ -117,6 +117,8 @@ result_table kernels(summary const& s) {
 
 result_table gaps(summary const& s) {
   auto t = table("gaps", "Idle gaps");
+  t.spans = {"start_ns", "end_ns",         "", "rank", "device", "GPU {} idle gaps", "",
+             "idle gap", "tracesweep.gap", "", ""};
   add_location(t, s);
   add_ns(t, "start_ns", "start (ns)");
   t.columns.back().timestamp = true;

@@ -15,50 +15,6 @@ namespace tracesweep::output {
 
 namespace {
 
-/// The JSON string literal of `s`.
-std::string quote(std::string_view s) {
-  std::string o = "\"";
-  for (std::size_t i = 0; i < s.size();) {
-    auto const c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x80) {
-      auto const len = utf8_length(s, i);
-      o += len ? s.substr(i, len) : std::string_view("\\ufffd");
-      i += len ? len : 1;
-      continue;
-    }
-    switch (c) {
-      case '"':
-        o += "\\\"";
-        break;
-      case '\\':
-        o += "\\\\";
-        break;
-      case '\n':
-        o += "\\n";
-        break;
-      case '\r':
-        o += "\\r";
-        break;
-      case '\t':
-        o += "\\t";
-        break;
-      case '\b':
-        o += "\\b";
-        break;
-      case '\f':
-        o += "\\f";
-        break;
-      default:
-        if (c < 0x20)
-          o += fmt::format("\\u{:04x}", c);
-        else
-          o += static_cast<char>(c);
-    }
-    ++i;
-  }
-  return o + '"';
-}
-
 using nested = std::shared_ptr<result_table const>;
 
 bool compact(result_table const& t) {
@@ -73,7 +29,7 @@ bool holds_rows(result_table const& t) {
 /// A scalar, or a list or map written compactly.
 std::string flat_value(cell const& c, column const& col) {
   if (std::holds_alternative<std::monostate>(c)) return "null";
-  if (std::holds_alternative<std::string>(c)) return quote(std::get<std::string>(c));
+  if (std::holds_alternative<std::string>(c)) return json_string(std::get<std::string>(c));
   auto const* n = std::get_if<nested>(&c);
   if (!n) return data_scalar(c, col);
   auto const& t = **n;
@@ -83,8 +39,8 @@ std::string flat_value(cell const& c, column const& col) {
     auto const& r = t.rows[i];
     if (i) s += ',';
     if (map)
-      s +=
-          quote(data_scalar(r.cells[0], t.columns[0])) + ':' + flat_value(r.cells[1], t.columns[1]);
+      s += json_string(data_scalar(r.cells[0], t.columns[0])) + ':' +
+           flat_value(r.cells[1], t.columns[1]);
     else
       s += flat_value(r.cells[0], t.columns[0]);
   }
@@ -124,7 +80,7 @@ class json_document {
   void tables(std::vector<result_table const*> const& ts) {
     _out << '{';
     for (std::size_t i = 0; i < ts.size(); ++i) {
-      _out << (i ? ",\n" : "\n") << indent(1) << quote(ts[i]->name) << ": ";
+      _out << (i ? ",\n" : "\n") << indent(1) << json_string(ts[i]->name) << ": ";
       table(*ts[i], 1);
     }
     _out << (ts.empty() ? "}" : "\n}");
@@ -149,7 +105,7 @@ class json_document {
         _out << (first ? "" : ", ");
       else
         _out << (first ? "\n" : ",\n") << indent(depth + 1);
-      _out << quote(c.name) << ": ";
+      _out << json_string(c.name) << ": ";
       if (auto const* n = std::get_if<nested>(&v); n && !compact(**n))
         table(**n, depth + 1);
       else

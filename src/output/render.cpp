@@ -150,4 +150,47 @@ std::size_t utf8_length(std::string_view s, std::size_t i) noexcept {
   return len;
 }
 
+std::string json_string(std::string_view s) {
+  std::string o = "\"";
+  for (std::size_t i = 0; i < s.size();) {
+    auto const c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      auto const len = utf8_length(s, i);
+      o += len ? s.substr(i, len) : std::string_view("\\ufffd");
+      i += len ? len : 1;
+      continue;
+    }
+    switch (c) {
+      case '"':
+        o += "\\\"";
+        break;
+      case '\\':
+        o += "\\\\";
+        break;
+      case '\n':
+        o += "\\n";
+        break;
+      case '\r':
+        o += "\\r";
+        break;
+      case '\t':
+        o += "\\t";
+        break;
+      case '\b':
+        o += "\\b";
+        break;
+      case '\f':
+        o += "\\f";
+        break;
+      default:
+        if (c < 0x20)
+          o += fmt::format("\\u{:04x}", c);
+        else
+          o += static_cast<char>(c);
+    }
+    ++i;
+  }
+  return o + '"';
+}
+
 }  // namespace tracesweep::output

@@ -33,6 +33,9 @@ namespace tracesweep::output {
 /// The columns `v` shows, in text's order: text_last columns moved to the end.
 [[nodiscard]] std::vector<std::size_t> text_order_columns(result_table const& t, view v);
 
+/// The JSON string literal of `s` (quotes, escapes; a byte that is not UTF-8 becomes U+FFFD).
+[[nodiscard]] std::string json_string(std::string_view s);
+
 /// Length of the valid UTF-8 sequence at s[i] (no overlongs, surrogates or > U+10FFFF); 0 if the
 /// bytes there are not one (ASCII bytes are sequences of length 1).
 [[nodiscard]] std::size_t utf8_length(std::string_view s, std::size_t i) noexcept;

@@ -12,13 +12,12 @@ void write_text(result_set const&, std::string_view, std::ostream&, write_option
 void write_csv(result_set const&, std::string_view, std::ostream&, write_options const&);
 void write_json(result_set const&, std::string_view, std::ostream&, write_options const&);
 void write_html(result_set const&, std::string_view, std::ostream&, write_options const&);
+void write_perfetto(result_set const&, std::string_view, std::ostream&, write_options const&);
 
 namespace {
 constexpr writer_entry registry[] = {
-    {"text", &write_text},
-    {"csv", &write_csv},
-    {"json", &write_json},
-    {"html", &write_html},
+    {"text", &write_text}, {"csv", &write_csv},           {"json", &write_json},
+    {"html", &write_html}, {"perfetto", &write_perfetto},
 };
 }  // namespace
 

@@ -74,7 +74,7 @@ out::result_table with_nested() {
 TEST(output_registry, lists_and_finds_formats) {
   std::vector<std::string> got;
   for (auto const& w : out::writers()) got.emplace_back(w.name);
-  EXPECT_EQ(got, (std::vector<std::string>{"text", "csv", "json", "html"}));
+  EXPECT_EQ(got, (std::vector<std::string>{"text", "csv", "json", "html", "perfetto"}));
   for (auto const& w : out::writers()) EXPECT_EQ(out::find_writer(w.name), w.write);
   EXPECT_EQ(out::find_writer("xml"), nullptr);
   EXPECT_EQ(out::find_writer(""), nullptr);
@@ -352,6 +352,40 @@ TEST(TextWriter, TimestampsFromTheOriginWhichIsPrintedOnce) {
   EXPECT_NE(text.find("  7"), std::string::npos) << text;
   EXPECT_NE(write("csv", s).find("1000001234567890"), std::string::npos);
   EXPECT_NE(write("json", s).find("1000001234567890"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(PerfettoWriter, SpansAreExactMicrosecondsAndEmptyIsAValidTrace) {
+  out::result_set s;
+  EXPECT_EQ(write("perfetto", s), "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n]}\n");
+  out::result_table t;
+  t.name = "spans";
+  t.add("rank", value_type::integer);
+  t.add("start_ns", value_type::integer, "ns");
+  t.add("end_ns", value_type::integer, "ns");
+  t.add("what", value_type::string);
+  t.spans = {"start_ns", "end_ns", "", "rank", "", "all", "what", "", "c", "what", ""};
+  t.add_row({cell(std::int64_t{3}), cell(std::int64_t{1'700'000'000'000'000'123}),
+             cell(std::int64_t{1'700'000'000'000'001'000}), cell(std::string("a \"b\""))});
+  t.add_row({cell(std::int64_t{3}), cell(std::int64_t{-1'500}), cell(std::int64_t{-7}),
+             cell(std::string("early"))});
+  t.add_row({cell(std::int64_t{3}), cell(), cell(std::int64_t{1}), cell(std::string("no start"))});
+  s.tables.push_back(t);
+  auto const o = write("perfetto", s);
+  EXPECT_NE(
+      o.find("\"name\": \"a \\\"b\\\"\", \"pid\": 3, \"tid\": 1, \"ts\": 1700000000000000.123, "
+             "\"dur\": 0.877"),
+      std::string::npos)
+      << o;
+  EXPECT_NE(o.find("\"ts\": -1.500, \"dur\": 1.493"), std::string::npos) << o;
+  EXPECT_EQ(o.find("no start"), std::string::npos) << o;
+  EXPECT_NE(o.find("\"thread_name\", \"pid\": 3, \"tid\": 1, \"args\": {\"name\": \"all\"}"),
+            std::string::npos)
+      << o;
+  EXPECT_THROW(write("perfetto", s, "nothing"), tracesweep::unknown_table_error);
 }
 
 }  // namespace

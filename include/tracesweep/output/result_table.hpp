@@ -104,6 +104,23 @@ struct chart {
 /// Lists and maps are written compactly; text and CSV join their entries (see separators).
 enum class json_shape { rows, object, list, map };
 
+/// How a timeline writer (perfetto: Chrome-trace JSON for the Perfetto UI) draws a table: each
+/// row a span on a track of its process. Columns are named by `column::name`; a row whose start
+/// or end is null is not drawn. An empty `start` leaves the table out of the timeline.
+struct timeline {
+  std::string start;  ///< integer ns on the input's clock
+  std::string end;    ///< integer ns; or empty and `duration` (ns) names the length
+  std::string duration;
+  std::string process;   ///< integer column: the span's process (its rank)
+  std::string thread;    ///< integer column splitting the process's tracks (device); may be empty
+  std::string track;     ///< the track's name, "{}" replaced by the thread column's value
+  std::string label;     ///< string column naming each span; empty: `name`
+  std::string name;      ///< the spans' name when `label` is empty
+  std::string category;  ///< the spans' Chrome-trace category
+  std::string colour;    ///< column whose distinct values pick the spans' colours; may be empty
+  std::string required;  ///< a column whose null cell leaves the row out; may be empty
+};
+
 /// A named table of typed columns and rows, with how text and JSON lay it out.
 struct result_table {
   std::string name;   ///< selects the table and is its JSON key
@@ -119,7 +136,8 @@ struct result_table {
   std::string text_separator = ", ";
   std::string text_pair = "=";
   bool text_fold_ranges = false;
-  chart plot;  ///< html: the chart drawn above the table (kind none: no chart)
+  chart plot;      ///< html: the chart drawn above the table (kind none: no chart)
+  timeline spans;  ///< perfetto: how the rows are drawn (start empty: not drawn)
 
   /// Appends a column and returns it for further hints.
   column& add(std::string name, value_type type, std::string unit = {}, std::string label = {}) {

@@ -84,6 +84,10 @@ cell event_cell(std::optional<context_event> const& e) {
 
 result_table verdicts(diagnosis const& d) {
   auto t = table("verdicts", "Verdicts", data_views);
+  // perfetto: the steps, one span per (device, step), named by their verdict.
+  t.spans = {"window_start_ns", "window_end_ns", "",        "rank",
+             "device",          "GPU {} steps",  "verdict", "",
+             "tracesweep.step", "verdict",       "step"};
   add_where(t);
   t.add("step", integer);
   t.add("step_name", string);
@@ -158,6 +162,9 @@ result_table verdicts_text(diagnosis const& d) {
 
 result_table gaps(diagnosis const& d) {
   auto t = table("gaps", "Idle gaps", data_views);
+  // perfetto: one track of gaps per device, named and coloured by cause.
+  t.spans = {"start_ns", "end_ns",         "",      "rank", "device", "GPU {} idle gaps", "cause",
+             "",         "tracesweep.gap", "cause", ""};
   add_where(t);
   for (auto n : {"start_ns", "end_ns", "duration_ns"}) t.add(n, integer, "ns");
   t.add("cause", string);
@@ -238,6 +245,8 @@ result_table periodic(diagnosis const& d) {
 
 result_table long_tail(diagnosis const& d) {
   auto t = table("long_tail", "Long-tail kernels", data_views);
+  t.spans = {"start_ns", "", "duration_ns",          "rank", "device", "GPU {} long-tail kernels",
+             "name",     "", "tracesweep.long_tail", "",     ""};
   add_where(t);
   t.add("name", string).symbol = true;
   t.add("start_ns", integer, "ns");
@@ -272,6 +281,17 @@ result_table long_tail_names(diagnosis const& d) {
 
 result_table bursts(diagnosis const& d) {
   auto t = table("tiny_kernel_bursts", "Tiny-kernel bursts", data_views);
+  t.spans = {"start_ns",
+             "end_ns",
+             "",
+             "rank",
+             "device",
+             "GPU {} tiny-kernel bursts",
+             "",
+             "tiny-kernel burst",
+             "tracesweep.burst",
+             "",
+             ""};
   add_where(t);
   for (auto n : {"start_ns", "end_ns"}) t.add(n, integer, "ns");
   t.add("kernels", integer);
