@@ -37,7 +37,9 @@ void hide_in_text(column& c) {
 void add_location(result_table& t, summary const& s) {
   auto& input = t.add("input", integer);
   if (s.inputs.size() <= 1) hide_in_text(input);
-  hide_in_text(t.add("path", string));
+  auto& path = t.add("path", string);
+  path.elide = true;
+  hide_in_text(path);
   t.add("rank", integer);
   t.add("device", integer);
 }
@@ -184,7 +186,7 @@ result_table gpus_of(input_info const& in) {
 
 result_table inputs(summary const& s) {
   auto t = table("inputs", "Inputs");
-  t.add("path", string);
+  t.add("path", string).elide = true;
   t.add("format", string);
   t.add("ranks", nested);
   t.add("events", integer);

@@ -45,14 +45,14 @@ std::size_t line_width(text_grid const& g, text_style style) {
   return style == text_style::listing ? w : (w > 2 ? w - 2 : 0);
 }
 
-/// Narrows the symbol columns (widest first, to no less than 24 or their header) until lines fit
-/// `width`, eliding their cells; other columns keep their width.
-void fit(text_grid& g, std::vector<bool> const& symbol, text_style style, std::size_t width) {
+/// Narrows the symbol and elide columns (widest first, to no less than 24 or their header) until
+/// lines fit `width`, eliding their cells; other columns keep their width.
+void fit(text_grid& g, std::vector<bool> const& narrowable, text_style style, std::size_t width) {
   auto total = line_width(g, style);
   while (total > width) {
     std::size_t widest = g.width.size();
     for (std::size_t k = 0; k < g.width.size(); ++k)
-      if (symbol[k] && (widest == g.width.size() || g.width[k] > g.width[widest])) widest = k;
+      if (narrowable[k] && (widest == g.width.size() || g.width[k] > g.width[widest])) widest = k;
     if (widest == g.width.size()) return;
     auto const floor = std::max<std::size_t>(24, g.header[widest].size());
     if (g.width[widest] <= floor) return;
@@ -80,7 +80,7 @@ text_grid layout(result_table const& t, write_options const& o,
                  std::optional<std::int64_t> origin) {
   auto const cols = text_order_columns(t, text);
   text_grid g;
-  std::vector<bool> symbol;
+  std::vector<bool> symbol, narrowable;
   for (auto j : cols) {
     auto const& c = t.columns[j];
     g.header.push_back(c.label.empty() ? c.name : c.label);
@@ -89,6 +89,7 @@ text_grid layout(result_table const& t, write_options const& o,
     g.right.push_back(right_aligned(c));
     g.width.push_back(g.header.back().size());
     symbol.push_back(c.symbol && c.type == value_type::string);
+    narrowable.push_back((c.symbol || c.elide) && c.type == value_type::string);
   }
   for (auto const& r : t.rows) {
     auto& line = g.cells.emplace_back();
@@ -102,7 +103,7 @@ text_grid layout(result_table const& t, write_options const& o,
       g.width[k] = std::max(g.width[k], line.back().size());
     }
   }
-  if (o.width > 0) fit(g, symbol, t.style, o.width);
+  if (o.width > 0) fit(g, narrowable, t.style, o.width);
   return g;
 }
 

@@ -57,6 +57,8 @@ struct column {
   /// A kernel or function name: text may show its short name and elide it to fit the width
   /// (write_options); other formats keep it whole.
   bool symbol = false;
+  /// Text may elide it in the middle to fit the width, as symbol columns (file paths).
+  bool elide = false;
   /// An instant in ns on the input's clock: text shows it as an offset from
   /// result_set::time_origin_ns when the set has one ("+1.234 567 s").
   bool timestamp = false;
