@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The whole side-by-side comparison in one command (issue 12):
+#   1. makes the inputs: a real Kineto trace repeated along time with ../shared/bench's
+#      replicate_kineto.py (plain .json and .json.gz), and generated nsys exports of about 1 M
+#      and 10 M kernels (as many runtime rows);
+#   2. runs tracesweep and every peer of ../shared/bench on the same files, interleaved, three
+#      times, and takes the median: `summary --format json` (Kineto; nsys too) and
+#      `stats --report cuda_gpu_kern_sum --format csv` (nsys) at 1 thread and at all threads;
+#      the pandas script (needs python3-pandas); the nsys report SQL in sqlite3; HTA when
+#      `import hta` works;
+#   3. prints one table (time, MB/s of the uncompressed input, events/s, peak RSS, ratio of each
+#      peer to tracesweep at 1 thread) and appends it to bench/README.md with the date, the CPU model and load average.
+# Usage: bench/run.sh [--quick] [BUILD_DIR] — --quick: a 2× Kineto trace and the 1 M export only
+# (under 3 minutes on 2 cores). Inputs are kept in $TRACESWEEP_BENCH_WORK (default
+# BUILD_DIR/bench-work) and made only once.
+set -euo pipefail
+quick=0
+if [[ ${1:-} == --quick ]]; then
+  quick=1
+  shift
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+build=$(cd "${1:-$root/build}" && pwd)
+ts="$build/src/cli/tracesweep"
+peers="$root/../shared/bench"
+traces="${TRACESWEEP_TRACES:-$root/../shared/traces}"
+work="${TRACESWEEP_BENCH_WORK:-$build/bench-work}"
+[[ -x $ts ]] || { echo "bench/run.sh: no $ts (build the tracesweep target first)" >&2; exit 1; }
+[[ -d $peers ]] || { echo "bench/run.sh: no peers folder $peers" >&2; exit 1; }
+[[ -x /usr/bin/time ]] || { echo "bench/run.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
+mkdir -p "$work"
+
+# ---- inputs ----------------------------------------------------------------------------------
+src="$traces/kineto/hta_df_index_resolver_v100/df_index_resolver.json.gz"
+copies=$((quick ? 2 : 20))
+kineto="$work/kineto_x${copies}.json"
+if [[ ! -f $kineto ]]; then
+  python3 "$peers/replicate_kineto.py" "$src" "$copies" "$kineto.tmp" >/dev/null
+  mv "$kineto.tmp" "$kineto"
+fi
+[[ -f $kineto.gz ]] || gzip -6 -c "$kineto" >"$kineto.gz"
+nsys_sizes=(1000000)
+((quick)) || nsys_sizes+=(10000000)
+for k in "${nsys_sizes[@]}"; do
+  f="$work/nsys_${k}_kernels.sqlite"
+  [[ -f $f ]] || "$ts" generate --format nsys-sqlite --ranks 4 --devices 2 \
+    --events $((2 * k)) -o "$f" >/dev/null
+done
+
+# ---- runs ------------------------------------------------------------------------------------
+have_pandas=0 have_hta=0
+if /usr/bin/python3 -c 'import pandas' 2>/dev/null; then
+  have_pandas=1
+else
+  echo "bench/run.sh: the pandas peer is skipped: apt-get install python3-pandas" >&2
+fi
+if python3 -c 'import hta' 2>/dev/null; then
+  have_hta=1
+else
+  echo "bench/run.sh: the HTA peer is skipped: HolisticTraceAnalysis is not installed" >&2
+fi
+results="$work/results.tsv"
+: >"$results"
+# measure LABEL INPUT TOOL THREADS CMD...: one run, "label input tool threads seconds kb" appended.
+measure() {
+  local label=$1 input=$2 tool=$3 threads=$4
+  shift 4
+  /usr/bin/time -o "$work/time.txt" -f '%e %M' "$@" >/dev/null 2>"$work/stderr.txt" ||
+    { echo "bench/run.sh: failed: $*" >&2; cat "$work/stderr.txt" >&2; exit 1; }
+  printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$input" "$tool" "$threads" \
+    "$(tail -1 "$work/time.txt")" >>"$results"
+}
+all=$(nproc)
+for rep in 1 2 3; do
+  for f in "$kineto" "$kineto.gz"; do
+    n=$(basename "$f")
+    measure "$n" "$f" "tracesweep summary" 1 "$ts" --threads 1 summary --format json "$f"
+    measure "$n" "$f" "tracesweep summary" "$all" "$ts" --threads 0 summary --format json "$f"
+    if ((have_pandas)); then
+      measure "$n" "$f" "pandas script" 1 /usr/bin/python3 "$peers/pandas_kernel_summary.py" "$f"
+    fi
+    if ((have_hta)); then  # HTA reads a folder of rank traces: one holding this file alone
+      mkdir -p "$work/hta_$n"
+      ln -sf "$f" "$work/hta_$n/rank-0.json${f##*.json}"
+      measure "$n" "$f" "HTA kernel breakdown" 1 python3 -c "import sys
+from hta.trace_analysis import TraceAnalysis
+TraceAnalysis(trace_dir=sys.argv[1]).get_gpu_kernel_breakdown()" "$work/hta_$n"
+    fi
+  done
+  for k in "${nsys_sizes[@]}"; do
+    f="$work/nsys_${k}_kernels.sqlite"
+    n=$(basename "$f")
+    for t in 1 0; do
+      shown=$t
+      ((t == 0)) && shown=$all
+      measure "$n" "$f" "tracesweep stats" "$shown" "$ts" --threads "$t" stats --report \
+        cuda_gpu_kern_sum --format csv "$f"
+      measure "$n" "$f" "tracesweep summary" "$shown" "$ts" --threads "$t" summary --format json "$f"
+    done
+    measure "$n" "$f" "nsys SQL in sqlite3" 1 sh -c "sqlite3 -csv '$f' < '$peers/nsys_kern_sum.sql'"
+  done
+done
+
+# ---- table -----------------------------------------------------------------------------------
+# Events per input: the rows tracesweep reads (summary's inputs[].events).
+declare -A events
+for f in "$kineto" "$kineto.gz" "$work"/nsys_*_kernels.sqlite; do
+  [[ -f $f ]] || continue
+  events[$(basename "$f")]=$("$ts" --threads 0 summary --format json "$f" |
+    python3 -c 'import json,sys; print(sum(i["events"] for i in json.load(sys.stdin)["inputs"]))')
+done
+table=$(
+  for key in "${!events[@]}"; do printf '%s\t%s\n' "$key" "${events[$key]}"; done >"$work/events.tsv"
+  python3 - "$results" "$work/events.tsv" <<'EOF'
+import os, statistics, sys
+from collections import defaultdict
+runs = defaultdict(list)
+paths = {}
+for line in open(sys.argv[1]):
+    label, path, tool, threads, secs, kb = line.rstrip("\n").split("\t")[0:4] + line.split("\t")[4].split()
+    runs[(label, tool, int(threads))].append((float(secs), int(kb)))
+    paths[label] = path
+events = dict(l.rstrip("\n").split("\t") for l in open(sys.argv[2]))
+base = {}
+for (label, tool, threads), v in runs.items():
+    if tool.startswith("tracesweep") and threads == 1:
+        base.setdefault(label, {})[tool] = statistics.median(s for s, _ in v)
+print("| input | size | tool | threads | time (s) | MB/s | events/s | peak RSS (MB) | ratio |")
+print("|---|---|---|---|---|---|---|---|---|")
+for (label, tool, threads) in sorted(runs, key=lambda k: (k[0], not k[1].startswith("tracesweep"), k[1], k[2])):
+    v = runs[(label, tool, threads)]
+    secs = statistics.median(s for s, _ in v)
+    rss = max(kb for _, kb in v) / 1024
+    path = paths[label]
+    if path.endswith(".gz") and os.path.exists(path[:-3]):
+        path = path[:-3]  # MB/s of the JSON text, as for the plain file
+    size = os.path.getsize(path) / 1e6
+    n = int(events.get(label, 0))
+    if tool.startswith("tracesweep"):
+        ref = base.get(label, {}).get(tool)
+        ratio = f"{ref / secs:.2f}× of 1 thread" if ref and threads != 1 else "—"
+    else:
+        ref = min(base.get(label, {}).values(), default=None)
+        ratio = f"{secs / ref:.1f}× slower" if ref else "—"
+    print(f"| {label} | {size:.0f} MB | {tool} | {threads} | {secs:.2f} | {size / secs:.0f} | "
+          f"{n / secs / 1e6:.2f} M | {rss:.0f} | {ratio} |")
+EOF
+)
+echo "$table"
+{
+  echo
+  echo "### bench/run.sh$([[ $quick == 1 ]] && echo ' --quick'), $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo
+  echo "$(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)" \
+    "before the runs ended. Median of 3 interleaved runs; peak RSS the largest of the 3; a peer's ratio" \
+    "is its time over the fastest tracesweep command at 1 thread on the same file."
+  echo
+  echo "$table"
+} >>"$root/bench/README.md"
+echo "appended to bench/README.md"
