@@ -25,6 +25,9 @@ enum class kernel_naming { demangled, base, mangled };
   return std::uint32_t{1} << static_cast<unsigned>(k);
 }
 inline constexpr std::uint32_t all_event_kinds = (std::uint32_t{1} << event_kind_count) - 1;
+/// Kernels, memcpys and memsets: the GPU operations several analyses read alone.
+inline constexpr std::uint32_t gpu_operation_kinds =
+    kind_bit(event_kind::kernel) | kind_bit(event_kind::memcpy) | kind_bit(event_kind::memset);
 
 /// Limits that keep a tiny hostile file from taking unbounded memory or time. Real traces stay
 /// far below them: Kineto events are a few KB, and real .json.gz files inflate 15-30×.

@@ -21,10 +21,6 @@ namespace tracesweep::cli {
 
 namespace {
 
-/// Kernels, memcpys and memsets: the GPU operations several reports read.
-constexpr std::uint32_t gpu_operation_kinds =
-    kind_bit(event_kind::kernel) | kind_bit(event_kind::memcpy) | kind_bit(event_kind::memset);
-
 /// The event kinds a report is computed from: the reader may leave every other kind unread.
 std::uint32_t kinds_of(stats_report r) {
   switch (r) {
