@@ -364,26 +364,31 @@ void read_extra_info(simdjson::ondemand::document& doc, trace_header& header) {
 }
 
 /// An integer field of `obj` in [0, most], or -1 when absent or not such an integer.
-std::int64_t whole_field(simdjson::ondemand::object& obj, std::string_view key, std::int64_t most) {
+std::int64_t whole_field(simdjson::dom::object obj, std::string_view key, std::int64_t most) {
   std::int64_t v = -1;
-  if (obj.find_field_unordered(key).get_int64().get(v) || v < 0 || v > most) return -1;
+  if (obj[key].get_int64().get(v) || v < 0 || v > most) return -1;
   return v;
 }
 
 /// deviceProperties (Kineto; Paddle's CUDA builds): id, name, totalGlobalMem, numSms (Paddle:
 /// smCount), computeMajor and computeMinor of each GPU. An entry without a usable id is left out.
-void read_device_properties(simdjson::ondemand::document& doc, trace_header& header) {
-  simdjson::ondemand::array list;
-  if (doc.get_array().get(list)) return;  // not an array: nothing to learn
+/// Read with the DOM parser, which validates the whole value first: a value that is not JSON is
+/// an error (false), and lookups on a valid one cannot go wrong.
+bool read_device_properties(simdjson::padded_string const& json, trace_header& header) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (parser.parse(json).get(root)) return false;
+  simdjson::dom::array list;
+  if (root.get_array().get(list)) return true;  // not an array: nothing to learn
   for (auto item : list) {
-    simdjson::ondemand::object obj;
+    simdjson::dom::object obj;
     if (item.get_object().get(obj)) continue;
     trace_header::device d;
     auto const id = whole_field(obj, "id", INT32_MAX);
     if (id < 0) continue;
     d.id = static_cast<std::int32_t>(id);
     std::string_view name;
-    if (!obj.find_field_unordered("name").get_string().get(name)) d.name = std::string(name);
+    if (!obj["name"].get_string().get(name)) d.name = std::string(name);
     auto& p = d.properties;
     p.total_memory_bytes = whole_field(obj, "totalGlobalMem", std::int64_t{1} << 60);
     auto sms = whole_field(obj, "numSms", INT32_MAX);
@@ -393,6 +398,7 @@ void read_device_properties(simdjson::ondemand::document& doc, trace_header& hea
     p.compute_minor = static_cast<std::int32_t>(whole_field(obj, "computeMinor", 1000));
     header.devices.push_back(std::move(d));
   }
+  return true;
 }
 
 }  // namespace
@@ -429,7 +435,7 @@ void event_splitter::apply_header_value(std::string const& key, std::string cons
   } else if (key == "ExtraInfo") {
     read_extra_info(doc, _header);
   } else if (key == "deviceProperties") {
-    read_device_properties(doc, _header);
+    if (!read_device_properties(json, _header)) bad("invalid JSON");
   } else if (key == "schemaVersion") {
     simdjson::ondemand::json_type type;
     if (!doc.type().get(type) && type == simdjson::ondemand::json_type::string) {

@@ -159,3 +159,30 @@ TEST(DeviceProperties, PaddleSmCountAndEntriesLeftOutOrUnknown) {
 
 }  // namespace
 }  // namespace tracesweep::test
+
+namespace tracesweep::test {
+namespace {
+
+TEST(DeviceProperties, InvalidJsonInsideTheArrayIsAnErrorNamingTheKey) {
+  // A control character inside a name (found by fuzz_chrome_events): the whole value is
+  // checked before any field is looked up.
+  auto const dir =
+      std::filesystem::temp_directory_path() / ("ts_devprops_bad_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto const path = dir / "bad.json";
+  write_text(path,
+             "{\"deviceProperties\": [{\"id\": 0, \"name\": \"A\x01\"}], \"traceEvents\": []}");
+  event_table t;
+  try {
+    read_input(path.string(), t, {});
+    ADD_FAILURE() << "accepted";
+  } catch (input_error const& e) {
+    EXPECT_NE(std::string(e.what()).find("deviceProperties: invalid JSON"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(t.inputs().empty());
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tracesweep::test
