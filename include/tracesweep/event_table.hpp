@@ -24,6 +24,16 @@ struct input_info {
   std::string format;               ///< "nsys-sqlite", "kineto-json", "paddle-json", …
   std::vector<std::int32_t> ranks;  ///< distinct ranks seen, ascending
   std::int64_t events = 0;          ///< rows appended to the table
+  /// The rows appended, per event_kind: what a reading set of `read_options::kinds` holds.
+  std::array<std::int64_t, event_kind_count> events_by_kind{};
+  /// Kernels, memcpys and memsets appended: the same whichever host kinds were read too.
+  [[nodiscard]] std::int64_t device_events() const noexcept {
+    std::int64_t n = 0;
+    for (int k = 0; k < event_kind_count; ++k)
+      if (is_device_activity(static_cast<event_kind>(k)))
+        n += events_by_kind[static_cast<std::size_t>(k)];
+    return n;
+  }
   std::map<std::string, std::int64_t> skipped;  ///< rows not kept, counted per reason
   // Optional metadata some formats carry (nsys: TARGET_INFO_* and ThreadNames); empty when absent.
   /// Wall-clock start of the capture, ns since the Unix epoch (nsys: session start utcEpochNs).

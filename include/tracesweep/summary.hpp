@@ -64,7 +64,8 @@ struct summary {
   std::vector<kernel_summary> kernels;
   std::vector<gap_summary> gaps;
   std::vector<input_info> inputs;
-  std::optional<std::int64_t> trace_start_ns;  ///< the earliest event's start; none when empty
+  /// The earliest GPU operation's start (kernel, memcpy, memset); none without one.
+  std::optional<std::int64_t> trace_start_ns;
 };
 
 /// Communication kernels are those the model's classifier marks.

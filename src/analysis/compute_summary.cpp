@@ -14,10 +14,22 @@ summary compute_summary(trace_model const& model, backend& be, summary_options c
   auto const& table = model.table();
   summary out;
   out.inputs = table.inputs();
-  if (!table.empty())
-    out.trace_start_ns = *std::min_element(table.start_ns.begin(), table.start_ns.end());
+  // The origin of the gaps' text offsets: the first GPU operation, like the counts below the
+  // same whichever host rows a filter made the reader take.
+  for (std::size_t i = 0; i < table.size(); ++i)
+    if (is_device_activity(table.kind[i]))
+      out.trace_start_ns =
+          std::min(out.trace_start_ns.value_or(table.start_ns[i]), table.start_ns[i]);
   auto const devices = model.devices();
   std::size_t const device_count = devices.size();
+  // Like the GPU operations it counts, an input's ranks are those with GPU operations: a
+  // process that only ran host code appears only when a filter made the reader take host rows.
+  for (auto& in : out.inputs) in.ranks.clear();
+  for (auto const& key : devices) {
+    auto& ranks = out.inputs[static_cast<std::size_t>(key.input)].ranks;
+    if (std::find(ranks.begin(), ranks.end(), key.rank) == ranks.end()) ranks.push_back(key.rank);
+  }
+  for (auto& in : out.inputs) std::sort(in.ranks.begin(), in.ranks.end());
 
   // Everything on the device activity in one backend call: row selection, the unions, the
   // communication ∩ computation overlap, the gap scan and the kernel statistics.

@@ -189,7 +189,9 @@ result_table inputs(summary const& s) {
   t.add("path", string).elide = true;
   t.add("format", string);
   t.add("ranks", nested);
-  t.add("events", integer);
+  // The summary reads only GPU operations where the format lets it (nsys): it counts those, so
+  // the count is the same whichever other kinds a filter made the reader take too.
+  t.add("gpu_operations", integer);
   t.add("skipped", nested);
   add_ns(t, "session_start_utc_ns", "session start (ns)");
   hide_in_text(t.columns.back());
@@ -214,8 +216,9 @@ result_table inputs(summary const& s) {
     }
     cell start;
     if (in.session_start_utc_ns) start = i64(*in.session_start_utc_ns);
-    t.add_row({in.path, in.format, nest(std::move(ranks)), i64(in.events), nest(std::move(skipped)),
-               start, nest(std::move(names)), nest(gpus_of(in)), nest(std::move(labels))});
+    t.add_row({in.path, in.format, nest(std::move(ranks)), i64(in.device_events()),
+               nest(std::move(skipped)), start, nest(std::move(names)), nest(gpus_of(in)),
+               nest(std::move(labels))});
   }
   return t;
 }
@@ -226,6 +229,7 @@ output::result_set summary_results(summary const& s) {
   output::result_set set;
   set.tables = {devices(s), kernels(s), gaps(s), inputs(s)};
   set.time_origin_ns = s.trace_start_ns;
+  set.time_origin_name = "the first GPU operation";
   return set;
 }
 

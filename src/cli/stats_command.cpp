@@ -225,6 +225,8 @@ void add_stats_command(CLI::App& app, context& ctx) {
       if (spec.nvtx_name)
         options.kinds |= kind_bit(event_kind::api_call) | kind_bit(event_kind::user_range);
       options.launch_details = report == stats_report::cuda_gpu_kern_gb_sum;
+      // Only the API ↔ GPU summary and the NVTX projection link rows by correlation.
+      options.streams_and_correlations = report == stats_report::cuda_api_gpu_sum || spec.nvtx_name;
       if (args->names == "base") options.kernel_names = kernel_naming::base;
       if (args->names == "mangled") options.kernel_names = kernel_naming::mangled;
       if (spec.naming) options.kernel_names = *spec.naming;

@@ -27,8 +27,11 @@ void add_summary_command(CLI::App& app, context& ctx) {
       ->capture_default_str();
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
+      read_options reading;
+      reading.kinds = gpu_operation_kinds;
+      reading.streams_and_correlations = false;
       return ctx.run_analysis(
-          args->common, {}, args->table,
+          args->common, reading, args->table,
           [&](auto const& model, auto& be) {
             return summary_results(compute_summary(model, be, args->options));
           },

@@ -47,6 +47,7 @@ bool event_table::append(event const& e) {
   bytes.push_back(e.bytes);
   role.push_back(e.role);
   ++_inputs.back().events;
+  ++_inputs.back().events_by_kind[static_cast<std::size_t>(e.kind)];
   return true;
 }
 

@@ -185,8 +185,8 @@ void write_text(result_set const& results, std::string_view table, std::ostream&
       return from_origin(c, origin) && (c.views & text);
     });
     if (offsets && !origin_told) {  // once, before the first table that needs it
-      out << (first ? "" : "\n") << "Times are offsets from the trace start, " << *origin
-          << " ns on the input's clock.\n";
+      out << (first ? "" : "\n") << "Times are offsets from " << results.time_origin_name << ", "
+          << *origin << " ns on the input's clock.\n";
       origin_told = true;
     }
     switch (t->style) {

@@ -108,6 +108,13 @@ ts::summary oracle(ts::event_table const& t, ts::summary_options const& o,
   }
   ts::summary s;
   s.inputs = t.inputs();
+  // The summary's ranks: those with GPU operations.
+  std::map<std::int32_t, std::set<std::int32_t>> ranks;
+  for (auto const& [key, d] : devs) ranks[d.input].insert(d.rank);
+  for (std::size_t in = 0; in < s.inputs.size(); ++in) {
+    auto const& r = ranks[static_cast<std::int32_t>(in)];
+    s.inputs[in].ranks.assign(r.begin(), r.end());
+  }
   for (auto const& [key, d] : devs) {
     ts::device_summary r;
     r.input = d.input, r.rank = d.rank, r.device = d.device;

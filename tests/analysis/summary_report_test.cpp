@@ -29,7 +29,14 @@ ts::summary sample() {
   a.path = "dir/rank \"0\".sqlite";
   a.format = "nsys-sqlite";
   a.ranks = {0, 1};
-  a.events = 123456789012;
+  a.events = 123456789999;
+  auto by_kind = [&a](ts::event_kind k) -> std::int64_t& {
+    return a.events_by_kind[static_cast<std::size_t>(k)];
+  };
+  by_kind(ts::event_kind::kernel) = 123456789000;
+  by_kind(ts::event_kind::memcpy) = 10;
+  by_kind(ts::event_kind::memset) = 2;
+  by_kind(ts::event_kind::api_call) = 987;  // host rows: not GPU operations
   a.skipped = {{"end_before_start", 3}, {"no device", 7}};
   a.session_start_utc_ns = 1'733'861'216'912'637'995;  // > 2^53
   a.device_names = {
@@ -202,7 +209,7 @@ TEST(summary_json, values_round_trip_exactly) {
   EXPECT_EQ(std::int64_t(g["start_ns"]), s.gaps[0].start_ns);
   EXPECT_EQ(std::int64_t(g["input"]), 0);
   auto const in = doc["inputs"].at(0).value();
-  EXPECT_EQ(std::int64_t(in["events"]), 123456789012);
+  EXPECT_EQ(std::int64_t(in["gpu_operations"]), 123456789012);
   EXPECT_EQ(std::int64_t(in["skipped"]["no device"]), 7);
   EXPECT_EQ(simdjson::dom::array(in["ranks"]).size(), 2u);
   EXPECT_EQ(std::int64_t(in["session_start_utc_ns"]), *s.inputs[0].session_start_utc_ns);

@@ -348,6 +348,10 @@ TEST(TextWriter, TimestampsFromTheOriginWhichIsPrintedOnce) {
   // 1.234 567 890 s → to the microsecond; 501 ns before the origin rounds to -0.000 001 s.
   EXPECT_NE(text.find("+1.234 568 s"), std::string::npos) << text;
   EXPECT_NE(text.find("-0.000 001 s"), std::string::npos) << text;
+  s.time_origin_name = "the first GPU operation";
+  EXPECT_EQ(
+      write("text", s).find("Times are offsets from the first GPU operation, 1000000000000000 ns"),
+      0u);
   // Other columns, and CSV and JSON, keep the nanoseconds.
   EXPECT_NE(text.find("  7"), std::string::npos) << text;
   EXPECT_NE(write("csv", s).find("1000001234567890"), std::string::npos);

@@ -161,6 +161,8 @@ struct result_set {
   bool json_bare = false;
   /// The trace's start: text shows timestamp columns from it and prints it once.
   std::optional<std::int64_t> time_origin_ns;
+  /// What time_origin_ns is, as the text names it.
+  std::string time_origin_name = "the trace start";
 };
 
 /// Wraps a table into a nested cell.

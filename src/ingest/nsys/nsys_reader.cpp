@@ -40,7 +40,10 @@ namespace {
 using namespace nsys;
 
 constexpr std::int64_t rows_per_task = 1 << 18;
-constexpr char const* mmap_pragma = "PRAGMA mmap_size = 17179869184";
+// Pages are read into SQLite's small page cache, never memory-mapped: mapped pages of the file
+// count in the resident set, which then grew past the file's size (1.75 GB for a 1.2 GB export,
+// 0.95 GB without), for about 5 % more time. Explicit, whatever SQLite's compiled default.
+constexpr char const* mmap_pragma = "PRAGMA mmap_size = 0";
 
 void configure_sqlite_once() {
   static std::once_flag once;

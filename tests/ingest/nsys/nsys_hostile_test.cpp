@@ -57,18 +57,38 @@ std::string kernel_csv(fs::path const& file) {
 }
 
 /// The kernels the kernel report counts (its Instances column summed).
-std::int64_t kernel_instances(fs::path const& file) {
-  auto const rows = parse_csv(kernel_csv(file));
+/// The sum of the `column` cells of a stats report's CSV.
+std::int64_t column_total(std::string const& csv, std::string const& column) {
+  auto const rows = parse_csv(csv);
   EXPECT_GT(rows.size(), 1u);
   if (rows.empty()) return -1;
-  auto const instances = static_cast<std::size_t>(
-      std::find(rows[0].begin(), rows[0].end(), "Instances") - rows[0].begin());
+  auto const at =
+      static_cast<std::size_t>(std::find(rows[0].begin(), rows[0].end(), column) - rows[0].begin());
   std::int64_t counted = 0;
-  for (std::size_t i = 1; i < rows.size(); ++i) counted += std::stoll(rows[i].at(instances));
+  for (std::size_t i = 1; i < rows.size(); ++i) counted += std::stoll(rows[i].at(at));
   return counted;
 }
 
-/// The `skipped` cell of the summary's inputs table (`reason=count;…`) and the events kept.
+std::int64_t kernel_instances(fs::path const& file) {
+  return column_total(kernel_csv(file), "Instances");
+}
+
+/// The runtime calls cuda_api_sum counts.
+std::int64_t api_calls(fs::path const& file) {
+  auto const r = run_cli("stats --report cuda_api_sum --format csv " + quote(file));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return column_total(r.out, "Num Calls");
+}
+
+/// The rows of the GPU trace (every GPU operation, with its stream and correlation).
+std::size_t gpu_trace_rows(fs::path const& file) {
+  auto const r = run_cli("stats --report cuda_gpu_trace --format csv " + quote(file));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return parse_csv(r.out).size();
+}
+
+/// The `skipped` cell of the summary's inputs table (`reason=count;…`) and the GPU operations
+/// kept (the summary reads the GPU tables alone, without streams and correlations).
 std::pair<std::string, std::string> skipped_and_events(fs::path const& file) {
   auto const r = run_cli("summary --table inputs --format csv " + quote(file));
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -79,7 +99,7 @@ std::pair<std::string, std::string> skipped_and_events(fs::path const& file) {
   auto col = [&](std::string const& name) {
     return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
   };
-  return {rows[1].at(col("skipped")), rows[1].at(col("events"))};
+  return {rows[1].at(col("skipped")), rows[1].at(col("gpu_operations"))};
 }
 
 void expect_one_line_failure(cli_result const& r, fs::path const& file, std::string const& why) {
@@ -176,15 +196,20 @@ TEST(nsys_hostile, non_integer_values_are_skipped_and_counted) {
     db.exec("UPDATE " + k + " SET streamId = 2.5 WHERE rowid = 8");
     // NULL keeps its meaning in a nullable column (no correlation): the row stays.
     db.exec("UPDATE " + k + " SET correlationId = NULL WHERE rowid = 9");
-    db.exec("UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET correlationId = 'x' WHERE rowid = 3");
+    db.exec("UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = 'x' WHERE rowid = 3");
   }
   auto const [pristine_skipped, pristine_events] = skipped_and_events(pristine);
   EXPECT_EQ(pristine_skipped, "");
+  // The summary reads the kernels' times, device and process, not their stream: three rows go.
   auto const [skipped, events] = skipped_and_events(file);
-  EXPECT_EQ(skipped, "non_integer_value=5");
-  EXPECT_EQ(std::stoll(events), std::stoll(pristine_events) - 5);
-  // The kernel report counts every kernel but the four bad ones.
-  EXPECT_EQ(kernel_instances(file), kernels - 4);
+  EXPECT_EQ(skipped, "non_integer_value=3");
+  EXPECT_EQ(std::stoll(events), std::stoll(pristine_events) - 3);
+  // So does the kernel report, which reads no stream either.
+  EXPECT_EQ(kernel_instances(file), kernels - 3);
+  // The GPU trace reads streams and correlations too: the fourth kernel goes as well.
+  EXPECT_EQ(gpu_trace_rows(file), gpu_trace_rows(pristine) - 4);
+  // A value that is not an integer in a host table: the runtime call goes.
+  EXPECT_EQ(api_calls(file), api_calls(pristine) - 1);
 }
 
 TEST(nsys_hostile, unknown_string_ids_are_skipped_and_counted) {
@@ -204,8 +229,16 @@ TEST(nsys_hostile, unknown_string_ids_are_skipped_and_counted) {
   }
   auto const [pristine_skipped, pristine_events] = skipped_and_events(pristine);
   auto const [skipped, events] = skipped_and_events(file);
-  EXPECT_EQ(skipped, "unknown_string_id=3");
-  EXPECT_EQ(std::stoll(events), std::stoll(pristine_events) - 3);
+  // The summary reads the kernel table alone; the runtime and NVTX rows go where they are read.
+  EXPECT_EQ(skipped, "unknown_string_id=1");
+  EXPECT_EQ(std::stoll(events), std::stoll(pristine_events) - 1);
+  EXPECT_EQ(api_calls(file), api_calls(pristine) - 1);
+  auto const nvtx = [](fs::path const& f) {
+    auto const r = run_cli("stats --report nvtx_sum --format csv " + quote(f));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return column_total(r.out, "Instances");
+  };
+  EXPECT_EQ(nvtx(file), nvtx(pristine) - 1);
   auto const r = run_cli("stats --report cuda_gpu_kern_sum --format csv " + quote(file));
   EXPECT_EQ(r.out.find("987654321"), std::string::npos) << r.out;
 }
