@@ -9,7 +9,7 @@
 #      `stats --report cuda_gpu_kern_sum --format csv` (nsys) at 1 thread and at all threads;
 #      the pandas script (needs python3-pandas); the nsys report SQL in sqlite3; HTA when
 #      `import hta` works;
-#   3. prints one table (time, MB/s of the uncompressed input, events/s, peak RSS, ratio of each
+#   3. prints one table (time, MB/s of the uncompressed input, GPU operations/s, peak RSS, ratio of each
 #      peer to tracesweep at 1 thread) and appends it to bench/README.md with the date, the CPU model and load average.
 # Usage: bench/run.sh [--quick] [BUILD_DIR] — --quick: a 2× Kineto trace and the 1 M export only
 # (under 3 minutes on 2 cores). Inputs are kept in $TRACESWEEP_BENCH_WORK (default
@@ -104,12 +104,14 @@ TraceAnalysis(trace_dir=sys.argv[1]).get_gpu_kernel_breakdown()" "$work/hta_$n"
 done
 
 # ---- table -----------------------------------------------------------------------------------
-# Events per input: the rows tracesweep reads (summary's inputs[].events).
+# GPU operations per input (summary's inputs[].gpu_operations): the rows both commands read of
+# an nsys export (kernels, memcpys, memsets); of a Kineto trace, the part of what is parsed that
+# the tables are computed from.
 declare -A events
 for f in "$kineto" "$kineto.gz" "$work"/nsys_*_kernels.sqlite; do
   [[ -f $f ]] || continue
   events[$(basename "$f")]=$("$ts" --threads 0 summary --format json "$f" |
-    python3 -c 'import json,sys; print(sum(i["events"] for i in json.load(sys.stdin)["inputs"]))')
+    python3 -c 'import json,sys; print(sum(i["gpu_operations"] for i in json.load(sys.stdin)["inputs"]))')
 done
 table=$(
   for key in "${!events[@]}"; do printf '%s\t%s\n' "$key" "${events[$key]}"; done >"$work/events.tsv"
@@ -127,7 +129,7 @@ base = {}
 for (label, tool, threads), v in runs.items():
     if tool.startswith("tracesweep") and threads == 1:
         base.setdefault(label, {})[tool] = statistics.median(s for s, _ in v)
-print("| input | size | tool | threads | time (s) | MB/s | events/s | peak RSS (MB) | ratio |")
+print("| input | size | tool | threads | time (s) | MB/s | GPU operations/s | peak RSS (MB) | ratio |")
 print("|---|---|---|---|---|---|---|---|---|")
 for (label, tool, threads) in sorted(runs, key=lambda k: (k[0], not k[1].startswith("tracesweep"), k[1], k[2])):
     v = runs[(label, tool, threads)]
