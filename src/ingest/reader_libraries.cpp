@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The readers' library versions: the running SQLite, zlib and oneTBB, simdjson's headers.
+// The readers' library versions: the running SQLite and oneTBB, simdjson's headers, ISA-L's
+// package version (it has no version call).
 #include <tracesweep/build_info.hpp>
 
 #include <oneapi/tbb/version.h>
 #include <simdjson.h>
 #include <sqlite3.h>
-#include <zlib.h>
 
 namespace tracesweep {
 
@@ -15,7 +15,7 @@ std::vector<library_version> reader_library_versions() {
                         std::to_string(simdjson::SIMDJSON_VERSION_REVISION);
   return {{"SQLite", sqlite3_libversion()},
           {"simdjson", simdjson},
-          {"zlib", zlibVersion()},
+          {"ISA-L", TRACESWEEP_ISAL_VERSION},
           {"oneTBB", TBB_runtime_version()}};
 }
 

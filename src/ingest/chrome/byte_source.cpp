@@ -4,9 +4,9 @@
 #include <tracesweep/error.hpp>
 
 #include <fcntl.h>
+#include <isa-l/igzip_lib.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -91,54 +91,68 @@ class memory_source final : public byte_source {
   std::size_t _pos = 0;
 };
 
-/// gzip (RFC 1952) members, one after another, inflated by zlib from a raw source (a file or
-/// memory); `path` names it in errors.
+/// What an ISA-L inflate error code means, for the one-line error.
+char const* inflate_error_text(int rc) {
+  switch (rc) {
+    case ISAL_INVALID_BLOCK:
+      return "invalid deflate block";
+    case ISAL_INVALID_SYMBOL:
+      return "invalid deflate code";
+    case ISAL_INVALID_LOOKBACK:
+      return "invalid distance too far back";
+    case ISAL_INVALID_WRAPPER:
+      return "invalid gzip header";
+    case ISAL_UNSUPPORTED_METHOD:
+      return "unknown compression method";
+    case ISAL_INCORRECT_CHECKSUM:
+      return "the member's CRC-32 or length does not match its data";
+    case ISAL_NEED_DICT:
+      return "needs a preset dictionary";
+    default:
+      return "inflate failed";
+  }
+}
+
+/// gzip (RFC 1952) members, one after another, inflated by ISA-L's igzip (header, CRC-32 and
+/// length checked) from a raw source (a file or memory); `path` names it in errors.
 class gzip_source final : public byte_source {
  public:
   gzip_source(std::string const& path, std::unique_ptr<byte_source> raw, std::uint64_t max_ratio)
       : _path(path), _raw(std::move(raw)), _in(1 << 20), _max_ratio(max_ratio) {
-    if (inflateInit2(&_z, 16 + MAX_WBITS) != Z_OK)
-      throw input_error(path, "", "zlib initialisation failed");
+    start_member();
   }
   gzip_source(gzip_source const&) = delete;
   gzip_source& operator=(gzip_source const&) = delete;
-  ~gzip_source() override { inflateEnd(&_z); }
 
   std::size_t read(char* dst, std::size_t n) override {
     if (_done || n == 0) return 0;
-    // zlib counts in uInt: feed at most 1 GiB per call.
-    auto const want = static_cast<uInt>(std::min<std::size_t>(n, std::size_t{1} << 30));
-    _z.next_out = reinterpret_cast<Bytef*>(dst);
+    // igzip counts in uint32_t: ask for at most 1 GiB per call.
+    auto const want = static_cast<std::uint32_t>(std::min<std::size_t>(n, std::size_t{1} << 30));
+    _z.next_out = reinterpret_cast<std::uint8_t*>(dst);
     _z.avail_out = want;
     while (_z.avail_out > 0) {
-      // A short read may deliver one byte at a time: a member header needs two.
-      while (_z.avail_in < 2 && !_eof) fill();
       if (_between_members) {
+        // A short read may deliver one byte at a time: a member header needs two.
+        while (_z.avail_in < 2 && !_eof) fill();
         if (_z.avail_in == 0) {  // clean end after a complete member
           _done = true;
           break;
         }
         if (_z.avail_in < 2 || _z.next_in[0] != 0x1f || _z.next_in[1] != 0x8b)
           throw input_error(_path, where(), "data after the end of the gzip stream");
-        inflateReset(&_z);
-        _between_members = false;
+        start_member();
       }
-      if (_z.avail_in == 0 && _eof)
-        throw input_error(_path, where(), "truncated gzip stream (unexpected end of file)");
-      auto const rc = inflate(&_z, Z_NO_FLUSH);
-      if (rc == Z_STREAM_END) {
-        _between_members = true;
-        continue;
-      }
-      if (rc == Z_OK) continue;
-      if (rc == Z_BUF_ERROR) {  // needs more input
-        if (_eof && _z.avail_in == 0)
+      if (_z.avail_in == 0) {
+        if (_eof)
           throw input_error(_path, where(), "truncated gzip stream (unexpected end of file)");
-        if (!_eof) fill();
+        fill();
         continue;
       }
-      throw input_error(_path, where(),
-                        std::string("invalid gzip data: ") + (_z.msg ? _z.msg : zError(rc)));
+      auto const rc = isal_inflate(&_z);
+      if (rc != ISAL_DECOMP_OK)
+        throw input_error(_path, where(),
+                          std::string("invalid gzip data: ") + inflate_error_text(rc));
+      if (_z.block_state == ISAL_BLOCK_FINISH) _between_members = true;
     }
     auto const produced = want - _z.avail_out;
     _inflated += produced;
@@ -152,15 +166,27 @@ class gzip_source final : public byte_source {
   [[nodiscard]] bool compressed() const noexcept override { return true; }
 
  private:
+  /// A new member begins at next_in: the state is reset (isal_inflate_init clears every field),
+  /// the input and output buffers kept.
+  void start_member() {
+    auto* const in = _z.next_in;
+    auto* const out = _z.next_out;
+    auto const avail_in = _z.avail_in, avail_out = _z.avail_out;
+    isal_inflate_init(&_z);
+    _z.crc_flag = ISAL_GZIP;
+    _z.next_in = in, _z.avail_in = avail_in;
+    _z.next_out = out, _z.avail_out = avail_out;
+    _between_members = false;
+  }
   void fill() {
     // Keep unconsumed input at the front, then read behind it.
     std::size_t const left = _z.avail_in;
-    if (left > 0 && _z.next_in != reinterpret_cast<Bytef*>(_in.data()))
+    if (left > 0 && _z.next_in != reinterpret_cast<std::uint8_t*>(_in.data()))
       std::memmove(_in.data(), _z.next_in, left);
     auto const got = _raw->read(_in.data() + left, _in.size() - left);
     if (got == 0) _eof = true;
-    _z.next_in = reinterpret_cast<Bytef*>(_in.data());
-    _z.avail_in = static_cast<uInt>(left + got);
+    _z.next_in = reinterpret_cast<std::uint8_t*>(_in.data());
+    _z.avail_in = static_cast<std::uint32_t>(left + got);
   }
   void check_ratio() const {
     auto const compressed = std::max<std::uint64_t>(file_bytes_consumed(), 1);
@@ -180,7 +206,7 @@ class gzip_source final : public byte_source {
   std::string _path;
   std::unique_ptr<byte_source> _raw;
   std::vector<char> _in;
-  z_stream _z{};
+  inflate_state _z{};
   bool _eof = false;
   bool _done = false;
   bool _between_members = false;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Streams the bytes of a trace file: plain files as they are, gzip files (one or several
-// concatenated members) inflated on the fly with zlib. Nothing holds the whole file. The same
-// sources also read bytes already in memory (tests, fuzzers).
+// concatenated members) inflated on the fly with ISA-L's igzip. Nothing holds the whole file. The
+// same sources also read bytes already in memory (tests, fuzzers).
 #pragma once
 
 #include <cstddef>

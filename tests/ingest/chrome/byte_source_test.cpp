@@ -8,16 +8,18 @@
 #include "ingest/chrome/byte_source.hpp"
 #include "support/gzip_member.hpp"
 
+#include <cstddef>
 #include <span>
 #include <string>
 
 namespace tracesweep::chrome {
 namespace {
 
-std::string read_all(byte_source& source) {
+/// Everything `source` gives, asked `piece` bytes at a time.
+std::string read_all(byte_source& source, std::size_t piece = 5) {
   std::string out;
-  char buf[5];
-  while (auto const n = source.read(buf, sizeof buf)) out.append(buf, n);
+  std::string buf(piece, '\0');
+  while (auto const n = source.read(buf.data(), buf.size())) out.append(buf.data(), n);
   return out;
 }
 
@@ -41,6 +43,20 @@ TEST(ByteSource, GzipMembersWhateverTheRawReadSize) {
     EXPECT_TRUE(source->compressed());
     EXPECT_EQ(read_all(*source), "first, second") << max_read;
     EXPECT_EQ(source->file_bytes_consumed(), both.size()) << max_read;
+  }
+}
+
+TEST(ByteSource, MembersEndingInsideOneRead) {
+  // Found while moving to igzip: a member that ends inside a read must leave the rest of that
+  // read to the next member (resetting the inflate state for it cleared the output buffer).
+  std::string const spaces(std::size_t{3} << 20, ' ');
+  std::string const text = "head," + spaces + "middle" + spaces + "tail";
+  std::string const members = test::gzip_member("head,") + test::gzip_member(spaces) +
+                              test::gzip_member("middle") + test::gzip_member(spaces) +
+                              test::gzip_member("tail");
+  for (std::size_t piece : {std::size_t{7}, std::size_t{1} << 16, std::size_t{16} << 20}) {
+    auto source = open_memory_source("mem.gz", std::span(members.data(), members.size()));
+    EXPECT_EQ(read_all(*source, piece), text) << piece;
   }
 }
 
