@@ -33,6 +33,13 @@ struct interval_union {
 [[nodiscard]] std::vector<std::int64_t> busy_per_group(interval_union const& u,
                                                        std::size_t group_count);
 
+/// The union of two unions, by one linear merge: no sort.
+[[nodiscard]] interval_union merge_unions(interval_union const& a, interval_union const& b);
+
+/// The members of `u` whose group g has g % `classes` == `which`, regrouped as g / `classes`:
+/// one class of a union whose groups were (group × classes + class).
+[[nodiscard]] interval_union union_class(interval_union const& u, group_id classes, group_id which);
+
 /// An idle hole of a union inside its group's window.
 struct gap {
   group_id group = 0;

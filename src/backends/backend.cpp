@@ -92,6 +92,11 @@ struct interval_columns {
   std::vector<std::int64_t> start;
   std::vector<std::int64_t> end;
   std::vector<group_id> group;
+  void reserve(std::size_t n) {
+    start.reserve(n);
+    end.reserve(n);
+    group.reserve(n);
+  }
   void push(std::int64_t s, std::int64_t e, group_id g) {
     start.push_back(s);
     end.push_back(e);
@@ -100,8 +105,13 @@ struct interval_columns {
   [[nodiscard]] interval_view view() const noexcept { return {start, end, group}; }
 };
 
-group_id kind_slot(event_kind k) noexcept {
-  return k == event_kind::kernel ? 0 : k == event_kind::memcpy ? 1 : 2;
+/// The four disjoint classes of device activity, each device's rows in one group per class.
+enum activity_class : group_id { comm_class, comp_class, copy_class, set_class, class_count };
+
+activity_class class_of(event_kind k, std::uint32_t name, std::span<std::uint8_t const> comm) {
+  if (k == event_kind::memcpy) return copy_class;
+  if (k == event_kind::memset) return set_class;
+  return name < comm.size() && comm[name] != 0 ? comm_class : comp_class;
 }
 
 }  // namespace
@@ -112,58 +122,58 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
   out.devices.resize(devices);
   auto& rows = out.devices;
 
-  // Row selection: activity per device, per device × kind, kernels by class and by name.
-  interval_columns activity, comm, comp;
-  std::vector<group_id> by_kind;
+  // Row selection: every device row in group (device × class); kernels by name. Sized once:
+  // growing by doubling copied each column and faulted its pages in twice.
+  std::size_t device_rows = 0, kernels = 0;
+  for (auto const k : r.kind) {
+    device_rows += is_device_activity(k) ? 1 : 0;
+    kernels += k == event_kind::kernel ? 1 : 0;
+  }
+  interval_columns classed;
+  classed.reserve(device_rows);
   std::vector<std::uint32_t> kernel_names;
   std::vector<std::int64_t> kernel_durations;
+  kernel_names.reserve(kernels), kernel_durations.reserve(kernels);
   for (std::size_t i = 0; i < r.start.size(); ++i) {
     auto const k = r.kind[i];
     if (!is_device_activity(k)) continue;
     group_id const g = r.device_group[i];
     std::int64_t const s = r.start[i], e = r.end[i];
-    activity.push(s, e, g);
-    by_kind.push_back(g * 3 + kind_slot(k));
+    classed.push(s, e, g * class_count + class_of(k, r.name[i], r.communication));
     rows[g].window_start = std::min(rows[g].window_start, s);
     rows[g].window_end = std::max(rows[g].window_end, e);
     if (k == event_kind::kernel) {
       ++rows[g].kernel_count;
-      std::uint32_t const name = r.name[i];
-      bool const is_comm = name < r.communication.size() && r.communication[name] != 0;
-      (is_comm ? comm : comp).push(s, e, g);
-      kernel_names.push_back(name);
+      kernel_names.push_back(r.name[i]);
       kernel_durations.push_back(e - s);
     }
   }
 
-  // Unions, their lengths and the communication ∩ computation overlap.
-  auto const activity_union = be.union_by_group(activity.view());
+  // One union (one sort) per device × class; the classes are disjoint, so every other union is a
+  // linear merge of theirs: kernels = communication ∪ computation, activity = kernels ∪ copies.
+  auto const by_class = be.union_by_group(classed.view());
+  classed = {};
+  auto const comm_union = union_class(by_class, class_count, comm_class);
+  auto const comp_union = union_class(by_class, class_count, comp_class);
+  auto const copy_union = union_class(by_class, class_count, copy_class);
+  auto const set_union = union_class(by_class, class_count, set_class);
+  auto const kernel_union = merge_unions(comm_union, comp_union);
+  auto const activity_union = merge_unions(kernel_union, merge_unions(copy_union, set_union));
   auto const busy = busy_per_group(activity_union, devices);
-  {
-    auto const u = be.union_by_group({activity.start, activity.end, by_kind});
-    auto const kind_busy = busy_per_group(u, devices * 3);
-    for (std::size_t g = 0; g < devices; ++g) {
-      rows[g].busy = busy[g];
-      rows[g].kernel_busy = kind_busy[g * 3 + 0];
-      rows[g].memcpy_busy = kind_busy[g * 3 + 1];
-      rows[g].memset_busy = kind_busy[g * 3 + 2];
-    }
-  }
-  by_kind = {};
-  activity = {};
-  {
-    auto const comm_union = be.union_by_group(comm.view());
-    auto const comp_union = be.union_by_group(comp.view());
-    comm = {};
-    comp = {};
-    auto const comm_busy = busy_per_group(comm_union, devices);
-    auto const comp_busy = busy_per_group(comp_union, devices);
-    auto const overlap = be.intersection_by_group(comm_union, comp_union, devices);
-    for (std::size_t g = 0; g < devices; ++g) {
-      rows[g].communication = comm_busy[g];
-      rows[g].computation = comp_busy[g];
-      rows[g].overlap = overlap[g];
-    }
+  auto const kernel_busy = busy_per_group(kernel_union, devices);
+  auto const copy_busy = busy_per_group(copy_union, devices);
+  auto const set_busy = busy_per_group(set_union, devices);
+  auto const comm_busy = busy_per_group(comm_union, devices);
+  auto const comp_busy = busy_per_group(comp_union, devices);
+  auto const overlap = be.intersection_by_group(comm_union, comp_union, devices);
+  for (std::size_t g = 0; g < devices; ++g) {
+    rows[g].busy = busy[g];
+    rows[g].kernel_busy = kernel_busy[g];
+    rows[g].memcpy_busy = copy_busy[g];
+    rows[g].memset_busy = set_busy[g];
+    rows[g].communication = comm_busy[g];
+    rows[g].computation = comp_busy[g];
+    rows[g].overlap = overlap[g];
   }
 
   // Idle gaps of the activity union inside each device's window.

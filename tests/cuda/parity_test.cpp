@@ -4,6 +4,7 @@
 // 64 MiB device memory limit, and with an 8 KiB limit that splits most traces into ≥ 10 chunks
 // (checked). Integers must be equal and floating values bit-identical. The same for every
 // diagnosis, compared as the JSON documents the CLI writes.
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -39,9 +40,12 @@ TEST(DeviceParity, EverySummaryOnEveryTrace) {
     summary_options const options;
     auto cpu = make_cpu_backend(0);
     auto const reference = compute_summary(trace_model(table), *cpu, options);
-    // bytes per row of the largest primitive: a tenth of it per chunk gives >= 10 chunks
+    // bytes per device row of the largest primitive, the union of every device row: a twelfth
+    // of it per chunk gives >= 10 chunks of that one call
+    auto const device_rows = static_cast<std::size_t>(
+        std::count_if(table.kind.begin(), table.kind.end(), is_device_activity));
     std::size_t const small =
-        std::max<std::size_t>(1024, table.size() * bytes_per_row::union_ / 12);
+        std::max<std::size_t>(1024, device_rows * bytes_per_row::union_ / 12);
     for (std::size_t limit : {std::size_t{0}, std::size_t{64} << 20, small}) {
       device_backend<host_context> dev(host_context{}, limit, "cuda-twin");
       auto const got = compute_summary(trace_model(table), dev, options);

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// Host helpers over interval unions: merge_unions and union_class against a brute-force
+// coverage oracle (which nanoseconds of which group are covered), on random small unions.
+#include <gtest/gtest.h>
+
+#include <tracesweep/intervals.hpp>
+
+#include <cstdint>
+#include <random>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace tracesweep {
+namespace {
+
+using covered = std::set<std::pair<group_id, std::int64_t>>;  // (group, ns) covered
+
+/// A valid union: per group, disjoint non-touching members in start order.
+interval_union random_union(std::mt19937& rng, group_id groups) {
+  interval_union u;
+  for (group_id g = 0; g < groups; ++g) {
+    std::int64_t at = std::uniform_int_distribution<std::int64_t>(-5, 5)(rng);
+    int const members = std::uniform_int_distribution<int>(0, 6)(rng);
+    for (int m = 0; m < members; ++m) {
+      at += std::uniform_int_distribution<std::int64_t>(1, 4)(rng);  // > 0: never touching
+      auto const len = std::uniform_int_distribution<std::int64_t>(1, 5)(rng);
+      u.group.push_back(g), u.start.push_back(at), u.end.push_back(at + len);
+      at += len;
+    }
+  }
+  return u;
+}
+
+covered coverage(interval_union const& u) {
+  covered c;
+  for (std::size_t i = 0; i < u.size(); ++i)
+    for (auto t = u.start[i]; t < u.end[i]; ++t) c.insert({u.group[i], t});
+  return c;
+}
+
+/// A union's own invariants: (group, start) order, members disjoint and not touching.
+void expect_valid(interval_union const& u) {
+  for (std::size_t i = 0; i < u.size(); ++i) {
+    EXPECT_LT(u.start[i], u.end[i]) << i;
+    if (i == 0) continue;
+    EXPECT_GE(u.group[i], u.group[i - 1]) << i;
+    if (u.group[i] == u.group[i - 1]) {
+      EXPECT_GT(u.start[i], u.end[i - 1]) << i;
+    }
+  }
+}
+
+TEST(MergeUnions, CoversWhatEitherCoversAndStaysAUnion) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 500; ++round) {
+    auto const groups = static_cast<group_id>(1 + round % 4);
+    auto const a = random_union(rng, groups), b = random_union(rng, groups);
+    auto const m = merge_unions(a, b);
+    expect_valid(m);
+    auto want = coverage(a);
+    for (auto const& p : coverage(b)) want.insert(p);
+    EXPECT_EQ(coverage(m), want) << round;
+  }
+}
+
+TEST(MergeUnions, TouchingMembersJoin) {
+  interval_union a, b;
+  a.group = {0, 1}, a.start = {0, 0}, a.end = {5, 5};
+  b.group = {0, 1}, b.start = {5, 6}, b.end = {9, 9};
+  auto const m = merge_unions(a, b);
+  EXPECT_EQ(m.group, (std::vector<group_id>{0, 1, 1}));
+  EXPECT_EQ(m.start, (std::vector<std::int64_t>{0, 0, 6}));
+  EXPECT_EQ(m.end, (std::vector<std::int64_t>{9, 5, 9}));
+}
+
+TEST(UnionClass, TakesOneClassAndRegroups) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 200; ++round) {
+    group_id const classes = 4, devices = 3;
+    auto const u = random_union(rng, devices * classes);
+    for (group_id which = 0; which < classes; ++which) {
+      auto const c = union_class(u, classes, which);
+      expect_valid(c);
+      covered want;
+      for (auto const& [g, t] : coverage(u))
+        if (g % classes == which) want.insert({g / classes, t});
+      EXPECT_EQ(coverage(c), want) << round << " class " << which;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tracesweep
