@@ -96,6 +96,9 @@ struct kernel_launch_metrics {
   std::vector<double> blocks_per_sm;
   std::vector<double> est_occupancy_pct;
   [[nodiscard]] std::size_t size() const noexcept { return row.size(); }
+  void reserve(std::size_t n) {
+    row.reserve(n), blocks_per_sm.reserve(n), est_occupancy_pct.reserve(n);
+  }
 };
 
 /// A GPU operation's launch details as nsys records them (read only when a report asks:
@@ -171,6 +174,10 @@ struct memory_events {
   std::vector<std::int64_t> allocated;
   std::vector<std::int64_t> reserved;
   [[nodiscard]] std::size_t size() const noexcept { return time_ns.size(); }
+  void reserve(std::size_t n) {
+    time_ns.reserve(n), input.reserve(n), rank.reserve(n), device.reserve(n), thread.reserve(n);
+    bytes.reserve(n), pool.reserve(n), allocated.reserve(n), reserved.reserve(n);
+  }
 };
 
 /// Reasons a row can be rejected by the table itself.

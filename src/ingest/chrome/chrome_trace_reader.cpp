@@ -56,13 +56,15 @@ class table_sink {
         _source(source),
         _splitter(splitter),
         _first_row(table.size()),
-        _first_memory(table.memory.size()) {}
+        _first_memory(table.memory.size()),
+        _first_metric(table.launch_metrics.size()) {}
 
   /// `text_end`: offset in the JSON text just past the chunk's last event.
   void merge(chunk_rows const& rows, std::uint64_t text_end) {
     _paddle |= rows.paddle;
     for (int r = 0; r < skip_reason_count; ++r)
       if (rows.skipped[r] > 0) _table.skip(to_string(static_cast<skip_reason>(r)), rows.skipped[r]);
+    grow_side_tables(rows, text_end);
     merge_memory(rows);
     if (rows.size() == 0) return;
     _global.resize(rows.strings.size());
@@ -169,15 +171,10 @@ class table_sink {
     }
   }
 
-  /// Reserves the columns for the whole file from what was seen so far, so they are not
-  /// copied when they grow (the copy would double peak memory).
-  void grow_for(std::size_t more, std::uint64_t text_end) {
-    auto const needed = _table.size() + more;
-    auto const capacity = _table.start_ns.capacity();
-    if (needed <= capacity) return;
-    // Rows per byte of JSON so far, times the expected JSON size (for gzip: the file size times
-    // the expansion seen so far).
-    auto const rows_so_far = static_cast<double>(needed - _first_row);
+  /// The count of something this input holds at the end, projected from `so_far` of it at
+  /// `text_end` to the whole JSON text (for gzip: the file size times the expansion seen so far),
+  /// with 2 % to spare.
+  [[nodiscard]] double projected(std::size_t so_far, std::uint64_t text_end) const {
     auto const text_so_far = static_cast<double>(std::max<std::uint64_t>(text_end, 1));
     double text_total = static_cast<double>(_source.file_size());
     if (_source.compressed()) {
@@ -185,13 +182,38 @@ class table_sink {
           static_cast<double>(std::max<std::uint64_t>(_source.file_bytes_consumed(), 1));
       text_total *= static_cast<double>(_splitter.bytes_read()) / consumed;
     }
-    auto const estimate = static_cast<double>(_first_row) +
-                          rows_so_far / text_so_far * std::max(text_total, text_so_far) * 1.02 +
-                          1024.0;
-    // Never grow by less than 25 %: a low estimate must not turn into many small copies.
-    auto const target =
-        std::max({estimate, static_cast<double>(needed), 1.25 * static_cast<double>(capacity)});
-    _table.reserve(static_cast<std::size_t>(target));
+    return static_cast<double>(so_far) / text_so_far * std::max(text_total, text_so_far) * 1.02;
+  }
+
+  /// The capacity to reserve for `needed` items of which `first` came from earlier inputs, so
+  /// that a column is not copied as it grows (the copy would double its peak memory); 0 when the
+  /// capacity suffices. Never grows by less than 25 %: a low estimate must not turn into many
+  /// small copies.
+  [[nodiscard]] std::size_t growth(std::size_t needed, std::size_t capacity, std::size_t first,
+                                   std::uint64_t text_end) const {
+    if (needed <= capacity) return 0;
+    auto const estimate = static_cast<double>(first) + projected(needed - first, text_end) + 1024.0;
+    return static_cast<std::size_t>(
+        std::max({estimate, static_cast<double>(needed), 1.25 * static_cast<double>(capacity)}));
+  }
+
+  /// Reserves the columns for the whole file from what was seen so far.
+  void grow_for(std::size_t more, std::uint64_t text_end) {
+    if (auto const n =
+            growth(_table.size() + more, _table.start_ns.capacity(), _first_row, text_end))
+      _table.reserve(n);
+  }
+
+  /// Likewise the memory events and the launch metrics, side tables of the rows.
+  void grow_side_tables(chunk_rows const& rows, std::uint64_t text_end) {
+    auto& m = _table.memory;
+    if (auto const n =
+            growth(m.size() + rows.memory.size(), m.time_ns.capacity(), _first_memory, text_end))
+      m.reserve(n);
+    auto& lm = _table.launch_metrics;
+    if (auto const n =
+            growth(lm.size() + rows.metric_row.size(), lm.row.capacity(), _first_metric, text_end))
+      lm.reserve(n);
   }
 
   event_table& _table;
@@ -199,6 +221,7 @@ class table_sink {
   event_splitter const& _splitter;
   std::size_t _first_row;
   std::size_t _first_memory;
+  std::size_t _first_metric;
   std::map<std::int32_t, std::int64_t> _allocated;  ///< running allocated total per device
   std::vector<string_id> _global;
   bool _paddle = false;
