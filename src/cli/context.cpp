@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/cli_context.hpp"
 #include "cli/output_file.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/read_progress_line.hpp"
 
 #include <cerrno>
@@ -124,7 +125,8 @@ int context::read(std::vector<std::string> const& paths, event_table& table, rea
   options.progress = &progress;
   std::vector<input_error> failures;
   {
-    read_progress_line line(progress, !quiet && isatty(STDERR_FILENO) == 1, progress_delay());
+    progress_line line(read_progress_text(progress), !quiet && isatty(STDERR_FILENO) == 1,
+                       progress_delay());
     failures = read_inputs(paths, table, options, keep_going);
   }
   for (auto const& f : failures) std::cerr << "tracesweep: " << f.what() << '\n';

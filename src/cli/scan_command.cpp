@@ -4,9 +4,8 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <condition_variable>
-#include <cstdio>
-#include <mutex>
+#include <functional>
+#include <string>
 #include <thread>
 
 #include <fmt/format.h>
@@ -16,6 +15,7 @@
 #include <tracesweep/model/comm_classifier.hpp>
 
 #include "cli/cli_context.hpp"
+#include "cli/progress_line.hpp"
 
 namespace tracesweep::cli {
 
@@ -27,68 +27,24 @@ struct scan_args {
   analysis_args filters;  ///< only its filter texts are used
 };
 
-std::string duration_text(double seconds) {
-  auto const s = static_cast<long>(seconds);
-  return s >= 3600 ? fmt::format("{}h{:02}m", s / 3600, s / 60 % 60)
-                   : fmt::format("{}m{:02}s", s / 60, s % 60);
-}
-
-/// The progress line: files, bytes, rate and ETA, redrawn in place on stderr while the scan
-/// runs; error lines are written above it.
-class progress_line {
- public:
-  progress_line(fleet::scan_progress const& p, bool enabled) : _p(p), _enabled(enabled) {
-    if (_enabled) _thread = std::thread([this] { loop(); });
-  }
-  ~progress_line() {
-    if (!_enabled) return;
-    {
-      std::lock_guard lock(_m);
-      _done = true;
-    }
-    _cv.notify_all();
-    _thread.join();
-    std::fputs("\r\033[K", stderr);
-  }
-  void error(std::string const& line) {
-    std::lock_guard lock(_m);
-    std::fprintf(stderr, "%stracesweep: %s\n", _enabled ? "\r\033[K" : "", line.c_str());
-    if (_enabled) draw();
-  }
-
- private:
-  void loop() {
-    std::unique_lock lock(_m);
-    draw();
-    while (!_cv.wait_for(lock, std::chrono::milliseconds(250), [&] { return _done; })) draw();
-  }
-  void draw() {
+/// The scan's progress text: files, bytes, ETA (identifying files first).
+std::function<std::string()> scan_progress_text(fleet::scan_progress const& p) {
+  return [&p, start = std::chrono::steady_clock::now()] {
     double const gb = 1e9;
-    auto const done = _p.bytes_done.load(), total = _p.bytes_total.load();
+    auto const done = p.bytes_done.load(), total = p.bytes_total.load();
     double const elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - _start).count();
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::string eta = "-";
     if (done > 0 && total > done)
       eta = duration_text(elapsed * double(total - done) / double(done));
-    auto const line =
-        _p.hashing
-            ? fmt::format("scan: identifying files… {} files, {:.2f} GB", _p.files_total.load(),
-                          double(total) / gb)
-            : fmt::format("scan: {}/{} files ({} failed), {:.2f}/{:.2f} GB, ETA {}",
-                          _p.files_done.load(), _p.files_total.load(), _p.files_failed.load(),
-                          double(done) / gb, double(total) / gb, eta);
-    std::fprintf(stderr, "\r\033[K%s", line.c_str());
-    std::fflush(stderr);
-  }
-
-  fleet::scan_progress const& _p;
-  bool _enabled;
-  bool _done = false;
-  std::chrono::steady_clock::time_point const _start = std::chrono::steady_clock::now();
-  std::mutex _m;
-  std::condition_variable _cv;
-  std::thread _thread;
-};
+    if (p.hashing)
+      return fmt::format("scan: identifying files… {} files, {:.2f} GB", p.files_total.load(),
+                         double(total) / gb);
+    return fmt::format("scan: {}/{} files ({} failed), {:.2f}/{:.2f} GB, ETA {}",
+                       p.files_done.load(), p.files_total.load(), p.files_failed.load(),
+                       double(done) / gb, double(total) / gb, eta);
+  };
+}
 
 }  // namespace
 
@@ -137,8 +93,9 @@ void add_scan_command(CLI::App& app, context& ctx) {
       fleet::scan_progress progress;
       fleet::scan_result r;
       {
-        progress_line line(progress, !ctx.quiet && isatty(STDERR_FILENO) == 1);
-        r = fleet::run_scan(options, progress, [&](std::string const& e) { line.error(e); });
+        progress_line line(scan_progress_text(progress), !ctx.quiet && isatty(STDERR_FILENO) == 1);
+        r = fleet::run_scan(options, progress,
+                            [&](std::string const& e) { line.print_above("tracesweep: " + e); });
       }
       if (r.run_id == 0) {
         std::cout << fmt::format("nothing new: {} traces already stored\n", r.traces_skipped);
