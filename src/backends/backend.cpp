@@ -122,18 +122,29 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
   out.devices.resize(devices);
   auto& rows = out.devices;
 
-  // Row selection: every device row in group (device × class); kernels by name. Sized once:
-  // growing by doubling copied each column and faulted its pages in twice.
+  // Kernel durations by name first, so that their columns are gone before the unions'. Columns
+  // are sized once: growing by doubling copied each and faulted its pages in twice.
   std::size_t device_rows = 0, kernels = 0;
   for (auto const k : r.kind) {
     device_rows += is_device_activity(k) ? 1 : 0;
     kernels += k == event_kind::kernel ? 1 : 0;
   }
+  {
+    std::vector<std::uint32_t> kernel_names;
+    std::vector<std::int64_t> kernel_durations;
+    kernel_names.reserve(kernels), kernel_durations.reserve(kernels);
+    for (std::size_t i = 0; i < r.start.size(); ++i) {
+      if (r.kind[i] != event_kind::kernel) continue;
+      ++rows[r.device_group[i]].kernel_count;
+      kernel_names.push_back(r.name[i]);
+      kernel_durations.push_back(r.end[i] - r.start[i]);
+    }
+    out.kernels = be.segmented_stats(kernel_names, kernel_durations, {});
+  }
+
+  // Row selection: every device row in group (device × class).
   interval_columns classed;
   classed.reserve(device_rows);
-  std::vector<std::uint32_t> kernel_names;
-  std::vector<std::int64_t> kernel_durations;
-  kernel_names.reserve(kernels), kernel_durations.reserve(kernels);
   for (std::size_t i = 0; i < r.start.size(); ++i) {
     auto const k = r.kind[i];
     if (!is_device_activity(k)) continue;
@@ -142,21 +153,17 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
     classed.push(s, e, g * class_count + class_of(k, r.name[i], r.communication));
     rows[g].window_start = std::min(rows[g].window_start, s);
     rows[g].window_end = std::max(rows[g].window_end, e);
-    if (k == event_kind::kernel) {
-      ++rows[g].kernel_count;
-      kernel_names.push_back(r.name[i]);
-      kernel_durations.push_back(e - s);
-    }
   }
 
   // One union (one sort) per device × class; the classes are disjoint, so every other union is a
   // linear merge of theirs: kernels = communication ∪ computation, activity = kernels ∪ copies.
-  auto const by_class = be.union_by_group(classed.view());
+  auto by_class = be.union_by_group(classed.view());
   classed = {};
   auto const comm_union = union_class(by_class, class_count, comm_class);
   auto const comp_union = union_class(by_class, class_count, comp_class);
   auto const copy_union = union_class(by_class, class_count, copy_class);
   auto const set_union = union_class(by_class, class_count, set_class);
+  by_class = {};
   auto const kernel_union = merge_unions(comm_union, comp_union);
   auto const activity_union = merge_unions(kernel_union, merge_unions(copy_union, set_union));
   auto const busy = busy_per_group(activity_union, devices);
@@ -184,9 +191,6 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
   }
   out.gaps = be.gap_scan(activity_union, group_windows{window_start, window_end}, r.min_gap,
                          r.top_per_group);
-
-  // Kernel durations by name.
-  out.kernels = be.segmented_stats(kernel_names, kernel_durations, {});
   return out;
 }
 
