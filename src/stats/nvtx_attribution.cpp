@@ -69,24 +69,14 @@ std::vector<std::int64_t> innermost_nvtx_range(trace_model const& model) {
 
 std::vector<range_nesting> nvtx_range_nesting(event_table const& t) {
   std::vector<range_nesting> out(t.size());
-  std::map<thread_key, std::vector<std::size_t>> ranges;
-  for (std::size_t i = 0; i < t.size(); ++i)
-    if (is_host_range(t, i)) ranges[{t.input[i], t.rank[i], t.stream[i]}].push_back(i);
-  for (auto& [thread, rs] : ranges) {
-    std::sort(rs.begin(), rs.end(), [&](std::size_t a, std::size_t b) {
-      return std::tuple(t.start_ns[a], -t.end_ns[a], a) <
-             std::tuple(t.start_ns[b], -t.end_ns[b], b);
-    });
-    std::multiset<std::pair<std::int64_t, std::size_t>> open;  // (end, range row) begun so far
-    for (auto const a : rs) {
-      while (!open.empty() && open.begin()->first < t.start_ns[a]) open.erase(open.begin());
-      auto const first = open.lower_bound({t.end_ns[a], 0});
-      out[a].level = static_cast<std::int64_t>(std::distance(first, open.end()));
-      for (auto it = first; it != open.end(); ++it)
-        if (out[it->second].level == out[a].level - 1) ++out[it->second].children;
-      open.insert({t.end_ns[a], a});
-    }
-  }
+  sweep_ranges_by_thread(
+      t, [&](std::size_t i) { return is_host_range(t, i); },
+      [&](std::size_t a, open_ranges const& open) {
+        auto const first = open.lower_bound({t.end_ns[a], 0});
+        out[a].level = static_cast<std::int64_t>(std::distance(first, open.end()));
+        for (auto it = first; it != open.end(); ++it)
+          if (out[it->second].level == out[a].level - 1) ++out[it->second].children;
+      });
   return out;
 }
 

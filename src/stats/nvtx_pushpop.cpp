@@ -9,12 +9,11 @@
 #include <tuple>
 
 #include "stats/launch_details.hpp"
+#include "stats/nvtx_attribution.hpp"
 
 namespace tracesweep {
 
 namespace {
-
-using thread_key = std::tuple<std::int32_t, std::int32_t, std::int64_t>;  // input, rank, tid
 
 bool is_push_pop(event_table const& t, std::size_t i) {
   return is_host_range(t, i) && t.subkind[i] == static_cast<std::uint8_t>(range_style::push_pop);
@@ -22,28 +21,21 @@ bool is_push_pop(event_table const& t, std::size_t i) {
 
 /// Per row: the parent row of each push/pop range (-1 for a root or a row that is no range).
 std::vector<std::int64_t> parent_rows(event_table const& t) {
-  std::map<thread_key, std::vector<std::size_t>> threads;
-  for (std::size_t i = 0; i < t.size(); ++i)
-    if (is_push_pop(t, i)) threads[{t.input[i], t.rank[i], t.stream[i]}].push_back(i);
   std::vector<std::int64_t> parent(t.size(), -1);
   auto order = [&](std::size_t r) { return std::tuple(t.start_ns[r], -t.end_ns[r], r); };
-  for (auto& [thread, rs] : threads) {
-    std::sort(rs.begin(), rs.end(), [&](auto a, auto b) { return order(a) < order(b); });
-    std::multiset<std::pair<std::int64_t, std::size_t>> open;  // (end, row) begun so far
-    for (auto const a : rs) {
-      while (!open.empty() && open.begin()->first < t.start_ns[a]) open.erase(open.begin());
-      std::int64_t best = -1, tightest = 0;
-      for (auto it = open.lower_bound({t.end_ns[a], 0}); it != open.end(); ++it) {
-        auto const p = it->second;
-        auto const tightness = (t.start_ns[a] - t.start_ns[p]) + (t.end_ns[p] - t.end_ns[a]);
-        bool const later = best < 0 || order(p) > order(static_cast<std::size_t>(best));
-        if (best < 0 || tightness < tightest || (tightness == tightest && later))
-          best = static_cast<std::int64_t>(p), tightest = tightness;
-      }
-      parent[a] = best;
-      open.insert({t.end_ns[a], a});
-    }
-  }
+  stats::sweep_ranges_by_thread(
+      t, [&](std::size_t i) { return is_push_pop(t, i); },
+      [&](std::size_t a, stats::open_ranges const& open) {
+        std::int64_t best = -1, tightest = 0;
+        for (auto it = open.lower_bound({t.end_ns[a], 0}); it != open.end(); ++it) {
+          auto const p = it->second;
+          auto const tightness = (t.start_ns[a] - t.start_ns[p]) + (t.end_ns[p] - t.end_ns[a]);
+          bool const later = best < 0 || order(p) > order(static_cast<std::size_t>(best));
+          if (best < 0 || tightness < tightest || (tightness == tightest && later))
+            best = static_cast<std::int64_t>(p), tightest = tightness;
+        }
+        parent[a] = best;
+      });
   return parent;
 }
 
