@@ -18,8 +18,10 @@ mkdir -p "$work"
 "$bin" generate --format nsys-sqlite --ranks 1 --events "$events" -o "$work/big.sqlite" >/dev/null
 
 peak_kib() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
-kept() {  # events the summary's inputs table counts
-  "$bin" summary --table inputs --format csv "$1" | awk -F, 'NR==2 {print $4}'
+kept() {  # events read (every kind), as a scan stores them: the summary counts GPU operations
+  rm -f "$work/count.sqlite"
+  "$bin" --quiet scan --db "$work/count.sqlite" "$1" >/dev/null
+  sqlite3 "$work/count.sqlite" 'SELECT events FROM traces'
 }
 
 printf '%-12s %-9s %-7s %12s %10s %10s %12s\n' format command threads events "peak MiB" \

@@ -308,8 +308,8 @@ std::vector<std::string> write_kineto_json(event_table const& table, std::string
               ", \"args\": {{\"External id\": {}, \"device\": {}, \"context\": 1, "
               "\"stream\": {}, \"correlation\": {}, \"bytes\": {}, \"memory bandwidth "
               "(GB/s)\": {:.6f}}}}}",
-              external, d, s, corr, table.bytes[i],
-              dur > 0 ? static_cast<double>(table.bytes[i]) / static_cast<double>(dur) : 0.0);
+              external, d, s, corr, table.bytes_of(i),
+              dur > 0 ? static_cast<double>(table.bytes_of(i)) / static_cast<double>(dur) : 0.0);
         } else if (kind == event_kind::synchronization) {
           fmt::format_to(it,
                          ", \"args\": {{\"External id\": {}, \"cuda_sync_kind\": \"Stream Sync\", "

@@ -299,7 +299,7 @@ void write_nsys_sqlite(event_table const& table, std::string const& path) {
         device_columns(memcpy);
         auto const kind = table.subkind[i];
         bool const host_src = kind == 1 || kind == 9, host_dst = kind == 2 || kind == 9;
-        bind(memcpy, 9, table.bytes[i]), bind(memcpy, 10, std::int64_t{kind});
+        bind(memcpy, 9, table.bytes_of(i)), bind(memcpy, 10, std::int64_t{kind});
         bind(memcpy, 11, host_src ? 1 : 2), bind(memcpy, 12, host_dst ? 1 : 2);
         bind(memcpy, 13, std::max(0, table.device[i])), bind(memcpy, 14, 1);
         bind(memcpy, 15, std::max(0, table.device[i])), bind(memcpy, 16, 1);
@@ -309,7 +309,7 @@ void write_nsys_sqlite(event_table const& table, std::string const& path) {
       }
       case event_kind::memset:
         device_columns(memset);
-        bind(memset, 9, 0), bind(memset, 10, table.bytes[i]), bind(memset, 11, 2);
+        bind(memset, 9, 0), bind(memset, 10, table.bytes_of(i)), bind(memset, 11, 2);
         db.run(memset);
         break;
       case event_kind::synchronization:

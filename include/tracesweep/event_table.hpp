@@ -218,8 +218,10 @@ class event_table {
   std::vector<string_id> name;
   std::vector<string_id> category;
   std::vector<std::int64_t> correlation;
-  std::vector<std::int64_t> bytes;
   std::vector<event_role> role;
+  /// The byte count of the rows that carry one (memcpys, memsets; a Chrome event's args.bytes),
+  /// nonzero ones only: most rows carry none, so it is no column. Read it with bytes_of.
+  row_side_table<std::int64_t> byte_counts;
   /// Optional: see kernel_launch_metrics.
   kernel_launch_metrics launch_metrics;
   /// Optional: see memory_events.
@@ -259,6 +261,9 @@ class event_table {
 
   void reserve(std::size_t rows);
   [[nodiscard]] std::size_t size() const noexcept { return start_ns.size(); }
+  /// The bytes of `row` (event::bytes as appended; 0 when it had none), by a binary search of
+  /// byte_counts.
+  [[nodiscard]] std::int64_t bytes_of(std::size_t row) const noexcept;
   [[nodiscard]] bool empty() const noexcept { return start_ns.empty(); }
 
   [[nodiscard]] string_pool& strings() noexcept { return _strings; }

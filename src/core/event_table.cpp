@@ -44,8 +44,8 @@ bool event_table::append(event const& e) {
   name.push_back(e.name);
   category.push_back(e.category);
   correlation.push_back(e.correlation);
-  bytes.push_back(e.bytes);
   role.push_back(e.role);
+  if (e.bytes != 0) byte_counts.row.push_back(size() - 1), byte_counts.values.push_back(e.bytes);
   ++_inputs.back().events;
   ++_inputs.back().events_by_kind[static_cast<std::size_t>(e.kind)];
   return true;
@@ -123,12 +123,13 @@ void event_table::abandon_input() {
   auto const n = _current_input_first_row;
   auto cut = [n](auto& column) { column.resize(n); };
   cut(start_ns), cut(end_ns), cut(kind), cut(subkind), cut(input), cut(rank), cut(device);
-  cut(stream), cut(name), cut(category), cut(correlation), cut(bytes), cut(role);
+  cut(stream), cut(name), cut(category), cut(correlation), cut(role);
   auto& m = launch_metrics;
   auto const keep = static_cast<std::size_t>(
       std::lower_bound(m.row.begin(), m.row.end(), std::uint64_t{n}) - m.row.begin());
   m.row.resize(keep), m.blocks_per_sm.resize(keep), m.est_occupancy_pct.resize(keep);
   cut_side_table(launch_details, n), cut_side_table(range_sources, n);
+  cut_side_table(byte_counts, n);
   auto const mem = _current_input_first_memory;
   auto cut_memory = [mem](auto& column) { column.resize(mem); };
   auto& me = memory;
@@ -181,9 +182,10 @@ void event_table::keep(std::span<std::uint8_t const> keep_row,
   compact(lm.est_occupancy_pct, keep_metric);
   keep_side_table(launch_details, keep_row, new_index);
   keep_side_table(range_sources, keep_row, new_index);
+  keep_side_table(byte_counts, keep_row, new_index);
   auto rows = [&](auto& column) { compact(column, keep_row); };
   rows(start_ns), rows(end_ns), rows(kind), rows(subkind), rows(input), rows(rank), rows(device);
-  rows(stream), rows(name), rows(category), rows(correlation), rows(bytes), rows(role);
+  rows(stream), rows(name), rows(category), rows(correlation), rows(role);
   auto events = [&](auto& column) { compact(column, keep_memory); };
   auto& m = memory;
   events(m.time_ns), events(m.input), events(m.rank), events(m.device), events(m.thread);
@@ -205,7 +207,14 @@ void event_table::keep(std::span<std::uint8_t const> keep_row,
 void event_table::reserve(std::size_t rows) {
   auto grow = [rows](auto& column) { column.reserve(rows); };
   grow(start_ns), grow(end_ns), grow(kind), grow(subkind), grow(input), grow(rank), grow(device);
-  grow(stream), grow(name), grow(category), grow(correlation), grow(bytes), grow(role);
+  grow(stream), grow(name), grow(category), grow(correlation), grow(role);
+}
+
+std::int64_t event_table::bytes_of(std::size_t row) const noexcept {
+  auto const& r = byte_counts.row;
+  auto const at = std::lower_bound(r.begin(), r.end(), std::uint64_t{row});
+  return at != r.end() && *at == row ? byte_counts.values[static_cast<std::size_t>(at - r.begin())]
+                                     : 0;
 }
 
 }  // namespace tracesweep

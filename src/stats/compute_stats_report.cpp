@@ -109,7 +109,7 @@ class row_keyer {
   }
 
   [[nodiscard]] std::int64_t value(std::size_t i) const {
-    return _r == stats_report::cuda_gpu_mem_size_sum ? _t.bytes[i] : _t.end_ns[i] - _t.start_ns[i];
+    return _r == stats_report::cuda_gpu_mem_size_sum ? _t.bytes_of(i) : _t.end_ns[i] - _t.start_ns[i];
   }
   [[nodiscard]] key_space const& keys() const { return _keys; }
 

@@ -42,7 +42,7 @@ std::vector<gpu_trace_table> compute_gpu_trace(trace_model const& model, bool me
       r.kind = t.kind[i];
       if (details[i] >= 0)
         r.details = t.launch_details.values[static_cast<std::size_t>(details[i])];
-      r.bytes = t.bytes[i];
+      r.bytes = t.bytes_of(i);
       r.device = t.device[i];
       r.stream = t.stream[i];
       r.device_label = device_label(t.inputs()[static_cast<std::size_t>(t.input[i])], t.device[i]);

@@ -64,11 +64,11 @@ TEST(DiagnoseOracle, RandomTablesBusySharesIdleAndCopies) {
                "cudaLaunchKernel");
         int const what = static_cast<int>(between(0, 5));
         if (what == 5) {
-          auto const r = b.device(event_kind::memcpy, s, e, dev, 1, 0, corr, "copy");
+          auto const bytes = between(1, 100);
+          auto const r = b.device(event_kind::memcpy, s, e, dev, 1, 0, corr, "copy", bytes);
           b.table.subkind[r] = 1;
-          b.table.bytes[r] = between(1, 100);
           copy_ns[dev] += e - s;
-          copy_bytes[dev] += b.table.bytes[r];
+          copy_bytes[dev] += bytes;
         } else {
           std::string const name =
               what == 0 ? std::string("ncclKernel") : std::string(1, char('0' + what));
@@ -300,15 +300,15 @@ TEST(DiagnoseScenarios, SmallCopiesPerStepAndStragglers) {
   // Twelve small H2D copies in rank 0's step 1, one large one, and nine D2H (below the count).
   for (int k = 0; k < 13; ++k) {
     ++corr;
-    auto const r = b.device(event_kind::memcpy, 1100 + 10 * k, 1105 + 10 * k, 0, 9, 0, corr, "c");
+    auto const r = b.device(event_kind::memcpy, 1100 + 10 * k, 1105 + 10 * k, 0, 9, 0, corr, "c",
+                            k == 12 ? 1 << 20 : 8);
     b.table.subkind[r] = 1;
-    b.table.bytes[r] = k == 12 ? 1 << 20 : 8;
   }
   for (int k = 0; k < 9; ++k) {
     ++corr;
-    auto const r = b.device(event_kind::memcpy, 1300 + 10 * k, 1305 + 10 * k, 0, 9, 0, corr, "c");
+    auto const r =
+        b.device(event_kind::memcpy, 1300 + 10 * k, 1305 + 10 * k, 0, 9, 0, corr, "c", 4);
     b.table.subkind[r] = 2;
-    b.table.bytes[r] = 4;
   }
   auto const d = run(b.done());
   ASSERT_EQ(d.small_copies.size(), 1u);

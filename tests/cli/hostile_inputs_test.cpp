@@ -318,7 +318,7 @@ TEST(hostile_inputs, out_of_memory_while_reading_names_the_file) {
   for (int i = 0; i < 100000; ++i) block += event(std::to_string(i), "1") + ",";
   std::string const member = gzip_member(block);
   std::string bytes = gzip_member(R"({"traceEvents":[)");
-  for (int i = 0; i < 30; ++i) bytes += member;
+  for (int i = 0; i < 60; ++i) bytes += member;
   bytes += gzip_member(event("0", "1") + "]}");
   auto const big = dir.file("big.json.gz");
   write_bytes(big, bytes);

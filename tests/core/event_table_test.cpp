@@ -31,7 +31,6 @@ void expect_columns_consistent(ts::event_table const& t) {
   EXPECT_EQ(t.name.size(), n);
   EXPECT_EQ(t.category.size(), n);
   EXPECT_EQ(t.correlation.size(), n);
-  EXPECT_EQ(t.bytes.size(), n);
 }
 
 TEST(event_table, end_before_start_is_rejected_and_counted) {
@@ -113,6 +112,38 @@ TEST(event_table, side_tables_follow_their_rows_through_keep_and_abandon) {
   t.abandon_input();
   EXPECT_EQ(t.range_sources.size(), 2u);
   EXPECT_EQ(t.launch_details.size(), 2u);
+}
+
+TEST(event_table, byte_counts_follow_their_rows_through_keep_and_abandon) {
+  ts::event_table t;
+  t.begin_input("a", "x");
+  for (int i = 0; i < 6; ++i) {
+    auto e = ev(i, i + 1);
+    e.bytes = i % 2 == 1 ? 1000 + i : 0;  // rows 1, 3, 5 carry bytes
+    t.append(e);
+  }
+  auto bad = ev(6, 7);
+  bad.bytes = -1;  // rejected and counted: no entry
+  EXPECT_FALSE(t.append(bad));
+  t.finish_input();
+  EXPECT_EQ(t.byte_counts.row, (std::vector<std::uint64_t>{1, 3, 5}));
+  for (std::size_t i = 0; i < t.size(); ++i)
+    EXPECT_EQ(t.bytes_of(i), i % 2 == 1 ? 1000 + static_cast<std::int64_t>(i) : 0) << i;
+  std::vector<std::uint8_t> const keep_row{1, 1, 0, 0, 1, 1}, keep_memory;
+  t.keep(keep_row, keep_memory);
+  // Rows 0,1,4,5 stay as 0..3: bytes on the old rows 1 and 5, now 1 and 3.
+  EXPECT_EQ(t.byte_counts.row, (std::vector<std::uint64_t>{1, 3}));
+  EXPECT_EQ(t.bytes_of(1), 1001);
+  EXPECT_EQ(t.bytes_of(2), 0);
+  EXPECT_EQ(t.bytes_of(3), 1005);
+  t.begin_input("b", "x");
+  auto more = ev(0, 1);
+  more.bytes = 9;
+  t.append(more);
+  EXPECT_EQ(t.bytes_of(4), 9);
+  t.abandon_input();
+  EXPECT_EQ(t.byte_counts.size(), 2u);
+  EXPECT_EQ(t.bytes_of(4), 0);
 }
 
 TEST(string_pool, interning_is_stable_and_zero_is_empty) {

@@ -157,7 +157,7 @@ std::vector<copies> small_copy_steps(ts::event_table const& t) {
            std::pair<std::int64_t, std::int64_t>>
       count;
   for (std::size_t i = 0; i < t.size(); ++i) {
-    if (t.kind[i] != ts::event_kind::memcpy || t.bytes[i] > small_copy_bytes) continue;
+    if (t.kind[i] != ts::event_kind::memcpy || t.bytes_of(i) > small_copy_bytes) continue;
     auto const dir = static_cast<ts::copy_kind>(t.subkind[i]);
     if (dir != ts::copy_kind::host_to_device && dir != ts::copy_kind::device_to_host) continue;
     auto const call = api.at({t.rank[i], t.correlation[i]});
@@ -165,7 +165,7 @@ std::vector<copies> small_copy_steps(ts::event_table const& t) {
       if (start <= t.start_ns[call] && t.start_ns[call] < end) {
         auto& c = count[{t.rank[i], t.device[i], index,
                          dir == ts::copy_kind::host_to_device ? "HtoD" : "DtoH"}];
-        ++c.first, c.second += t.bytes[i];
+        ++c.first, c.second += t.bytes_of(i);
       }
   }
   std::vector<copies> out;
@@ -436,7 +436,7 @@ TEST(generator_plant, planted_sites_are_as_documented) {
       EXPECT_GE(t.end_ns[i] - t.start_ns[i], 2'000);
       EXPECT_LE(t.end_ns[i] - t.start_ns[i], 4'000);
     }
-    if (n == "Memcpy HtoD (Pageable -> Device)") ++pageable, pageable_bytes += t.bytes[i];
+    if (n == "Memcpy HtoD (Pageable -> Device)") ++pageable, pageable_bytes += t.bytes_of(i);
   }
   EXPECT_EQ(metrics, 1);
   EXPECT_EQ(clip, 1);

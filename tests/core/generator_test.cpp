@@ -82,7 +82,7 @@ TEST(generator, device_rows_link_to_api_calls_that_precede_them) {
     EXPECT_LE(t.start_ns[it->second], t.start_ns[i]);
     EXPECT_GE(t.device[i], 0);
     if (t.kind[i] == ts::event_kind::memcpy) {
-      EXPECT_GT(t.bytes[i], 0);
+      EXPECT_GT(t.bytes_of(i), 0);
     }
   }
   EXPECT_GT(device_rows, 0u);

@@ -58,7 +58,8 @@ bool same(event_table const& a, event_table const& b) {
          same_bits(a.rank, b.rank) && same_bits(a.device, b.device) &&
          same_bits(a.stream, b.stream) && same_bits(a.name, b.name) &&
          same_bits(a.category, b.category) && same_bits(a.correlation, b.correlation) &&
-         same_bits(a.bytes, b.bytes) && same_bits(a.role, b.role) &&
+         same_bits(a.byte_counts.row, b.byte_counts.row) &&
+         same_bits(a.byte_counts.values, b.byte_counts.values) && same_bits(a.role, b.role) &&
          same_bits(a.launch_metrics.row, b.launch_metrics.row) &&
          same_bits(a.launch_metrics.blocks_per_sm, b.launch_metrics.blocks_per_sm) &&
          same_bits(a.launch_metrics.est_occupancy_pct, b.launch_metrics.est_occupancy_pct) &&

@@ -28,13 +28,14 @@ class table_builder {
     e.correlation = correlation, e.name = table.strings().intern(name);
     return append(e);
   }
-  /// A device row on (device, stream).
+  /// A device row on (device, stream); a copy's `bytes`.
   std::size_t device(event_kind kind, std::int64_t start, std::int64_t end, std::int32_t device,
                      std::int64_t stream, std::int32_t rank = 0, std::int64_t correlation = -1,
-                     std::string_view name = "kernel") {
+                     std::string_view name = "kernel", std::int64_t bytes = 0) {
     event e;
     e.kind = kind, e.start_ns = start, e.end_ns = end, e.device = device, e.stream = stream;
     e.rank = rank, e.correlation = correlation, e.name = table.strings().intern(name);
+    e.bytes = bytes;
     return append(e);
   }
   /// Closes the last input; the table is ready.

@@ -20,7 +20,8 @@ inline void expect_same_rows(event_table const& a, event_table const& b) {
   EXPECT_EQ(a.device, b.device);
   EXPECT_EQ(a.stream, b.stream);
   EXPECT_EQ(a.correlation, b.correlation);
-  EXPECT_EQ(a.bytes, b.bytes);
+  EXPECT_EQ(a.byte_counts.row, b.byte_counts.row);
+  EXPECT_EQ(a.byte_counts.values, b.byte_counts.values);
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i)
     ASSERT_EQ(a.strings().at(a.name[i]), b.strings().at(b.name[i])) << "row " << i;

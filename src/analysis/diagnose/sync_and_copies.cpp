@@ -54,7 +54,7 @@ void find_memcpy(trace_model const& model, activity_result const& activity, diag
     auto& m = rows[{groups[i], t.subkind[i]}];
     ++m.calls;
     m.total_ns = checked_add(m.total_ns, t.end_ns[i] - t.start_ns[i], "the copy time of a device");
-    m.bytes = checked_add(m.bytes, t.bytes[i], "the bytes copied by a device");
+    m.bytes = checked_add(m.bytes, t.bytes_of(i), "the bytes copied by a device");
   }
   for (auto& [k, m] : rows) {
     m.where = key_of(model, k.first);
@@ -74,7 +74,7 @@ void find_small_copies(trace_model const& model, step_windows const& steps, diag
   std::map<std::tuple<group_id, std::int64_t, std::uint8_t>, small_copy_finding> per_step;
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (groups[i] == no_device || t.kind[i] != event_kind::memcpy) continue;
-    if ((t.subkind[i] != h2d && t.subkind[i] != d2h) || t.bytes[i] > o.small_copy_bytes) continue;
+    if ((t.subkind[i] != h2d && t.subkind[i] != d2h) || t.bytes_of(i) > o.small_copy_bytes) continue;
     auto const r = model.rank_index(t.rank[i]);
     if (r >= steps.rows.size()) continue;
     // The step the copy was issued in: its launch call's, else its own start.
@@ -84,7 +84,7 @@ void find_small_copies(trace_model const& model, step_windows const& steps, diag
     if (s < 0) continue;
     auto& f = per_step[{groups[i], s, t.subkind[i]}];
     ++f.copies;
-    f.bytes = checked_add(f.bytes, t.bytes[i], "the bytes copied in a step");
+    f.bytes = checked_add(f.bytes, t.bytes_of(i), "the bytes copied in a step");
     f.total_ns = checked_add(f.total_ns, t.end_ns[i] - t.start_ns[i], "the copy time of a step");
   }
   std::vector<small_copy_finding> found;

@@ -197,7 +197,7 @@ std::vector<row> table_rows(event_table const& t) {
                   std::string(t.strings().at(t.name[i])),
                   std::string(t.strings().at(t.category[i])),
                   t.correlation[i],
-                  t.bytes[i]};
+                  t.bytes_of(i)};
   return rows;
 }
 

@@ -103,7 +103,7 @@ TEST_P(KinetoWriter, RoundTripsThroughTheReader) {
       EXPECT_EQ(back.device[i], source.device[s]);
       EXPECT_EQ(back.stream[i], source.stream[s]);
       EXPECT_EQ(back.correlation[i], source.correlation[s]);
-      EXPECT_EQ(back.bytes[i], source.bytes[s]);
+      EXPECT_EQ(back.bytes_of(i), source.bytes_of(s));
       EXPECT_EQ(back.strings().at(back.category[i]), source.strings().at(source.category[s]));
       auto want = source.kind[s];
       if (want == event_kind::forward || want == event_kind::backward)

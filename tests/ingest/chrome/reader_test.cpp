@@ -219,7 +219,7 @@ TEST_F(ChromeReader, IntegerArgsOutsideInt64AreNotIntegers) {
   ASSERT_EQ(t.size(), 1u);
   EXPECT_EQ(t.stream[0], 7);
   EXPECT_EQ(t.device[0], 2);
-  EXPECT_EQ(t.bytes[0], 0);
+  EXPECT_EQ(t.bytes_of(0), 0);
   EXPECT_EQ(t.correlation[0], 4);
 }
 
@@ -253,7 +253,7 @@ TEST_F(ChromeReader, KindMappingByCategoryAndName) {
   EXPECT_EQ(t.subkind[6], static_cast<std::uint8_t>(copy_kind::device_to_host));
   EXPECT_EQ(t.stream[6], 7);  // "stream 7"
   EXPECT_EQ(t.device[6], 0);
-  EXPECT_EQ(t.bytes[6], 4096);
+  EXPECT_EQ(t.bytes_of(6), 4096);
   EXPECT_EQ(t.correlation[6], 9);
   EXPECT_EQ(t.device[5], 0);  // gpu_user_annotation is device-side
   EXPECT_EQ(t.stream[5], 7);
@@ -357,7 +357,7 @@ TEST_F(ChromeReader, PaddleExportWithEveryQuirk) {
     EXPECT_EQ(t.device[i], want[i].device);
     EXPECT_EQ(t.stream[i], want[i].stream);
     EXPECT_EQ(t.correlation[i], want[i].correlation);
-    EXPECT_EQ(t.bytes[i], want[i].bytes);
+    EXPECT_EQ(t.bytes_of(i), want[i].bytes);
     EXPECT_EQ(t.rank[i], 0);
   }
   EXPECT_EQ(t.subkind[7], static_cast<std::uint8_t>(copy_kind::host_to_device));

@@ -33,7 +33,7 @@ event_table only(event_table const& full, std::uint32_t kinds) {
     event e;
     e.start_ns = full.start_ns[i], e.end_ns = full.end_ns[i], e.kind = full.kind[i];
     e.subkind = full.subkind[i], e.rank = full.rank[i], e.device = full.device[i];
-    e.stream = full.stream[i], e.correlation = full.correlation[i], e.bytes = full.bytes[i];
+    e.stream = full.stream[i], e.correlation = full.correlation[i], e.bytes = full.bytes_of(i);
     e.name = out.strings().intern(full.strings().at(full.name[i]));
     out.append(e);
   }

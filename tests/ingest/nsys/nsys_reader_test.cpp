@@ -47,7 +47,7 @@ std::map<event_kind, kind_totals> totals(event_table const& t) {
     auto& k = out[t.kind[i]];
     ++k.rows;
     k.duration += t.end_ns[i] - t.start_ns[i];
-    k.bytes += t.bytes[i];
+    k.bytes += t.bytes_of(i);
   }
   return out;
 }
@@ -405,7 +405,7 @@ TEST(nsys_writer, synthetic_trace_round_trips_through_the_nsys_schema) {
                       t.stream[i],
                       t.correlation[i],
                       t.end_ns[i] - t.start_ns[i],
-                      t.bytes[i]};
+                      t.bytes_of(i)};
   };
   std::multiset<decltype(key(generated, 0))> want, got;
   for (std::size_t i = 0; i < generated.size(); ++i)
