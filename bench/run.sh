@@ -150,7 +150,20 @@ for (label, tool, threads) in sorted(runs, key=lambda k: (k[0], not k[1].startsw
           f"{n / secs / 1e6:.2f} M | {rss:.0f} | {ratio} |")
 EOF
 )
+# Ingest alone (the nsys reader into the columns, no analysis): nsys_ingest_bench, when the bench
+# programs are built, on each export at 1 thread and at all threads.
+ingest=""
+if [[ -x $build/bench/nsys/nsys_ingest_bench ]]; then
+  for k in "${nsys_sizes[@]}"; do
+    f="$work/nsys_${k}_kernels.sqlite"
+    ingest+="$(basename "$f"): $("$build/bench/nsys/nsys_ingest_bench" "$f" 1 "$all" |
+      grep '^KERNEL+RUNTIME' | sed 's/^KERNEL+RUNTIME tables, //' | paste -sd ';' | sed 's/;/; /g')"$'\n'
+  done
+else
+  echo "bench/run.sh: ingest alone is skipped: build the nsys_ingest_bench target" >&2
+fi
 echo "$table"
+[[ -n $ingest ]] && printf '\nIngest alone (nsys_ingest_bench: KERNEL + RUNTIME into the columns):\n%s' "$ingest"
 {
   echo
   echo "### bench/run.sh$([[ $quick == 1 ]] && echo ' --quick'), $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -160,5 +173,11 @@ echo "$table"
     "is its time over the fastest tracesweep command at 1 thread on the same file."
   echo
   echo "$table"
+  if [[ -n $ingest ]]; then
+    echo
+    echo "Ingest alone (\`nsys_ingest_bench\`, the nsys reader filling the columns from KERNEL and RUNTIME, median of 3):"
+    echo
+    while IFS= read -r line; do [[ -n $line ]] && echo "- $line"; done <<<"$ingest"
+  fi
 } >>"$root/bench/README.md"
 echo "appended to bench/README.md"
