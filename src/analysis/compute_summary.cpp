@@ -14,12 +14,6 @@ summary compute_summary(trace_model const& model, backend& be, summary_options c
   auto const& table = model.table();
   summary out;
   out.inputs = table.inputs();
-  // The origin of the gaps' text offsets: the first GPU operation, like the counts below the
-  // same whichever host rows a filter made the reader take.
-  for (std::size_t i = 0; i < table.size(); ++i)
-    if (is_device_activity(table.kind[i]))
-      out.trace_start_ns =
-          std::min(out.trace_start_ns.value_or(table.start_ns[i]), table.start_ns[i]);
   auto const devices = model.devices();
   std::size_t const device_count = devices.size();
   // Like the GPU operations it counts, an input's ranks are those with GPU operations: a
@@ -68,6 +62,11 @@ summary compute_summary(trace_model const& model, backend& be, summary_options c
     d.overlap_ns = a.overlap;
     d.kernel_count = a.kernel_count;
     out.devices.push_back(d);
+    // The origin of the gaps' text offsets: the first GPU operation (every one is in its
+    // device's window), like the counts above the same whichever host rows a filter made the
+    // reader take.
+    out.trace_start_ns =
+        std::min(out.trace_start_ns.value_or(d.window_start_ns), d.window_start_ns);
   }
 
   // Idle gaps of the activity union inside each device's window.
