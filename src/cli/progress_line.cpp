@@ -44,7 +44,9 @@ void progress_line::loop() {
 }
 
 void progress_line::draw() {
-  std::fprintf(stderr, "\r\033[K%s", _text().c_str());
+  auto const text = _text();
+  if (text.empty()) return;  // nothing to show yet (no file opened)
+  std::fprintf(stderr, "\r\033[K%s", text.c_str());
   std::fflush(stderr);
   _drawn = true;
 }

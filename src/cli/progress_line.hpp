@@ -15,7 +15,8 @@ namespace tracesweep::cli {
 class progress_line {
  public:
   /// Draws `text()` every 250 ms from `delay` after construction, only when `enabled` (stderr
-  /// is a terminal and not --quiet). A line that outlasted the delay shows at least once.
+  /// is a terminal and not --quiet); an empty text is not drawn. A line that outlasted the delay
+  /// shows at least once when its text is not empty at the end.
   progress_line(std::function<std::string()> text, bool enabled,
                 std::chrono::milliseconds delay = std::chrono::milliseconds(0));
   ~progress_line();

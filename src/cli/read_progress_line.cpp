@@ -24,6 +24,7 @@ std::function<std::string()> read_progress_text(read_progress const& p) {
   return [&p, file = current_file{}]() mutable {
     auto const now = std::chrono::steady_clock::now();
     auto const path = p.path();
+    if (path.empty()) return std::string();  // before the first file opens
     if (path != file.path) file = {path, now};
     auto const done = p.bytes_done.load(), total = p.bytes_total.load();
     double const seconds = std::chrono::duration<double>(now - file.start).count();

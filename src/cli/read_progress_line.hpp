@@ -15,6 +15,7 @@ namespace tracesweep::cli {
 [[nodiscard]] std::chrono::milliseconds progress_delay();
 
 /// The line's text each time it is drawn; the rate counts from when the current file began.
+/// Empty (nothing drawn) before the first file opens.
 [[nodiscard]] std::function<std::string()> read_progress_text(read_progress const& p);
 
 }  // namespace tracesweep::cli

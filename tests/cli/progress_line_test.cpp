@@ -33,6 +33,7 @@ TEST(ProgressLine, ShowsOnATerminalAndIsClearedAtTheEnd) {
   auto const shown = on_a_terminal("TRACESWEEP_PROGRESS_DELAY_MS=0", "summary " + quote(sample));
   auto const line = shown.find("\r\033[Kreading train_2rank.sqlite: ");
   ASSERT_NE(line, std::string::npos) << shown;
+  EXPECT_EQ(shown.find("reading :"), std::string::npos) << "drawn before a file opened: " << shown;
   EXPECT_NE(shown.find(" MB/s, ETA ", line), std::string::npos) << shown;
   EXPECT_TRUE(shown.ends_with("\r\033[K")) << "cleared when done: " << shown;
 }
