@@ -204,8 +204,8 @@ std::vector<std::string> write_kineto_json(event_table const& table, std::string
       if (table.device[i] >= 0) {
         devices.insert(table.device[i]);
         device_streams.emplace(table.device[i], table.stream[i]);
-        if (table.correlation[i] >= 0)
-          device_start_of_corr[table.correlation[i]] = table.start_ns[i];
+        if (table.correlation_of(i) >= 0)
+          device_start_of_corr[table.correlation_of(i)] = table.start_ns[i];
       } else {
         threads.insert(table.stream[i]);
       }
@@ -286,7 +286,7 @@ std::vector<std::string> write_kineto_json(event_table const& table, std::string
       if (cat.empty()) cat = default_category(kind);
       auto const start = table.start_ns[i];
       auto const dur = table.end_ns[i] - start;
-      auto const corr = table.correlation[i];
+      auto const corr = table.correlation_of(i);
       ++external;
       if (table.device[i] >= 0) {
         auto const d = table.device[i];

@@ -256,7 +256,7 @@ void write_nsys_sqlite(event_table const& table, std::string const& path) {
     std::int64_t const end = table.end_ns[i] - session;
     std::int32_t const pid = table.rank[i];
     std::int64_t const gpid = global_pid(pid);
-    std::int64_t const corr = table.correlation[i];
+    std::int64_t const corr = table.correlation_of(i);
     auto const name = table.name[i];
     auto device_columns = [&](sqlite3_stmt* s) {
       bind(s, 1, start), bind(s, 2, end), bind(s, 3, std::max(0, table.device[i]));

@@ -3,8 +3,10 @@
 // arrays. Times are int64 nanoseconds on the input's own clock. Readers append; analyses read.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <span>
@@ -211,14 +213,18 @@ class event_table {
   std::vector<std::int64_t> end_ns;
   std::vector<event_kind> kind;
   std::vector<std::uint8_t> subkind;
-  std::vector<std::int32_t> input;  ///< index into inputs()
   std::vector<std::int32_t> rank;
   std::vector<std::int32_t> device;
   std::vector<std::int64_t> stream;
   std::vector<string_id> name;
   std::vector<string_id> category;
-  std::vector<std::int64_t> correlation;
+  /// The correlation id (event::correlation) where it fits in 32 bits; wide_correlation where
+  /// it does not, the id then kept in wide_correlations. Read it with correlation_of.
+  std::vector<std::int32_t> correlation;
   std::vector<event_role> role;
+  /// The correlation ids of the rows whose id does not fit the column (CUPTI's and Kineto's fit:
+  /// this is empty but for unusual producers).
+  row_side_table<std::int64_t> wide_correlations;
   /// The byte count of the rows that carry one (memcpys, memsets; a Chrome event's args.bytes),
   /// nonzero ones only: most rows carry none, so it is no column. Read it with bytes_of.
   row_side_table<std::int64_t> byte_counts;
@@ -261,10 +267,42 @@ class event_table {
 
   void reserve(std::size_t rows);
   [[nodiscard]] std::size_t size() const noexcept { return start_ns.size(); }
+  /// The index into inputs() of the input `row` came from. An input's rows are contiguous.
+  [[nodiscard]] std::int32_t input_of(std::size_t row) const noexcept {
+    if (_input_first_row.size() <= 1) return 0;
+    auto const at = std::upper_bound(_input_first_row.begin(), _input_first_row.end(), row);
+    return static_cast<std::int32_t>(at - _input_first_row.begin() - 1);
+  }
+  /// The rows [first, end) of input `k`.
+  [[nodiscard]] std::pair<std::size_t, std::size_t> input_rows(std::size_t k) const noexcept {
+    auto const end = k + 1 < _input_first_row.size() ? _input_first_row[k + 1] : size();
+    return {_input_first_row[k], end};
+  }
+  /// The correlation id of `row` as appended (-1 when it had none).
+  [[nodiscard]] std::int64_t correlation_of(std::size_t row) const noexcept {
+    auto const c = correlation[row];
+    return c != wide_correlation ? c : wide_correlation_of(row);
+  }
+  /// The marker of the correlation column for an id kept in wide_correlations.
+  static constexpr std::int32_t wide_correlation = std::numeric_limits<std::int32_t>::min();
   /// The bytes of `row` (event::bytes as appended; 0 when it had none), by a binary search of
   /// byte_counts.
   [[nodiscard]] std::int64_t bytes_of(std::size_t row) const noexcept;
   [[nodiscard]] bool empty() const noexcept { return start_ns.empty(); }
+
+  /// The bytes the table's events take, by part: what memory per event counts. Sizes, not
+  /// capacities: readers reserve a column once, and capacity never written is never resident.
+  struct footprint {
+    std::size_t row_columns = 0;  ///< the columns
+    /// Byte counts, wide correlations, launch metrics and details, range sources.
+    std::size_t side_tables = 0;
+    std::size_t memory_events = 0;  ///< the memory events' columns
+    std::size_t strings = 0;        ///< the string pool (string_pool::memory_bytes)
+    [[nodiscard]] std::size_t total() const noexcept {
+      return row_columns + side_tables + memory_events + strings;
+    }
+  };
+  [[nodiscard]] footprint memory_footprint() const noexcept;
 
   [[nodiscard]] string_pool& strings() noexcept { return _strings; }
   [[nodiscard]] string_pool const& strings() const noexcept { return _strings; }
@@ -273,7 +311,12 @@ class event_table {
 
  private:
   string_pool _strings;
+  void append_correlation(std::int64_t c);
+  [[nodiscard]] std::int64_t wide_correlation_of(std::size_t row) const noexcept;
+
   std::vector<input_info> _inputs;
+  /// The first row of each input, ascending: row i is of the last input whose first row ≤ i.
+  std::vector<std::size_t> _input_first_row;
   std::size_t _current_input_first_row = 0;
   std::size_t _current_input_first_memory = 0;
 };

@@ -27,6 +27,9 @@ class string_pool {
   [[nodiscard]] string_id find(std::string_view s) const;
   [[nodiscard]] std::string_view at(string_id id) const { return _strings[id]; }
   [[nodiscard]] std::size_t size() const noexcept { return _strings.size(); }
+  /// The bytes the pool holds, estimated from the standard containers' layout: each string's
+  /// object and heap buffer, the deque's blocks, the index's nodes and buckets.
+  [[nodiscard]] std::size_t memory_bytes() const noexcept;
 
   static constexpr string_id npos = 0xFFFF'FFFFu;
 

@@ -15,7 +15,7 @@ std::vector<kernel_name_stats> compute_kernel_stats(trace_model const& model, ba
   auto group_of = [&](std::size_t i) -> std::uint32_t {
     switch (selection.grouping) {
       case kernel_grouping::input:
-        return static_cast<std::uint32_t>(t.input[i]);
+        return static_cast<std::uint32_t>(t.input_of(i));
       case kernel_grouping::rank:
         return static_cast<std::uint32_t>(model.rank_index(t.rank[i]));
       case kernel_grouping::job:

@@ -13,6 +13,7 @@ std::int32_t event_table::begin_input(std::string path, std::string format) {
   info.format = std::move(format);
   _current_input_first_row = size();
   _current_input_first_memory = memory.size();
+  _input_first_row.push_back(size());
   return static_cast<std::int32_t>(_inputs.size() - 1);
 }
 
@@ -37,18 +38,32 @@ bool event_table::append(event const& e) {
   end_ns.push_back(e.end_ns);
   kind.push_back(e.kind);
   subkind.push_back(e.subkind);
-  input.push_back(static_cast<std::int32_t>(_inputs.size() - 1));
   rank.push_back(e.rank);
   device.push_back(e.device);
   stream.push_back(e.stream);
   name.push_back(e.name);
   category.push_back(e.category);
-  correlation.push_back(e.correlation);
+  append_correlation(e.correlation);
   role.push_back(e.role);
   if (e.bytes != 0) byte_counts.row.push_back(size() - 1), byte_counts.values.push_back(e.bytes);
   ++_inputs.back().events;
   ++_inputs.back().events_by_kind[static_cast<std::size_t>(e.kind)];
   return true;
+}
+
+void event_table::append_correlation(std::int64_t c) {
+  if (c > wide_correlation && c <= std::numeric_limits<std::int32_t>::max()) {
+    correlation.push_back(static_cast<std::int32_t>(c));
+    return;
+  }
+  correlation.push_back(wide_correlation);
+  wide_correlations.row.push_back(size() - 1), wide_correlations.values.push_back(c);
+}
+
+std::int64_t event_table::wide_correlation_of(std::size_t row) const noexcept {
+  auto const& r = wide_correlations.row;
+  auto const at = std::lower_bound(r.begin(), r.end(), std::uint64_t{row});
+  return wide_correlations.values[static_cast<std::size_t>(at - r.begin())];
 }
 
 bool event_table::append_memory(memory_event const& e) {
@@ -122,14 +137,14 @@ void cut_side_table(row_side_table<T>& side, std::size_t n) {
 void event_table::abandon_input() {
   auto const n = _current_input_first_row;
   auto cut = [n](auto& column) { column.resize(n); };
-  cut(start_ns), cut(end_ns), cut(kind), cut(subkind), cut(input), cut(rank), cut(device);
+  cut(start_ns), cut(end_ns), cut(kind), cut(subkind), cut(rank), cut(device);
   cut(stream), cut(name), cut(category), cut(correlation), cut(role);
   auto& m = launch_metrics;
   auto const keep = static_cast<std::size_t>(
       std::lower_bound(m.row.begin(), m.row.end(), std::uint64_t{n}) - m.row.begin());
   m.row.resize(keep), m.blocks_per_sm.resize(keep), m.est_occupancy_pct.resize(keep);
   cut_side_table(launch_details, n), cut_side_table(range_sources, n);
-  cut_side_table(byte_counts, n);
+  cut_side_table(byte_counts, n), cut_side_table(wide_correlations, n);
   auto const mem = _current_input_first_memory;
   auto cut_memory = [mem](auto& column) { column.resize(mem); };
   auto& me = memory;
@@ -137,6 +152,7 @@ void event_table::abandon_input() {
   cut_memory(me.thread), cut_memory(me.bytes), cut_memory(me.pool), cut_memory(me.allocated);
   cut_memory(me.reserved);
   _inputs.pop_back();
+  _input_first_row.pop_back();
 }
 
 namespace {
@@ -171,9 +187,9 @@ void event_table::keep(std::span<std::uint8_t const> keep_row,
   // Launch metrics name rows: map each kept row to its new index first.
   auto& lm = launch_metrics;
   std::vector<std::uint8_t> keep_metric(lm.size());
-  std::vector<std::uint64_t> new_index(size(), 0);
-  for (std::size_t i = 0, next = 0; i < size(); ++i)
-    if (keep_row[i]) new_index[i] = next++;
+  // new_index[i]: the rows kept before row i, the new index of a kept row; one past the end too.
+  std::vector<std::uint64_t> new_index(size() + 1, 0);
+  for (std::size_t i = 0; i < size(); ++i) new_index[i + 1] = new_index[i] + keep_row[i];
   for (std::size_t k = 0; k < lm.size(); ++k) {
     keep_metric[k] = keep_row[lm.row[k]];
     lm.row[k] = new_index[lm.row[k]];
@@ -183,8 +199,10 @@ void event_table::keep(std::span<std::uint8_t const> keep_row,
   keep_side_table(launch_details, keep_row, new_index);
   keep_side_table(range_sources, keep_row, new_index);
   keep_side_table(byte_counts, keep_row, new_index);
+  keep_side_table(wide_correlations, keep_row, new_index);
+  for (auto& first : _input_first_row) first = new_index[first];
   auto rows = [&](auto& column) { compact(column, keep_row); };
-  rows(start_ns), rows(end_ns), rows(kind), rows(subkind), rows(input), rows(rank), rows(device);
+  rows(start_ns), rows(end_ns), rows(kind), rows(subkind), rows(rank), rows(device);
   rows(stream), rows(name), rows(category), rows(correlation), rows(role);
   auto events = [&](auto& column) { compact(column, keep_memory); };
   auto& m = memory;
@@ -192,7 +210,7 @@ void event_table::keep(std::span<std::uint8_t const> keep_row,
   events(m.bytes), events(m.pool), events(m.allocated), events(m.reserved);
   std::vector<std::vector<std::int32_t>> ranks(_inputs.size());
   for (std::size_t i = 0; i < size(); ++i) {
-    auto& r = ranks[static_cast<std::size_t>(input[i])];
+    auto& r = ranks[static_cast<std::size_t>(input_of(i))];
     if (r.empty() || r.back() != rank[i]) r.push_back(rank[i]);
   }
   for (std::size_t k = 0; k < _inputs.size(); ++k) {
@@ -206,8 +224,37 @@ void event_table::keep(std::span<std::uint8_t const> keep_row,
 
 void event_table::reserve(std::size_t rows) {
   auto grow = [rows](auto& column) { column.reserve(rows); };
-  grow(start_ns), grow(end_ns), grow(kind), grow(subkind), grow(input), grow(rank), grow(device);
+  grow(start_ns), grow(end_ns), grow(kind), grow(subkind), grow(rank), grow(device);
   grow(stream), grow(name), grow(category), grow(correlation), grow(role);
+}
+
+namespace {
+
+template <class... Columns>
+std::size_t stored_bytes(Columns const&... columns) {
+  return ((columns.size() * sizeof(typename Columns::value_type)) + ... + 0);
+}
+
+template <class T>
+std::size_t side_table_bytes(row_side_table<T> const& side) {
+  return stored_bytes(side.row, side.values);
+}
+
+}  // namespace
+
+event_table::footprint event_table::memory_footprint() const noexcept {
+  footprint f;
+  f.row_columns = stored_bytes(start_ns, end_ns, kind, subkind, rank, device, stream, name,
+                               category, correlation, role);
+  auto const& lm = launch_metrics;
+  f.side_tables = side_table_bytes(byte_counts) + side_table_bytes(wide_correlations) +
+                  side_table_bytes(launch_details) + side_table_bytes(range_sources) +
+                  stored_bytes(lm.row, lm.blocks_per_sm, lm.est_occupancy_pct);
+  auto const& m = memory;
+  f.memory_events = stored_bytes(m.time_ns, m.input, m.rank, m.device, m.thread, m.bytes, m.pool,
+                                 m.allocated, m.reserved);
+  f.strings = _strings.memory_bytes();
+  return f;
 }
 
 std::int64_t event_table::bytes_of(std::size_t row) const noexcept {

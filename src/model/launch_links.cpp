@@ -39,8 +39,8 @@ class call_index {
     for (std::size_t i = 0; i < n; ++i) {
       if (!is_call(i)) continue;
       auto& r = _ranges[group(i)];
-      r.lo = std::min(r.lo, _t.correlation[i]);
-      r.hi = std::max(r.hi, _t.correlation[i]);
+      r.lo = std::min(r.lo, _t.correlation_of(i));
+      r.hi = std::max(r.hi, _t.correlation_of(i));
       ++r.count;
     }
     for (auto& r : _ranges) {
@@ -53,23 +53,23 @@ class call_index {
       auto& r = _ranges[group(i)];
       auto const row = static_cast<std::int64_t>(i);
       if (!r.dense) {
-        _sparse.emplace(launch_key{_t.input[i], _t.rank[i], _t.correlation[i]}, row);
+        _sparse.emplace(launch_key{_t.input_of(i), _t.rank[i], _t.correlation_of(i)}, row);
         continue;
       }
-      auto& slot = r.slots[static_cast<std::size_t>(_t.correlation[i] - r.lo)];
+      auto& slot = r.slots[static_cast<std::size_t>(_t.correlation_of(i) - r.lo)];
       if (slot < 0) slot = row;  // the first call wins
     }
   }
 
   /// The call row with device row `i`'s (input, rank, correlation), or -1.
   [[nodiscard]] std::int64_t find(std::size_t i) const {
-    if (_t.correlation[i] < 0) return -1;
+    if (_t.correlation_of(i) < 0) return -1;
     auto const& r = _ranges[group(i)];
     if (r.dense) {
-      auto const c = _t.correlation[i];
+      auto const c = _t.correlation_of(i);
       return c < r.lo || c > r.hi ? -1 : r.slots[static_cast<std::size_t>(c - r.lo)];
     }
-    auto const it = _sparse.find(launch_key{_t.input[i], _t.rank[i], _t.correlation[i]});
+    auto const it = _sparse.find(launch_key{_t.input_of(i), _t.rank[i], _t.correlation_of(i)});
     return it == _sparse.end() ? -1 : it->second;
   }
 
@@ -82,10 +82,10 @@ class call_index {
     std::vector<std::int64_t> slots;
   };
   [[nodiscard]] bool is_call(std::size_t i) const {
-    return _t.kind[i] == event_kind::api_call && _t.correlation[i] >= 0;
+    return _t.kind[i] == event_kind::api_call && _t.correlation_of(i) >= 0;
   }
   [[nodiscard]] std::size_t group(std::size_t i) const {
-    return static_cast<std::size_t>(_t.input[i]) * _model.ranks().size() +
+    return static_cast<std::size_t>(_t.input_of(i)) * _model.ranks().size() +
            _model.rank_index(_t.rank[i]);
   }
   trace_model const& _model;
@@ -132,7 +132,7 @@ trace_model::call_times_part::call_times_part(trace_model const& model) {
                    [&](std::size_t a, std::size_t b) { return t.start_ns[a] < t.start_ns[b]; });
   by_rank.resize(model.ranks().size());
   for (auto i : api_rows) {
-    auto& c = calls[{t.input[i], t.stream[i]}];
+    auto& c = calls[{t.input_of(i), t.stream[i]}];
     c.start.push_back(t.start_ns[i]);
     c.end.push_back(t.end_ns[i]);
     c.kernel_ns.push_back(launched[i]);

@@ -15,18 +15,23 @@ trace_model::nesting_part::nesting_part(event_table const& t) {
   std::vector<std::size_t> rows;
   for (std::size_t i = 0; i < n; ++i)
     if (t.device[i] < 0) rows.push_back(i);
+  // An input's rows are contiguous: sort each input's host rows by thread, then time.
   auto order = [&](std::size_t i) {
-    return std::tuple(t.input[i], t.stream[i], t.start_ns[i], t.kind[i] == event_kind::api_call,
-                      -t.end_ns[i], i);
+    return std::tuple(t.stream[i], t.start_ns[i], t.kind[i] == event_kind::api_call, -t.end_ns[i],
+                      i);
   };
-  std::sort(rows.begin(), rows.end(),
-            [&](std::size_t a, std::size_t b) { return order(a) < order(b); });
+  for (std::size_t k = 0; k < t.inputs().size(); ++k) {
+    auto const [first, end] = t.input_rows(k);
+    auto const from = std::lower_bound(rows.begin(), rows.end(), first);
+    auto const to = std::lower_bound(from, rows.end(), end);
+    std::sort(from, to, [&](std::size_t a, std::size_t b) { return order(a) < order(b); });
+  }
 
   std::vector<std::size_t> open;  // the stack of open ranges of the current thread
   std::int64_t stage_end = INT64_MIN;
   for (std::size_t k = 0; k < rows.size(); ++k) {
     auto const i = rows[k];
-    if (k == 0 || t.input[i] != t.input[rows[k - 1]] || t.stream[i] != t.stream[rows[k - 1]])
+    if (k == 0 || t.input_of(i) != t.input_of(rows[k - 1]) || t.stream[i] != t.stream[rows[k - 1]])
       open.clear(), stage_end = INT64_MIN;
     while (!open.empty() && t.end_ns[open.back()] <= t.start_ns[i]) open.pop_back();
     if (t.kind[i] == event_kind::api_call) {

@@ -112,7 +112,7 @@ trace_model::devices_part::devices_part(event_table const& table,
   for (std::size_t i = 0; i < n; ++i) {
     if (!is_device_activity(table.kind[i])) continue;
     if (table.kind[i] == event_kind::kernel) kernel_name[table.name[i]] = 1;
-    device_identity const k{table.input[i], table.rank[i], table.device[i]};
+    device_identity const k{table.input_of(i), table.rank[i], table.device[i]};
     if (last_id == no_device || !same(k, last)) {
       auto [it, fresh] = provisional.try_emplace(k, static_cast<group_id>(seen.size()));
       if (fresh) seen.push_back(k);

@@ -109,7 +109,8 @@ class row_keyer {
   }
 
   [[nodiscard]] std::int64_t value(std::size_t i) const {
-    return _r == stats_report::cuda_gpu_mem_size_sum ? _t.bytes_of(i) : _t.end_ns[i] - _t.start_ns[i];
+    return _r == stats_report::cuda_gpu_mem_size_sum ? _t.bytes_of(i)
+                                                     : _t.end_ns[i] - _t.start_ns[i];
   }
   [[nodiscard]] key_space const& keys() const { return _keys; }
 
@@ -235,7 +236,7 @@ std::vector<stats_table> compute_stats_report(trace_model const& model, backend&
     for (std::size_t i = 0; i < table.size(); ++i) {
       auto const k = keyer.key(i);
       if (k == no_key) continue;
-      auto const g = merge ? 0 : static_cast<std::size_t>(table.input[i]);
+      auto const g = merge ? 0 : static_cast<std::size_t>(table.input_of(i));
       keys[g].push_back(k);
       values[g].push_back(keyer.value(i));
     }

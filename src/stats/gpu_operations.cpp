@@ -13,7 +13,7 @@ std::vector<device_operations> gpu_operations(trace_model const& model) {
   std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t>, device_operations> groups;
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (!is_device_activity(t.kind[i]) || t.device[i] < 0 || t.start_ns[i] <= 0) continue;
-    auto& g = groups[{t.input[i], t.rank[i], t.device[i]}];
+    auto& g = groups[{t.input_of(i), t.rank[i], t.device[i]}];
     g.start.push_back(t.start_ns[i]);
     g.end.push_back(t.end_ns[i]);
   }

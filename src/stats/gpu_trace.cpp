@@ -30,7 +30,7 @@ std::vector<gpu_trace_table> compute_gpu_trace(trace_model const& model, bool me
   std::vector<std::vector<std::size_t>> rows(out.size());
   for (std::size_t i = 0; i < t.size(); ++i)
     if (is_device_activity(t.kind[i]) && t.device[i] >= 0)
-      rows[merge ? 0 : static_cast<std::size_t>(t.input[i])].push_back(i);
+      rows[merge ? 0 : static_cast<std::size_t>(t.input_of(i))].push_back(i);
   for (std::size_t g = 0; g < out.size(); ++g) {
     std::stable_sort(rows[g].begin(), rows[g].end(),
                      [&](std::size_t a, std::size_t b) { return t.start_ns[a] < t.start_ns[b]; });
@@ -38,14 +38,15 @@ std::vector<gpu_trace_table> compute_gpu_trace(trace_model const& model, bool me
       gpu_trace_row r;
       r.start_ns = t.start_ns[i];
       r.duration_ns = t.end_ns[i] - t.start_ns[i];
-      r.correlation = t.correlation[i];
+      r.correlation = t.correlation_of(i);
       r.kind = t.kind[i];
       if (details[i] >= 0)
         r.details = t.launch_details.values[static_cast<std::size_t>(details[i])];
       r.bytes = t.bytes_of(i);
       r.device = t.device[i];
       r.stream = t.stream[i];
-      r.device_label = device_label(t.inputs()[static_cast<std::size_t>(t.input[i])], t.device[i]);
+      r.device_label =
+          device_label(t.inputs()[static_cast<std::size_t>(t.input_of(i))], t.device[i]);
       r.name = std::string(t.strings().at(t.name[i]));
       out[g].rows.push_back(std::move(r));
     }

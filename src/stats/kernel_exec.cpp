@@ -23,7 +23,7 @@ std::vector<std::vector<std::size_t>> launched_kernels(trace_model const& model,
   std::vector<std::vector<std::size_t>> out(merge ? 1 : t.inputs().size());
   for (std::size_t i = 0; i < t.size(); ++i)
     if (t.kind[i] == event_kind::kernel && t.device[i] >= 0 && model.launcher(i) >= 0)
-      out[merge ? 0 : static_cast<std::size_t>(t.input[i])].push_back(i);
+      out[merge ? 0 : static_cast<std::size_t>(t.input_of(i))].push_back(i);
   for (auto& rows : out)
     std::sort(rows.begin(), rows.end(), [&](std::size_t a, std::size_t b) {
       auto const ca = static_cast<std::size_t>(model.launcher(a));

@@ -19,7 +19,7 @@ std::vector<std::pair<std::size_t, std::size_t>> nvtx_attributions(trace_model c
   auto const& t = model.table();
   std::map<thread_key, std::vector<std::size_t>> ranges, calls;
   for (std::size_t i = 0; i < t.size(); ++i)
-    if (is_host_range(t, i)) ranges[{t.input[i], t.rank[i], t.stream[i]}].push_back(i);
+    if (is_host_range(t, i)) ranges[{t.input_of(i), t.rank[i], t.stream[i]}].push_back(i);
   std::map<std::size_t, std::vector<std::size_t>> kernels_of;  // call → its device rows
   for (std::size_t i = 0; i < t.size(); ++i) {
     bool const wanted =
@@ -29,7 +29,7 @@ std::vector<std::pair<std::size_t, std::size_t>> nvtx_attributions(trace_model c
     if (c < 0) continue;
     auto const call = static_cast<std::size_t>(c);
     if (kernels_of[call].empty())
-      calls[{t.input[call], t.rank[call], t.stream[call]}].push_back(call);
+      calls[{t.input_of(call), t.rank[call], t.stream[call]}].push_back(call);
     kernels_of[call].push_back(i);
   }
   auto by_start = [&](std::size_t a, std::size_t b) {

@@ -45,7 +45,7 @@ template <class IsRange, class Visit>
 void sweep_ranges_by_thread(event_table const& t, IsRange&& is_range, Visit&& visit) {
   std::map<std::tuple<std::int32_t, std::int32_t, std::int64_t>, std::vector<std::size_t>> threads;
   for (std::size_t i = 0; i < t.size(); ++i)
-    if (is_range(i)) threads[{t.input[i], t.rank[i], t.stream[i]}].push_back(i);
+    if (is_range(i)) threads[{t.input_of(i), t.rank[i], t.stream[i]}].push_back(i);
   auto const order = [&](std::size_t r) { return std::tuple(t.start_ns[r], -t.end_ns[r], r); };
   for (auto& [thread, rs] : threads) {
     std::sort(rs.begin(), rs.end(), [&](auto a, auto b) { return order(a) < order(b); });

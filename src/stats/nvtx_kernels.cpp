@@ -28,7 +28,7 @@ std::vector<nvtx_kernel_table> compute_nvtx_kern_sum(trace_model const& model, b
   std::vector<std::uint32_t> keys;
   std::vector<std::int64_t> values;
   for (auto const& [range, kernel] : stats::nvtx_attributions(model)) {
-    auto const table = merge ? std::size_t{0} : static_cast<std::size_t>(t.input[range]);
+    auto const table = merge ? std::size_t{0} : static_cast<std::size_t>(t.input_of(range));
     group_key const key{table,
                         std::string(t.strings().at(t.name[range])),
                         std::string(stats::range_style_name(t, range)),

@@ -53,7 +53,7 @@ std::vector<nvtx_projection_table> compute_nvtx_gpu_proj_sum(trace_model const& 
   std::vector<std::uint32_t> keys;
   std::vector<std::int64_t> spans;
   for (auto const& [range, p] : projections(model)) {
-    auto const table = merge ? std::size_t{0} : static_cast<std::size_t>(t.input[range]);
+    auto const table = merge ? std::size_t{0} : static_cast<std::size_t>(t.input_of(range));
     std::string style(stats::range_style_name(t, range));
     auto const [it, fresh] =
         ids.try_emplace({table, std::string(t.strings().at(t.name[range])), style},

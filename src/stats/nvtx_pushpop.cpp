@@ -46,7 +46,7 @@ void ids_and_names(event_table const& t, std::vector<std::int64_t>& id,
   std::vector<std::int64_t> position(t.inputs().size(), 0);
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (!is_push_pop(t, i)) continue;
-    auto const n = ++position[static_cast<std::size_t>(t.input[i])];
+    auto const n = ++position[static_cast<std::size_t>(t.input_of(i))];
     auto const own = std::string(t.strings().at(t.name[i]));
     if (source[i] < 0) {
       id[i] = n, name[i] = std::string(":").append(own);
@@ -93,11 +93,11 @@ std::vector<nvtx_pushpop_table> compute_nvtx_pushpop_trace(trace_model const& mo
   if (merge) out[0].source = "all inputs";
   for (std::size_t k = 0; !merge && k < out.size(); ++k) out[k].source = t.inputs()[k].path;
   std::sort(ranges.begin(), ranges.end(), [&](auto a, auto b) {
-    return std::tuple(t.start_ns[a], t.end_ns[a] - t.start_ns[a], t.input[a], id[a]) <
-           std::tuple(t.start_ns[b], t.end_ns[b] - t.start_ns[b], t.input[b], id[b]);
+    return std::tuple(t.start_ns[a], t.end_ns[a] - t.start_ns[a], t.input_of(a), id[a]) <
+           std::tuple(t.start_ns[b], t.end_ns[b] - t.start_ns[b], t.input_of(b), id[b]);
   });
   for (auto const i : ranges)
-    out[merge ? 0 : static_cast<std::size_t>(t.input[i])].rows.push_back(std::move(rows[i]));
+    out[merge ? 0 : static_cast<std::size_t>(t.input_of(i))].rows.push_back(std::move(rows[i]));
   return out;
 }
 

@@ -20,7 +20,7 @@ launched_device_time::launched_device_time(trace_model const& model) : _model(mo
   for (auto const& [row, ns] : device_ns) {
     auto const r = static_cast<std::size_t>(row);
     call const c{t.start_ns[r], t.end_ns[r], ns};
-    _by_thread[{t.input[r], t.stream[r]}].push_back(c);
+    _by_thread[{t.input_of(r), t.stream[r]}].push_back(c);
     _by_rank[t.rank[r]].push_back(c);
   }
   auto const by_start = [](call const& a, call const& b) { return a.start < b.start; };
@@ -34,7 +34,7 @@ std::int64_t launched_device_time::inside(std::size_t row) const {
   bool const own_thread = _model.row_producer(row) == producer::paddle;
   std::vector<call> const* calls = nullptr;
   if (own_thread) {
-    auto const it = _by_thread.find({t.input[row], t.stream[row]});
+    auto const it = _by_thread.find({t.input_of(row), t.stream[row]});
     if (it != _by_thread.end()) calls = &it->second;
   } else {
     auto const it = _by_rank.find(t.rank[row]);

@@ -47,7 +47,7 @@ std::map<std::pair<std::int32_t, std::int64_t>, op_list> host_ops_by_thread(
   auto const& t = model.table();
   std::map<std::pair<std::int32_t, std::int64_t>, op_list> out;
   for (std::size_t r = 0; r < t.size(); ++r)
-    if (is_operator_row(model, r)) out[{t.input[r], t.stream[r]}].push_back(r);
+    if (is_operator_row(model, r)) out[{t.input_of(r), t.stream[r]}].push_back(r);
   for (auto& [key, rows] : out)
     std::sort(rows.begin(), rows.end(), [&](std::size_t a, std::size_t b) {
       return std::tuple(t.start_ns[a], -t.end_ns[a], a) <

@@ -28,7 +28,7 @@ std::vector<rank_model_summary> compute_model_summary(trace_model const& model, 
     cpu.push_back(table.end_ns[i] - table.start_ns[i]);
     gpu.push_back(
         model.row_producer(i) == producer::paddle
-            ? model.kernel_time_inside(table.input[i], table.stream[i], table.start_ns[i],
+            ? model.kernel_time_inside(table.input_of(i), table.stream[i], table.start_ns[i],
                                        table.end_ns[i])
             : model.kernel_time_launched_in(table.rank[i], table.start_ns[i], table.end_ns[i]));
   };

@@ -122,7 +122,7 @@ std::vector<tb_operator_table> compute_tb_operators(trace_model const& model, ba
     auto const row = tree.rows[k];
     auto const name = t.strings().at(t.name[row]);
     if (tree.merged[k] || !is_operator_type(t, row) || !is_listed(name)) continue;
-    auto& r = by_input[static_cast<std::size_t>(t.input[row])][t.name[row]];
+    auto& r = by_input[static_cast<std::size_t>(t.input_of(row))][t.name[row]];
     r.name = std::string(name);
     r.calls += 1;
     r.host_total_ns = checked_add(r.host_total_ns, t.end_ns[row] - t.start_ns[row], "host time");

@@ -94,7 +94,7 @@ std::vector<tb_overview> compute_tb_overview(trace_model const& model, backend& 
 
   std::vector<std::vector<std::size_t>> rows_of(n_inputs);
   for (std::size_t i = 0; i < table.size(); ++i)
-    rows_of[static_cast<std::size_t>(table.input[i])].push_back(i);
+    rows_of[static_cast<std::size_t>(table.input_of(i))].push_back(i);
 
   std::vector<tb_overview> out;
   for (std::size_t in = 0; in < n_inputs; ++in) {
@@ -132,7 +132,7 @@ std::vector<tb_overview> compute_tb_overview(trace_model const& model, backend& 
     std::vector<std::size_t> step_rows;
     for (auto const rank : table.inputs()[in].ranks)
       for (auto i : model.steps(model.rank_index(rank)))
-        if (static_cast<std::size_t>(table.input[i]) == in) step_rows.push_back(i);
+        if (static_cast<std::size_t>(table.input_of(i)) == in) step_rows.push_back(i);
     std::sort(step_rows.begin(), step_rows.end(), [&](std::size_t a, std::size_t b) {
       return std::tie(table.start_ns[a], a) < std::tie(table.start_ns[b], b);
     });

@@ -92,8 +92,8 @@ ts::summary oracle(ts::event_table const& t, ts::summary_options const& o,
     auto const k = t.kind[i];
     if (k != ts::event_kind::kernel && k != ts::event_kind::memcpy && k != ts::event_kind::memset)
       continue;
-    auto& d = devs[{t.rank[i], t.device[i], t.input[i]}];
-    d.input = t.input[i], d.rank = t.rank[i], d.device = t.device[i];
+    auto& d = devs[{t.rank[i], t.device[i], t.input_of(i)}];
+    d.input = t.input_of(i), d.rank = t.rank[i], d.device = t.device[i];
     iv const x{t.start_ns[i], t.end_ns[i]};
     d.all.push_back(x);
     if (k == ts::event_kind::kernel) {

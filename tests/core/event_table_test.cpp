@@ -3,6 +3,10 @@
 // input entirely, ranks are collected per input, interning is stable.
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <utility>
+#include <vector>
+
 #include <tracesweep/event_table.hpp>
 #include <tracesweep/string_pool.hpp>
 
@@ -19,12 +23,18 @@ ts::event ev(std::int64_t s, std::int64_t e, std::int32_t rank = 0) {
   return x;
 }
 
+/// The input of every row, by input_of.
+std::vector<std::int32_t> inputs_of(ts::event_table const& t) {
+  std::vector<std::int32_t> out;
+  for (std::size_t i = 0; i < t.size(); ++i) out.push_back(t.input_of(i));
+  return out;
+}
+
 void expect_columns_consistent(ts::event_table const& t) {
   auto const n = t.size();
   EXPECT_EQ(t.end_ns.size(), n);
   EXPECT_EQ(t.kind.size(), n);
   EXPECT_EQ(t.subkind.size(), n);
-  EXPECT_EQ(t.input.size(), n);
   EXPECT_EQ(t.rank.size(), n);
   EXPECT_EQ(t.device.size(), n);
   EXPECT_EQ(t.stream.size(), n);
@@ -64,7 +74,7 @@ TEST(event_table, rows_carry_their_input_and_ranks_are_collected) {
   t.finish_input();
   EXPECT_EQ(t.inputs()[0].ranks, (std::vector<std::int32_t>{1, 3}));
   EXPECT_EQ(t.inputs()[1].ranks, (std::vector<std::int32_t>{7}));
-  EXPECT_EQ(t.input, (std::vector<std::int32_t>{0, 0, 0, 1}));
+  EXPECT_EQ(inputs_of(t), (std::vector<std::int32_t>{0, 0, 0, 1}));
   EXPECT_EQ(t.inputs()[1].events, 1);
 }
 
@@ -85,7 +95,7 @@ TEST(event_table, abandon_input_removes_its_rows_and_the_input) {
   t.begin_input("next", "x");
   t.append(ev(2, 3, 9));
   t.finish_input();
-  EXPECT_EQ(t.input, (std::vector<std::int32_t>{0, 1}));
+  EXPECT_EQ(inputs_of(t), (std::vector<std::int32_t>{0, 1}));
   EXPECT_EQ(t.inputs()[1].ranks, (std::vector<std::int32_t>{9}));
 }
 
@@ -144,6 +154,101 @@ TEST(event_table, byte_counts_follow_their_rows_through_keep_and_abandon) {
   t.abandon_input();
   EXPECT_EQ(t.byte_counts.size(), 2u);
   EXPECT_EQ(t.bytes_of(4), 0);
+}
+
+TEST(event_table, inputs_keep_their_rows_through_keep_with_empty_inputs_between) {
+  ts::event_table t;
+  t.begin_input("empty first", "x");
+  t.finish_input();
+  t.begin_input("a", "x");
+  for (int i = 0; i < 3; ++i) t.append(ev(i, i + 1, 1));
+  t.finish_input();
+  t.begin_input("empty between", "x");
+  t.finish_input();
+  t.begin_input("b", "x");
+  for (int i = 0; i < 3; ++i) t.append(ev(i, i + 1, 2 + i));
+  t.finish_input();
+  EXPECT_EQ(inputs_of(t), (std::vector<std::int32_t>{1, 1, 1, 3, 3, 3}));
+  EXPECT_EQ(t.input_rows(0), (std::pair<std::size_t, std::size_t>{0, 0}));
+  EXPECT_EQ(t.input_rows(1), (std::pair<std::size_t, std::size_t>{0, 3}));
+  EXPECT_EQ(t.input_rows(2), (std::pair<std::size_t, std::size_t>{3, 3}));
+  EXPECT_EQ(t.input_rows(3), (std::pair<std::size_t, std::size_t>{3, 6}));
+  // Drop the first row of each input and all but the last of b.
+  std::vector<std::uint8_t> const keep_row{0, 1, 1, 0, 0, 1}, keep_memory;
+  t.keep(keep_row, keep_memory);
+  EXPECT_EQ(inputs_of(t), (std::vector<std::int32_t>{1, 1, 3}));
+  EXPECT_EQ(t.input_rows(1), (std::pair<std::size_t, std::size_t>{0, 2}));
+  EXPECT_EQ(t.input_rows(3), (std::pair<std::size_t, std::size_t>{2, 3}));
+  EXPECT_EQ(t.inputs()[3].ranks, (std::vector<std::int32_t>{4}));
+  // Every row of a dropped: b's row stays b's, and a new input starts after it.
+  t.keep(std::vector<std::uint8_t>{0, 0, 1}, keep_memory);
+  t.begin_input("c", "x");
+  t.append(ev(0, 1));
+  EXPECT_EQ(inputs_of(t), (std::vector<std::int32_t>{3, 4}));
+  EXPECT_TRUE(t.inputs()[1].ranks.empty());
+}
+
+TEST(event_table, correlations_wider_than_32_bits_are_kept_exactly) {
+  ts::event_table t;
+  t.begin_input("a", "x");
+  std::vector<std::int64_t> const ids{-1,
+                                      0,
+                                      7,
+                                      std::int64_t{1} << 31,
+                                      std::numeric_limits<std::int32_t>::max(),
+                                      std::numeric_limits<std::int32_t>::min(),
+                                      std::numeric_limits<std::int32_t>::min() + 1,
+                                      std::int64_t{1} << 40,
+                                      -(std::int64_t{1} << 40)};
+  for (auto const id : ids) {
+    auto e = ev(0, 1);
+    e.correlation = id;
+    t.append(e);
+  }
+  t.finish_input();
+  for (std::size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(t.correlation_of(i), ids[i]) << i;
+  EXPECT_EQ(t.wide_correlations.size(), 4u);  // 2^31, INT32_MIN (the marker), ±2^40
+  std::vector<std::uint8_t> const keep_row{1, 0, 1, 0, 1, 1, 1, 1, 0}, keep_memory;
+  t.keep(keep_row, keep_memory);
+  std::vector<std::int64_t> kept;
+  for (std::size_t i = 0; i < t.size(); ++i) kept.push_back(t.correlation_of(i));
+  EXPECT_EQ(kept, (std::vector<std::int64_t>{-1, 7, ids[4], ids[5], ids[6], ids[7]}));
+  t.begin_input("b", "x");
+  auto wide = ev(0, 1);
+  wide.correlation = std::int64_t{1} << 33;
+  t.append(wide);
+  EXPECT_EQ(t.correlation_of(6), std::int64_t{1} << 33);
+  t.abandon_input();
+  EXPECT_EQ(t.wide_correlations.size(), 2u);
+}
+
+TEST(event_table, a_row_takes_47_bytes_and_side_tables_only_where_rows_carry_them) {
+  ts::event_table t;
+  t.begin_input("a", "x");
+  for (int i = 0; i < 100; ++i) {
+    auto e = ev(i, i + 1);
+    if (i < 10) e.bytes = 64;  // 10 byte counts: row + value, 16 bytes each
+    if (i == 0) e.correlation = std::int64_t{1} << 40;  // one wide correlation: 16 bytes
+    t.append(e);
+  }
+  t.finish_input();
+  auto const f = t.memory_footprint();
+  // The issue 12 budget: 48 bytes per event in columns and strings.
+  EXPECT_EQ(f.row_columns, 100u * 47u);
+  EXPECT_EQ(f.side_tables, 11u * 16u);
+  EXPECT_EQ(f.memory_events, 0u);
+  EXPECT_GT(f.strings, 0u);  // the empty string, interned at construction
+  EXPECT_EQ(f.total(), f.row_columns + f.side_tables + f.strings);
+}
+
+TEST(string_pool, memory_grows_with_the_text_interned) {
+  ts::string_pool p;
+  auto const empty = p.memory_bytes();
+  p.intern(std::string(1000, 'k'));
+  EXPECT_GE(p.memory_bytes(), empty + 1000);
+  auto const one = p.memory_bytes();
+  p.intern(std::string(1000, 'k'));  // already there: no growth
+  EXPECT_EQ(p.memory_bytes(), one);
 }
 
 TEST(string_pool, interning_is_stable_and_zero_is_empty) {

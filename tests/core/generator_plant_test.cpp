@@ -151,7 +151,7 @@ step_ranges(ts::event_table const& t) {
 std::vector<copies> small_copy_steps(ts::event_table const& t) {
   std::map<std::pair<std::int32_t, std::int64_t>, std::size_t> api;  // (rank, correlation)
   for (std::size_t i = 0; i < t.size(); ++i)
-    if (t.kind[i] == ts::event_kind::api_call) api[{t.rank[i], t.correlation[i]}] = i;
+    if (t.kind[i] == ts::event_kind::api_call) api[{t.rank[i], t.correlation_of(i)}] = i;
   auto const steps = step_ranges(t);
   std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t, std::string>,
            std::pair<std::int64_t, std::int64_t>>
@@ -160,7 +160,7 @@ std::vector<copies> small_copy_steps(ts::event_table const& t) {
     if (t.kind[i] != ts::event_kind::memcpy || t.bytes_of(i) > small_copy_bytes) continue;
     auto const dir = static_cast<ts::copy_kind>(t.subkind[i]);
     if (dir != ts::copy_kind::host_to_device && dir != ts::copy_kind::device_to_host) continue;
-    auto const call = api.at({t.rank[i], t.correlation[i]});
+    auto const call = api.at({t.rank[i], t.correlation_of(i)});
     for (auto const& [start, end, index] : steps.at({t.rank[i], t.stream[call]}))
       if (start <= t.start_ns[call] && t.start_ns[call] < end) {
         auto& c = count[{t.rank[i], t.device[i], index,
@@ -321,10 +321,10 @@ TEST(generator_plant, clean_base_has_no_finding_and_equal_ranks) {
     std::map<std::pair<std::int32_t, std::int64_t>, std::int64_t> sync_call;
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t.kind[i] == ts::event_kind::api_call && name_of(t, i) == "cudaStreamSynchronize")
-        sync_call[{t.rank[i], t.correlation[i]}] = t.start_ns[i];
+        sync_call[{t.rank[i], t.correlation_of(i)}] = t.start_ns[i];
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t.kind[i] == ts::event_kind::synchronization) {
-        EXPECT_GT(t.start_ns[i], sync_call.at({t.rank[i], t.correlation[i]}));
+        EXPECT_GT(t.start_ns[i], sync_call.at({t.rank[i], t.correlation_of(i)}));
       }
     std::cout << "[ measured ] " << describe(s)
               << ": least busy device share |union| / window = " << min_busy_share(t) << '\n';
@@ -536,7 +536,7 @@ void expect_burst_nested(ts::event_table const& t, ts::planted_truth const& trut
         name_of(t, i).find("NormTwoOps") != std::string::npos) {
       EXPECT_EQ(t.rank[i], b.rank);
       EXPECT_EQ(t.device[i], b.device);
-      correlations.insert(t.correlation[i]);
+      correlations.insert(t.correlation_of(i));
       first = std::min(first, t.start_ns[i]);
       last = std::max(last, t.end_ns[i]);
     }
@@ -546,7 +546,7 @@ void expect_burst_nested(ts::event_table const& t, ts::planted_truth const& trut
   std::size_t nested = 0;
   for (std::size_t i = 0; i < t.size(); ++i)
     if (t.kind[i] == ts::event_kind::api_call && t.rank[i] == b.rank &&
-        correlations.contains(t.correlation[i])) {
+        correlations.contains(t.correlation_of(i))) {
       EXPECT_EQ(name_of(t, i), "cudaLaunchKernel");
       EXPECT_EQ(t.stream[i], t.stream[range]) << "same thread";
       EXPECT_GE(t.start_ns[i], t.start_ns[range]);

@@ -69,15 +69,15 @@ TEST(generator, device_rows_link_to_api_calls_that_precede_them) {
   std::map<std::pair<std::int32_t, std::int64_t>, std::size_t> api;  // (rank, correlation) → row
   for (std::size_t i = 0; i < t.size(); ++i)
     if (t.kind[i] == ts::event_kind::api_call) {
-      EXPECT_GT(t.correlation[i], 0);
-      EXPECT_TRUE(api.emplace(std::make_pair(t.rank[i], t.correlation[i]), i).second)
+      EXPECT_GT(t.correlation_of(i), 0);
+      EXPECT_TRUE(api.emplace(std::make_pair(t.rank[i], t.correlation_of(i)), i).second)
           << "correlation ids are unique per rank";
     }
   std::size_t device_rows = 0;
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (!ts::is_device_activity(t.kind[i])) continue;
     ++device_rows;
-    auto const it = api.find({t.rank[i], t.correlation[i]});
+    auto const it = api.find({t.rank[i], t.correlation_of(i)});
     ASSERT_NE(it, api.end()) << "device row " << i << " has no API call";
     EXPECT_LE(t.start_ns[it->second], t.start_ns[i]);
     EXPECT_GE(t.device[i], 0);

@@ -109,7 +109,7 @@ TEST_F(input_files, keep_going_keeps_the_good_files_and_their_rows) {
   ASSERT_EQ(t.inputs().size(), 1u);
   EXPECT_EQ(t.inputs()[0].path, good);
   ASSERT_EQ(t.size(), 1u);
-  EXPECT_EQ(t.input[0], 0);
+  EXPECT_EQ(t.input_of(0), 0);
   EXPECT_EQ(t.end_ns[0] - t.start_ns[0], 2500);
   ts::event_table strict;
   EXPECT_THROW(ts::read_inputs({good, bad}, strict, {}, false), ts::input_error);

@@ -70,6 +70,23 @@ TEST(TraceModel, DeviceIdsByRankDeviceInput) {
   EXPECT_EQ(g[h], ts::no_device);
 }
 
+// Correlation ids past 32 bits (kept in the table's side table) link exactly: an id that
+// differs from another only above bit 31 links nothing.
+TEST(TraceModel, LaunchLinksWithCorrelationsPast32Bits) {
+  ts::test::table_builder b;
+  b.input("kineto-json");
+  std::int64_t const wide = (std::int64_t{1} << 33) + 5;
+  auto const call = b.host(event_kind::api_call, 10, 20, 1, 0, wide);
+  auto const narrow_call = b.host(event_kind::api_call, 11, 19, 1, 0, 5);
+  auto const k = b.device(event_kind::kernel, 25, 35, 0, 7, 0, wide);
+  auto const k_narrow = b.device(event_kind::kernel, 40, 45, 0, 7, 0, 5);
+  auto const k_alias = b.device(event_kind::kernel, 50, 55, 0, 7, 0, (std::int64_t{1} << 34) + 5);
+  ts::trace_model const m(b.done());
+  EXPECT_EQ(m.launcher(k), static_cast<std::int64_t>(call));
+  EXPECT_EQ(m.launcher(k_narrow), static_cast<std::int64_t>(narrow_call));
+  EXPECT_EQ(m.launcher(k_alias), -1);
+}
+
 // Runtime call ↔ device row by (input, correlation); the first call of a correlation wins;
 // Paddle drops device rows no call launched, Kineto keeps them.
 TEST(TraceModel, LaunchLinks) {

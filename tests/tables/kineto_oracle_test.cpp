@@ -237,13 +237,13 @@ std::vector<std::pair<std::int32_t, std::vector<oracle_item>>> model_oracle(
   auto const n = t.size();
   std::map<std::pair<std::int32_t, std::int64_t>, std::size_t> first_call;
   for (std::size_t i = 0; i < n; ++i)
-    if (t.kind[i] == ts::event_kind::api_call && t.correlation[i] >= 0)
-      first_call.try_emplace({t.input[i], t.correlation[i]}, i);
+    if (t.kind[i] == ts::event_kind::api_call && t.correlation_of(i) >= 0)
+      first_call.try_emplace({t.input_of(i), t.correlation_of(i)}, i);
   std::vector<std::int64_t> launched(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     if (t.kind[i] != ts::event_kind::kernel) continue;
-    auto it = first_call.find({t.input[i], t.correlation[i]});
-    if (t.correlation[i] >= 0 && it != first_call.end())
+    auto it = first_call.find({t.input_of(i), t.correlation_of(i)});
+    if (t.correlation_of(i) >= 0 && it != first_call.end())
       launched[it->second] += t.end_ns[i] - t.start_ns[i];
   }
   auto gpu_inside = [&](std::size_t e) {
@@ -287,8 +287,8 @@ std::vector<std::pair<std::int32_t, std::vector<oracle_item>>> model_oracle(
     if (sl > 0) {
       bool nested = false;
       for (auto f : stage_rows)
-        if (f != e && t.input[f] == t.input[e] && t.stream[f] == t.stream[e] && before(f, e) &&
-            t.start_ns[e] < t.end_ns[f])
+        if (f != e && t.input_of(f) == t.input_of(e) && t.stream[f] == t.stream[e] &&
+            before(f, e) && t.start_ns[e] < t.end_ns[f])
           nested = true;
       if (nested) continue;
     }

@@ -44,7 +44,7 @@ bool is_call(ts::event_table const& t, std::size_t i) {
 }
 
 bool is_nsys(ts::event_table const& t, std::size_t i) {
-  return t.inputs()[static_cast<std::size_t>(t.input[i])].format == "nsys-sqlite";
+  return t.inputs()[static_cast<std::size_t>(t.input_of(i))].format == "nsys-sqlite";
 }
 
 bool is_operator(ts::event_table const& t, std::size_t i) {
@@ -68,14 +68,14 @@ bool inside(ts::event_table const& t, std::size_t q, std::size_t r) {
 std::vector<std::int64_t> launched_by(ts::event_table const& t) {
   std::map<std::tuple<std::int32_t, std::int32_t, std::int64_t>, std::size_t> first_call;
   for (std::size_t i = 0; i < t.size(); ++i)
-    if (is_call(t, i) && t.correlation[i] >= 0)
-      first_call.try_emplace({t.input[i], t.rank[i], t.correlation[i]}, i);
+    if (is_call(t, i) && t.correlation_of(i) >= 0)
+      first_call.try_emplace({t.input_of(i), t.rank[i], t.correlation_of(i)}, i);
   std::vector<std::int64_t> out(t.size(), 0);
   for (std::size_t i = 0; i < t.size(); ++i) {
     bool const device_row = t.kind[i] == event_kind::kernel || t.kind[i] == event_kind::memcpy ||
                             t.kind[i] == event_kind::memset;
-    if (!device_row || t.correlation[i] < 0) continue;
-    auto const it = first_call.find({t.input[i], t.rank[i], t.correlation[i]});
+    if (!device_row || t.correlation_of(i) < 0) continue;
+    auto const it = first_call.find({t.input_of(i), t.rank[i], t.correlation_of(i)});
     if (it != first_call.end()) out[it->second] += t.end_ns[i] - t.start_ns[i];
   }
   return out;
@@ -161,7 +161,7 @@ struct expected_row {
 std::vector<std::vector<std::size_t>> sorted_threads(ts::event_table const& t) {
   std::map<std::tuple<std::int32_t, std::int64_t>, std::vector<std::size_t>> threads;
   for (std::size_t i = 0; i < t.size(); ++i)
-    if (t.device[i] < 0) threads[{t.input[i], t.stream[i]}].push_back(i);
+    if (t.device[i] < 0) threads[{t.input_of(i), t.stream[i]}].push_back(i);
   std::vector<std::vector<std::size_t>> out;
   for (auto& [key, rows] : threads) {
     std::sort(rows.begin(), rows.end(), [&](std::size_t a, std::size_t b) {
@@ -273,12 +273,12 @@ struct detail_values {
 std::map<std::size_t, std::vector<std::size_t>> launches_of(ts::event_table const& t) {
   std::map<std::tuple<std::int32_t, std::int32_t, std::int64_t>, std::size_t> first_call;
   for (std::size_t i = 0; i < t.size(); ++i)
-    if (is_call(t, i) && t.correlation[i] >= 0)
-      first_call.try_emplace({t.input[i], t.rank[i], t.correlation[i]}, i);
+    if (is_call(t, i) && t.correlation_of(i) >= 0)
+      first_call.try_emplace({t.input_of(i), t.rank[i], t.correlation_of(i)}, i);
   std::map<std::size_t, std::vector<std::size_t>> out;
   for (std::size_t i = 0; i < t.size(); ++i) {
-    if (!ts::is_device_activity(t.kind[i]) || t.correlation[i] < 0) continue;
-    auto const it = first_call.find({t.input[i], t.rank[i], t.correlation[i]});
+    if (!ts::is_device_activity(t.kind[i]) || t.correlation_of(i) < 0) continue;
+    auto const it = first_call.find({t.input_of(i), t.rank[i], t.correlation_of(i)});
     if (it != first_call.end()) out[it->second].push_back(i);
   }
   return out;

@@ -67,7 +67,7 @@ class trace_model {
     return _producers[static_cast<std::size_t>(input)];
   }
   [[nodiscard]] producer row_producer(std::size_t row) const {
-    return input_producer(_table.input[row]);
+    return input_producer(_table.input_of(row));
   }
   /// Whether an input of producer `p` holds rank `rank`.
   [[nodiscard]] bool rank_has_producer(std::int32_t rank, producer p) const;

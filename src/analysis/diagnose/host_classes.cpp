@@ -88,7 +88,7 @@ std::optional<host_index::key> launching_thread(trace_model const& model, std::i
   if (call < 0) return std::nullopt;
   auto const& t = model.table();
   auto const c = static_cast<std::size_t>(call);
-  return host_index::key{t.input[c], t.stream[c]};
+  return host_index::key{t.input_of(c), t.stream[c]};
 }
 
 context_event describe(trace_model const& model, std::size_t row) {

@@ -96,7 +96,7 @@ host_index::host_index(trace_model const& model, host_classifier const& classifi
   // find them sorted.
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (t.device[i] >= 0) continue;
-    key const k{t.input[i], t.stream[i]};
+    key const k{t.input_of(i), t.stream[i]};
     auto* th = threads(k);
     if (th == nullptr) continue;
     if (t.kind[i] == event_kind::api_call && model.launches_device_work(i))
@@ -288,7 +288,7 @@ host_window attribute(trace_model const& model, host_index const& index,
 std::int64_t enclosing_op(trace_model const& model, host_index const& index, std::size_t call,
                           bool outermost) {
   auto const& t = model.table();
-  auto const* th = index.find({t.input[call], t.stream[call]});
+  auto const* th = index.find({t.input_of(call), t.stream[call]});
   if (th == nullptr) return -1;
   std::vector<piece> around;
   collect_rows(t, *th, t.start_ns[call], t.end_ns[call] + 1, around);

@@ -66,7 +66,7 @@ step_windows find_steps(trace_model const& model, diagnose_options const& option
   std::map<std::pair<std::int32_t, std::int64_t>, std::vector<std::size_t>> threads;
   for (auto const& r : rows) {
     out.rows.push_back(windows_of(t, r));
-    for (auto const i : r) threads[{t.input[i], t.stream[i]}].push_back(i);
+    for (auto const i : r) threads[{t.input_of(i), t.stream[i]}].push_back(i);
   }
   for (auto const& [k, r] : threads) out.by_thread[k] = windows_of(t, r);
   return out;

@@ -23,8 +23,8 @@ void find_sync(trace_model const& model, host_classifier const& classifier, diag
     bool const call = t.device[i] < 0 && classifier.is_sync_call(i);
     bool const record = t.kind[i] == event_kind::synchronization && t.device[i] >= 0;
     if (!call && !record) continue;
-    auto& row = (call ? calls : records)[{t.rank[i], t.input[i], call ? t.stream[i] : -1}];
-    row.input = t.input[i];
+    auto& row = (call ? calls : records)[{t.rank[i], t.input_of(i), call ? t.stream[i] : -1}];
+    row.input = t.input_of(i);
     row.rank = t.rank[i];
     row.thread = call ? t.stream[i] : -1;
     ++row.calls;
@@ -74,7 +74,8 @@ void find_small_copies(trace_model const& model, step_windows const& steps, diag
   std::map<std::tuple<group_id, std::int64_t, std::uint8_t>, small_copy_finding> per_step;
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (groups[i] == no_device || t.kind[i] != event_kind::memcpy) continue;
-    if ((t.subkind[i] != h2d && t.subkind[i] != d2h) || t.bytes_of(i) > o.small_copy_bytes) continue;
+    if ((t.subkind[i] != h2d && t.subkind[i] != d2h) || t.bytes_of(i) > o.small_copy_bytes)
+      continue;
     auto const r = model.rank_index(t.rank[i]);
     if (r >= steps.rows.size()) continue;
     // The step the copy was issued in: its launch call's, else its own start.

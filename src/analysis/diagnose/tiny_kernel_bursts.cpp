@@ -57,7 +57,7 @@ void find_bursts(trace_model const& model, device_rows const& order,
     for (auto const r : run.rows)
       if (auto const c = model.launcher(r); c >= 0) {
         auto const call = static_cast<std::size_t>(c);
-        calls.push_back({{t.input[call], t.stream[call]}, t.start_ns[call], t.end_ns[call] + 1});
+        calls.push_back({{t.input_of(call), t.stream[call]}, t.start_ns[call], t.end_ns[call] + 1});
       }
   host_index const index(model, classifier, std::move(calls));
   auto op_of = [&](std::size_t r) -> std::int64_t {

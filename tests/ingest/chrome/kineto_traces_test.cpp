@@ -196,7 +196,7 @@ std::vector<row> table_rows(event_table const& t) {
                   t.stream[i],
                   std::string(t.strings().at(t.name[i])),
                   std::string(t.strings().at(t.category[i])),
-                  t.correlation[i],
+                  t.correlation_of(i),
                   t.bytes_of(i)};
   return rows;
 }

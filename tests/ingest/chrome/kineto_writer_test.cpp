@@ -47,14 +47,14 @@ TEST_P(KinetoWriter, RoundTripsThroughTheReader) {
   std::set<std::pair<std::int32_t, std::int64_t>> device_corr;
   std::int64_t device_flows = 0;
   for (std::size_t i = 0; i < source.size(); ++i)
-    if (source.device[i] >= 0 && source.correlation[i] >= 0) {
-      device_corr.emplace(source.rank[i], source.correlation[i]);
+    if (source.device[i] >= 0 && source.correlation_of(i) >= 0) {
+      device_corr.emplace(source.rank[i], source.correlation_of(i));
       device_flows += source.kind[i] != event_kind::synchronization;
     }
   std::int64_t api_calls = 0, polls = 0, host_ops = 0, d2d = 0;
   for (std::size_t i = 0; i < source.size(); ++i) {
     if (source.kind[i] == event_kind::api_call) {
-      if (device_corr.contains({source.rank[i], source.correlation[i]}))
+      if (device_corr.contains({source.rank[i], source.correlation_of(i)}))
         ++api_calls;
       else
         ++polls;
@@ -102,7 +102,7 @@ TEST_P(KinetoWriter, RoundTripsThroughTheReader) {
       EXPECT_EQ(back.rank[i], source.rank[s]);
       EXPECT_EQ(back.device[i], source.device[s]);
       EXPECT_EQ(back.stream[i], source.stream[s]);
-      EXPECT_EQ(back.correlation[i], source.correlation[s]);
+      EXPECT_EQ(back.correlation_of(i), source.correlation_of(s));
       EXPECT_EQ(back.bytes_of(i), source.bytes_of(s));
       EXPECT_EQ(back.strings().at(back.category[i]), source.strings().at(source.category[s]));
       auto want = source.kind[s];

@@ -91,7 +91,7 @@ TEST_F(ChromeReader, TopLevelKeysAfterTraceEventsStillApply) {
   EXPECT_EQ(t.rank[0], 5);
   EXPECT_EQ(t.device[0], 3);  // no args.device: the GPU row's pid
   EXPECT_EQ(t.stream[0], 9);
-  EXPECT_EQ(t.correlation[0], 44);
+  EXPECT_EQ(t.correlation_of(0), 44);
   EXPECT_EQ(t.inputs()[0].ranks, std::vector<std::int32_t>{5});
   EXPECT_EQ(t.inputs()[0].format, "kineto-json");
 }
@@ -168,7 +168,7 @@ TEST_F(ChromeReader, ManyChunksSameRowsForAnyThreadCountPlainAndGzip) {
     EXPECT_EQ(t1.start_ns[i], (1000 + 4 * static_cast<std::int64_t>(r)) * 1000 + 125);
     EXPECT_EQ(t1.end_ns[i] - t1.start_ns[i], 3500);
     EXPECT_EQ(t1.device[i], 1);
-    EXPECT_EQ(t1.correlation[i], static_cast<std::int64_t>(4 * r));
+    EXPECT_EQ(t1.correlation_of(i), static_cast<std::int64_t>(4 * r));
     EXPECT_EQ(name_of(t1, i + 1), "cudaLaunchKernel!");
     EXPECT_EQ(t1.kind[i + 1], event_kind::api_call);
     EXPECT_EQ(t1.stream[i + 1], 11);
@@ -220,7 +220,7 @@ TEST_F(ChromeReader, IntegerArgsOutsideInt64AreNotIntegers) {
   EXPECT_EQ(t.stream[0], 7);
   EXPECT_EQ(t.device[0], 2);
   EXPECT_EQ(t.bytes_of(0), 0);
-  EXPECT_EQ(t.correlation[0], 4);
+  EXPECT_EQ(t.correlation_of(0), 4);
 }
 
 TEST_F(ChromeReader, KindMappingByCategoryAndName) {
@@ -254,7 +254,7 @@ TEST_F(ChromeReader, KindMappingByCategoryAndName) {
   EXPECT_EQ(t.stream[6], 7);  // "stream 7"
   EXPECT_EQ(t.device[6], 0);
   EXPECT_EQ(t.bytes_of(6), 4096);
-  EXPECT_EQ(t.correlation[6], 9);
+  EXPECT_EQ(t.correlation_of(6), 9);
   EXPECT_EQ(t.device[5], 0);  // gpu_user_annotation is device-side
   EXPECT_EQ(t.stream[5], 7);
   EXPECT_EQ(t.stream[8], 25738);
@@ -356,7 +356,7 @@ TEST_F(ChromeReader, PaddleExportWithEveryQuirk) {
     EXPECT_EQ(t.end_ns[i], want[i].end);
     EXPECT_EQ(t.device[i], want[i].device);
     EXPECT_EQ(t.stream[i], want[i].stream);
-    EXPECT_EQ(t.correlation[i], want[i].correlation);
+    EXPECT_EQ(t.correlation_of(i), want[i].correlation);
     EXPECT_EQ(t.bytes_of(i), want[i].bytes);
     EXPECT_EQ(t.rank[i], 0);
   }

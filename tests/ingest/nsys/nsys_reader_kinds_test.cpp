@@ -33,7 +33,7 @@ event_table only(event_table const& full, std::uint32_t kinds) {
     event e;
     e.start_ns = full.start_ns[i], e.end_ns = full.end_ns[i], e.kind = full.kind[i];
     e.subkind = full.subkind[i], e.rank = full.rank[i], e.device = full.device[i];
-    e.stream = full.stream[i], e.correlation = full.correlation[i], e.bytes = full.bytes_of(i);
+    e.stream = full.stream[i], e.correlation = full.correlation_of(i), e.bytes = full.bytes_of(i);
     e.name = out.strings().intern(full.strings().at(full.name[i]));
     out.append(e);
   }
@@ -89,7 +89,7 @@ TEST(nsys_reader_threads, multi_range_generated_export_is_thread_count_independe
   std::int64_t n = 0, dur = 0, corr = 0, dev = 0, stream = 0;
   for (std::size_t i = 0; i < one.size(); ++i)
     if (one.kind[i] == event_kind::kernel) {
-      ++n, dur += one.end_ns[i] - one.start_ns[i], corr += one.correlation[i];
+      ++n, dur += one.end_ns[i] - one.start_ns[i], corr += one.correlation_of(i);
       dev += one.device[i], stream += one.stream[i];
     }
   EXPECT_EQ(n, kernels[0].i);

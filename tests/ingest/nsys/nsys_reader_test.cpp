@@ -229,11 +229,11 @@ TEST(nsys_reader, kernel_api_links_follow_correlation_within_the_process) {
   std::map<std::pair<std::int32_t, std::int64_t>, std::string> api;
   for (std::size_t i = 0; i < t.size(); ++i)
     if (t.kind[i] == event_kind::api_call)
-      api[{t.rank[i], t.correlation[i]}] = std::string(t.strings().at(t.name[i]));
+      api[{t.rank[i], t.correlation_of(i)}] = std::string(t.strings().at(t.name[i]));
   std::map<std::string, std::int64_t> ours;
   for (std::size_t i = 0; i < t.size(); ++i)
     if (t.kind[i] == event_kind::kernel)
-      if (auto it = api.find({t.rank[i], t.correlation[i]}); it != api.end()) ++ours[it->second];
+      if (auto it = api.find({t.rank[i], t.correlation_of(i)}); it != api.end()) ++ours[it->second];
   oracle_db db(f);
   std::map<std::string, std::int64_t> sql;
   for (auto const& r : db.query(
@@ -403,7 +403,7 @@ TEST(nsys_writer, synthetic_trace_round_trips_through_the_nsys_schema) {
                       t.rank[i],
                       t.device[i],
                       t.stream[i],
-                      t.correlation[i],
+                      t.correlation_of(i),
                       t.end_ns[i] - t.start_ns[i],
                       t.bytes_of(i)};
   };
