@@ -10,7 +10,9 @@
 #      the pandas script (needs python3-pandas); the nsys report SQL in sqlite3; HTA when
 #      `import hta` works;
 #   3. prints one table (time, MB/s of the uncompressed input, GPU operations/s, peak RSS, ratio of each
-#      peer to tracesweep at 1 thread) and appends it to bench/README.md with the date, the CPU model and load average.
+#      peer to tracesweep at 1 thread) and appends it to bench/README.md with the date, the CPU model and load average;
+#      with the bench programs built, also ingest alone (nsys_ingest_bench) and the table's memory
+#      per event (table_bytes).
 # Usage: bench/run.sh [--quick] [BUILD_DIR] — --quick: a 2× Kineto trace and the 1 M export only
 # (under 3 minutes on 2 cores). Inputs are kept in $TRACESWEEP_BENCH_WORK (default
 # BUILD_DIR/bench-work) and made only once.
@@ -162,8 +164,20 @@ if [[ -x $build/bench/nsys/nsys_ingest_bench ]]; then
 else
   echo "bench/run.sh: ingest alone is skipped: build the nsys_ingest_bench target" >&2
 fi
+# Memory per event in the table (columns, strings, side tables; no analysis): table_bytes.
+footprint=""
+if [[ -x $build/bench/memory/table_bytes ]]; then
+  measured=("$kineto")
+  for k in "${nsys_sizes[@]}"; do measured+=("$work/nsys_${k}_kernels.sqlite"); done
+  for f in "${measured[@]}"; do
+    footprint+="$("$build/bench/memory/table_bytes" "$f" | sed "s|^$work/||")"$'\n'
+  done
+else
+  echo "bench/run.sh: memory per event is skipped: build the table_bytes target" >&2
+fi
 echo "$table"
 [[ -n $ingest ]] && printf '\nIngest alone (nsys_ingest_bench: KERNEL + RUNTIME into the columns):\n%s' "$ingest"
+[[ -n $footprint ]] && printf '\nMemory per event in the table (table_bytes):\n%s' "$footprint"
 {
   echo
   echo "### bench/run.sh$([[ $quick == 1 ]] && echo ' --quick'), $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -178,6 +192,12 @@ echo "$table"
     echo "Ingest alone (\`nsys_ingest_bench\`, the nsys reader filling the columns from KERNEL and RUNTIME, median of 3):"
     echo
     while IFS= read -r line; do [[ -n $line ]] && echo "- $line"; done <<<"$ingest"
+  fi
+  if [[ -n $footprint ]]; then
+    echo
+    echo "Memory per event in the table (\`table_bytes\`: every kind read at 1 thread, the bytes the events take):"
+    echo
+    while IFS= read -r line; do [[ -n $line ]] && echo "- $line"; done <<<"$footprint"
   fi
 } >>"$root/bench/README.md"
 echo "appended to bench/README.md"
