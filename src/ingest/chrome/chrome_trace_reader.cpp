@@ -255,7 +255,7 @@ void read_parallel(event_splitter& splitter, table_sink& sink, std::string const
   tbb::task_arena arena(static_cast<int>(threads));
   arena.execute([&] {
     tbb::parallel_pipeline(
-        2 * threads,
+        4 * threads,
         tbb::make_filter<void, work_item*>(
             tbb::filter_mode::serial_in_order,
             [&](tbb::flow_control& fc) -> work_item* {
