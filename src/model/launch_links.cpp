@@ -21,7 +21,11 @@ struct launch_key {
 };
 struct launch_key_hash {
   std::size_t operator()(launch_key const& k) const noexcept {
-    return std::hash<std::int64_t>{}((k.correlation * 1000003 + k.input) * 1000033 + k.rank);
+    // Unsigned: the mix wraps (as intended) instead of overflowing for large ids.
+    auto const c = static_cast<std::uint64_t>(k.correlation);
+    auto const in = static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.input));
+    auto const rank = static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.rank));
+    return std::hash<std::uint64_t>{}((c * 1000003u + in) * 1000033u + rank);
   }
 };
 }  // namespace
