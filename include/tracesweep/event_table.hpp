@@ -222,8 +222,8 @@ class event_table {
   /// it does not, the id then kept in wide_correlations. Read it with correlation_of.
   std::vector<std::int32_t> correlation;
   std::vector<event_role> role;
-  /// The correlation ids of the rows whose id does not fit the column (CUPTI's and Kineto's fit:
-  /// this is empty but for unusual producers).
+  /// The correlation ids of the rows whose id does not fit the column: empty but for unusual
+  /// producers (CUPTI's ids count up from 1 per process and fit below 2^31 calls).
   row_side_table<std::int64_t> wide_correlations;
   /// The byte count of the rows that carry one (memcpys, memsets; a Chrome event's args.bytes),
   /// nonzero ones only: most rows carry none, so it is no column. Read it with bytes_of.
