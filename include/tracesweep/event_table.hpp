@@ -126,6 +126,12 @@ struct row_side_table {
   std::vector<std::uint64_t> row;
   std::vector<T> values;
   [[nodiscard]] std::size_t size() const noexcept { return row.size(); }
+  /// The value of row `r`, or nullptr when it has none (a binary search of `row`).
+  [[nodiscard]] T const* find(std::size_t r) const noexcept {
+    auto const at = std::lower_bound(row.begin(), row.end(), std::uint64_t{r});
+    return at != row.end() && *at == r ? &values[static_cast<std::size_t>(at - row.begin())]
+                                       : nullptr;
+  }
 };
 
 /// The device_details of device rows (read_options::launch_details).

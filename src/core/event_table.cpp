@@ -61,9 +61,7 @@ void event_table::append_correlation(std::int64_t c) {
 }
 
 std::int64_t event_table::wide_correlation_of(std::size_t row) const noexcept {
-  auto const& r = wide_correlations.row;
-  auto const at = std::lower_bound(r.begin(), r.end(), std::uint64_t{row});
-  return wide_correlations.values[static_cast<std::size_t>(at - r.begin())];
+  return *wide_correlations.find(row);  // the column's marker says the row has an entry
 }
 
 bool event_table::append_memory(memory_event const& e) {
@@ -258,10 +256,8 @@ event_table::footprint event_table::memory_footprint() const noexcept {
 }
 
 std::int64_t event_table::bytes_of(std::size_t row) const noexcept {
-  auto const& r = byte_counts.row;
-  auto const at = std::lower_bound(r.begin(), r.end(), std::uint64_t{row});
-  return at != r.end() && *at == row ? byte_counts.values[static_cast<std::size_t>(at - r.begin())]
-                                     : 0;
+  auto const* bytes = byte_counts.find(row);
+  return bytes != nullptr ? *bytes : 0;
 }
 
 }  // namespace tracesweep

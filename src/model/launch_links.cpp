@@ -43,8 +43,9 @@ class call_index {
     for (std::size_t i = 0; i < n; ++i) {
       if (!is_call(i)) continue;
       auto& r = _ranges[group(i)];
-      r.lo = std::min(r.lo, _t.correlation_of(i));
-      r.hi = std::max(r.hi, _t.correlation_of(i));
+      auto const c = _t.correlation_of(i);
+      r.lo = std::min(r.lo, c);
+      r.hi = std::max(r.hi, c);
       ++r.count;
     }
     for (auto& r : _ranges) {
