@@ -25,16 +25,18 @@ namespace {
 
 using namespace tracesweep;
 
-/// The table read from `bytes`, or nullopt when the reader refused them with input_error.
+/// The table read from `bytes`, or nullopt when the reader refused them with input_error (whose
+/// message goes to `error`).
 std::optional<event_table> read(std::span<char const> bytes, std::size_t max_read,
-                                std::size_t chunk_bytes) {
+                                std::size_t chunk_bytes, std::string& error) {
   event_table table;
   read_options options;
   options.threads = 1;
   try {
     auto source = chrome::open_memory_source("fuzz.json", bytes, max_read);
     chrome::read_chrome_source(*source, "fuzz.json", table, options, chunk_bytes);
-  } catch (input_error const&) {
+  } catch (input_error const& e) {
+    error = e.what();
     return std::nullopt;
   }
   return table;
@@ -86,19 +88,25 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
     max_read = 1 + b * 7;
     compress = (a & 0x80) != 0 && size < (1 << 16);
   }
-  auto const whole = read(bytes, static_cast<std::size_t>(-1), chrome::default_chunk_bytes);
+  std::string whole_error, cut_error;
+  auto const whole =
+      read(bytes, static_cast<std::size_t>(-1), chrome::default_chunk_bytes, whole_error);
   std::string packed;
   if (compress && (size < 2 || data[0] != 0x1f || data[1] != 0x8b)) {
     packed = test::gzip_member({bytes.data(), bytes.size()}, 1);
     bytes = packed;
   }
-  auto const cut = read(bytes, max_read, chunk);
+  auto const cut = read(bytes, max_read, chunk, cut_error);
   if (whole.has_value() != cut.has_value() || (whole && !same(*whole, *cut))) {
     std::fprintf(stderr,
                  "fuzz_chrome_events: read in chunks of %zu bytes, %zu bytes a read%s: %s\n", chunk,
                  max_read, packed.empty() ? "" : ", gzip",
                  whole.has_value() != cut.has_value() ? "one read failed, the other did not"
                                                       : "the tables differ");
+    if (!whole)
+      std::fprintf(stderr, "fuzz_chrome_events: the whole read failed: %s\n", whole_error.c_str());
+    if (!cut)
+      std::fprintf(stderr, "fuzz_chrome_events: the cut read failed: %s\n", cut_error.c_str());
     std::abort();
   }
   return 0;

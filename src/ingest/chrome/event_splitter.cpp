@@ -497,7 +497,9 @@ void event_splitter::finish() {
 bool event_splitter::next(event_chunk& out) {
   if (_phase == phase::start) {
     if (!refill()) fail(0, "empty file");
-    // UTF-8 byte order mark.
+    // UTF-8 byte order mark (a source may hand out fewer than its three bytes in one read).
+    while (_fill < 3 && refill()) {
+    }
     if (_fill >= 3 && std::memcmp(_buf.data(), "\xEF\xBB\xBF", 3) == 0) _pos = 3;
     auto const c = peek_nonspace();
     if (c == '[') {

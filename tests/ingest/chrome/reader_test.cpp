@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "ingest/chrome/byte_source.hpp"
+#include "ingest/chrome/chrome_source_reader.hpp"
 #include "ingest/chrome/event_classifier.hpp"
 #include "test_json.hpp"
 
@@ -17,6 +19,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <span>
 #include <string>
 
 namespace tracesweep::test {
@@ -109,6 +112,27 @@ TEST_F(ChromeReader, BareArrayBomAndFallbackRank) {
   EXPECT_EQ(t.kind[0], event_kind::cpu_op);
   EXPECT_EQ(t.device[0], -1);
   EXPECT_EQ(t.stream[0], 2);
+}
+
+// A source may hand out fewer bytes a read than the byte order mark's three (a pipe, a short
+// read): the mark must still be recognised, not taken for a file that is not JSON.
+TEST_F(ChromeReader, BomSplitAcrossShortReads) {
+  std::string const text =
+      "\xEF\xBB\xBF{\"traceEvents\": [{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\","
+      "\"pid\":0,\"tid\":7,\"ts\":5,\"dur\":1}]}";
+  for (std::size_t max_read : {1, 2, 3, 1000}) {
+    SCOPED_TRACE(max_read);
+    auto source =
+        chrome::open_memory_source("bom.json", std::span(text.data(), text.size()), max_read);
+    event_table t;
+    read_options o;
+    o.threads = 1;
+    chrome::read_chrome_source(*source, "bom.json", t, o);
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_EQ(t.kind[0], event_kind::kernel);
+    EXPECT_EQ(t.start_ns[0], 5000);  // 5 µs
+    EXPECT_EQ(t.end_ns[0], 6000);
+  }
 }
 
 /// A trace of `n` events cycling through categories, with strings full of JSON metacharacters.
