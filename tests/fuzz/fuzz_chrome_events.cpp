@@ -2,8 +2,10 @@
 // libFuzzer target: the Chrome-trace reader core (event splitter, event parser, classifier, the
 // in-order merge) on bytes in memory. Each input is read twice, once whole with the reader's
 // default chunk size and once cut into small chunks and small reads (sizes taken from the
-// input's last two bytes), optionally gzip-compressed first: both reads must give the same
-// table, or both must fail with input_error. Any other exception, or a sanitizer report, is a bug.
+// input's last two bytes; trailing whitespace gives the smallest), optionally gzip-compressed
+// first: both reads must give the same table, or both must fail with input_error. Any other
+// exception, or a sanitizer report, is a bug.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -74,18 +76,28 @@ bool same(event_table const& a, event_table const& b) {
          ia.skipped == ib.skipped && ia.ranks == ib.ranks;
 }
 
+/// The size `sizes` gives a JSON whitespace byte (space, newline, tab, carriage return, in that
+/// order), or nullopt for any other byte.
+std::optional<std::size_t> whitespace_size(std::uint8_t byte, std::array<std::size_t, 4> sizes) {
+  constexpr std::array<std::uint8_t, 4> whitespace = {' ', '\n', '\t', '\r'};
+  for (std::size_t i = 0; i < whitespace.size(); ++i)
+    if (byte == whitespace[i]) return sizes[i];
+  return std::nullopt;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size) {
   std::span<char const> bytes(reinterpret_cast<char const*>(data), size);
-  // The last two bytes choose how the second read cuts the stream; they stay part of the JSON
-  // (trailing bytes after a trace are whitespace in the seeds).
+  // The last two bytes choose how the second read cuts the stream; they stay part of the JSON.
+  // A trace can end only in whitespace, so whitespace picks the smallest sizes (1-byte reads and
+  // chunks of one event), which a read that succeeds would otherwise never get.
   std::size_t chunk = 1, max_read = 1;
   bool compress = false;
   if (size >= 2) {
     auto const a = data[size - 2], b = data[size - 1];
-    chunk = 1 + (a & 0x7f) * 13;
-    max_read = 1 + b * 7;
+    chunk = whitespace_size(a, {1, 64, 333, 4096}).value_or(1 + (a & 0x7f) * 13);
+    max_read = whitespace_size(b, {1, 2, 5, 63}).value_or(1 + b * 7);
     compress = (a & 0x80) != 0 && size < (1 << 16);
   }
   std::string whole_error, cut_error;
