@@ -71,8 +71,7 @@ class table_sink {
     for (std::size_t i = 0; i < rows.strings.size(); ++i)
       _global[i] = _table.strings().intern(rows.strings.at(static_cast<string_id>(i)));
     grow_for(rows.size(), text_end);
-    auto const chunk_first_row = _table.size();
-    std::size_t next_metric = 0;
+    std::size_t next_metric = 0, next_text_thread = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       event e;
       e.start_ns = rows.start_ns[i];
@@ -82,6 +81,11 @@ class table_sink {
       e.rank = 0;  // set in finish(): distributedInfo may come after traceEvents
       e.device = rows.device[i];
       e.stream = rows.stream[i];
+      // A thread named by text only: a stable negative number from the string pool.
+      if (next_text_thread < rows.text_thread.size() &&
+          rows.text_thread[next_text_thread].first == i)
+        e.stream =
+            -2 - static_cast<std::int64_t>(_global[rows.text_thread[next_text_thread++].second]);
       e.name = _global[rows.name[i]];
       e.category = _global[rows.category[i]];
       e.correlation = rows.correlation[i];
@@ -95,9 +99,6 @@ class table_sink {
         ++next_metric;
       }
     }
-    // A thread named by text only: a stable negative number from the string pool.
-    for (auto const& [row, text] : rows.text_thread)
-      _table.stream[chunk_first_row + row] = -2 - static_cast<std::int64_t>(_global[text]);
   }
 
   void finish(std::string const& path, trace_header const& header, read_options const& options) {

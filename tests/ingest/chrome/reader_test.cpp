@@ -135,6 +135,24 @@ TEST_F(ChromeReader, BomSplitAcrossShortReads) {
   }
 }
 
+// A row the table refuses (here a start past its time range) must not shift which row gets a
+// thread named by text: each keeps the number of its own tid, -2 - the tid text's string id.
+TEST_F(ChromeReader, TextThreadsStayOnTheirRowsPastARefusedRow) {
+  auto const path = file("text_tids.json", R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": "loader", "ts": 1, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "far", "pid": 1, "tid": 3, "ts": 5000000000000000, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": "main", "ts": 2, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "c", "pid": 1, "tid": 7, "ts": 3, "dur": 1}]})");
+  auto const t = read(path);
+  // 5e15 µs = 5e18 ns, past the table's 2^62 ns: that row is skipped.
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t.inputs()[0].skipped.at(std::string(skip_time_out_of_range)), 1);
+  EXPECT_EQ(name_of(t, 1), "b");
+  EXPECT_EQ(t.stream[0], -2 - static_cast<std::int64_t>(t.strings().find("loader")));
+  EXPECT_EQ(t.stream[1], -2 - static_cast<std::int64_t>(t.strings().find("main")));
+  EXPECT_EQ(t.stream[2], 7);
+}
+
 /// A trace of `n` events cycling through categories, with strings full of JSON metacharacters.
 std::string tricky_trace(int n) {
   std::string s = R"({"deviceProperties": [{"id": 0, "name": "x]}{[\"y"}], "traceEvents": [)";
