@@ -174,7 +174,8 @@ class device_backend final : public backend {
 
   /// Device-resident when the working set fits the budget, else the chunked primitives.
   activity_result do_device_activity(activity_request const& r) override {
-    if (!activity_fits(r)) return compose_device_activity(*this, r);
+    // The resident pipeline returns no unions yet: with keep_unions, compose (chunked) instead.
+    if (r.keep_unions || !activity_fits(r)) return compose_device_activity(*this, r);
     ++_chunks;
     return activity_on_device(_ctx, _ctx.stream(), r);
   }

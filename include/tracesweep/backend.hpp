@@ -31,6 +31,9 @@ struct activity_request {
   std::size_t device_count = 0;
   std::int64_t min_gap = 0;       ///< gap_scan's min_gap
   std::size_t top_per_group = 0;  ///< gap_scan's top_per_group (0 = all)
+  /// Also return the unions themselves (activity, communication and computation kernels), for
+  /// analyses that ask how much of a window they cover.
+  bool keep_unions = false;
 };
 
 /// The numbers of one device (index = dense device id). A device without activity rows has the
@@ -54,6 +57,10 @@ struct activity_result {
   std::vector<device_activity_row> devices;  ///< device_count rows
   std::vector<gap> gaps;             ///< gap_scan of the activity union over each device's window
   std::vector<exact_stats> kernels;  ///< segmented_stats of kernel durations by name id
+  /// With keep_unions, grouped by dense device id; empty otherwise.
+  interval_union activity_union;
+  interval_union communication_union;  ///< communication kernels
+  interval_union computation_union;    ///< the other kernels
 };
 
 /// The analysis primitives. Each public call checks its arguments once (throwing

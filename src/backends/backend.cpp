@@ -191,6 +191,11 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
   }
   out.gaps = be.gap_scan(activity_union, group_windows{window_start, window_end}, r.min_gap,
                          r.top_per_group);
+  if (r.keep_unions) {
+    out.activity_union = activity_union;
+    out.communication_union = comm_union;
+    out.computation_union = comp_union;
+  }
   return out;
 }
 
