@@ -31,8 +31,8 @@ struct activity_request {
   std::size_t device_count = 0;
   std::int64_t min_gap = 0;       ///< gap_scan's min_gap
   std::size_t top_per_group = 0;  ///< gap_scan's top_per_group (0 = all)
-  /// Also return the unions themselves (activity, communication and computation kernels), for
-  /// analyses that ask how much of a window they cover.
+  /// Also return the unions themselves (activity, kernels, communication and computation
+  /// kernels), for analyses that ask how much of a window they cover.
   bool keep_unions = false;
 };
 
@@ -59,6 +59,7 @@ struct activity_result {
   std::vector<exact_stats> kernels;  ///< segmented_stats of kernel durations by name id
   /// With keep_unions, grouped by dense device id; empty otherwise.
   interval_union activity_union;
+  interval_union kernel_union;
   interval_union communication_union;  ///< communication kernels
   interval_union computation_union;    ///< the other kernels
 };

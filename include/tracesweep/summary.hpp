@@ -11,6 +11,7 @@
 #include <tracesweep/backend.hpp>
 #include <tracesweep/event_table.hpp>
 #include <tracesweep/model/trace_model.hpp>
+#include <tracesweep/session/job_session.hpp>
 
 namespace tracesweep {
 
@@ -68,7 +69,13 @@ struct summary {
   std::optional<std::int64_t> trace_start_ns;
 };
 
-/// Communication kernels are those the model's classifier marks.
+/// What the summary reads of a session's device activity.
+[[nodiscard]] activity_needs summary_needs(summary_options const& options) noexcept;
+
+/// The summary from the session's device activity. Communication kernels are those the model's
+/// classifier marks.
+[[nodiscard]] summary compute_summary(job_session const& session, summary_options const& options);
+/// The same on a session of its own.
 [[nodiscard]] summary compute_summary(trace_model const& model, backend& be,
                                       summary_options const& options);
 

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The summary contract, computed from the event table and the trace model through one backend
-// call (device_activity): unions per device (and per device × kind, communication,
-// computation), their intersection, the gap scan over the activity union and segmented
-// statistics of kernel durations per name. Only the result tables come back.
+// The summary contract, read from the job session's device activity: unions per device (and per
+// device × kind, communication, computation), their intersection, the gap scan over the activity
+// union and segmented statistics of kernel durations per name.
 #include <tracesweep/error.hpp>
 #include <tracesweep/summary.hpp>
 
@@ -10,7 +9,16 @@
 
 namespace tracesweep {
 
+activity_needs summary_needs(summary_options const& options) noexcept {
+  return {options.min_gap_ns, options.top, false};
+}
+
 summary compute_summary(trace_model const& model, backend& be, summary_options const& options) {
+  return compute_summary(job_session(model, be, summary_needs(options)), options);
+}
+
+summary compute_summary(job_session const& session, summary_options const& options) {
+  auto const& model = session.model();
   auto const& table = model.table();
   summary out;
   out.inputs = table.inputs();
@@ -25,19 +33,10 @@ summary compute_summary(trace_model const& model, backend& be, summary_options c
   }
   for (auto& in : out.inputs) std::sort(in.ranks.begin(), in.ranks.end());
 
-  // Everything on the device activity in one backend call: row selection, the unions, the
-  // communication ∩ computation overlap, the gap scan and the kernel statistics.
-  activity_request request;
-  request.start = table.start_ns;
-  request.end = table.end_ns;
-  request.kind = table.kind;
-  request.device_group = model.device_group();
-  request.name = table.name;
-  request.communication = model.communication_names();
-  request.device_count = device_count;
-  request.min_gap = options.min_gap_ns;
-  request.top_per_group = options.top;
-  auto const activity = be.device_activity(request);
+  // The session's device activity: the unions, the communication ∩ computation overlap, the gap
+  // scan and the kernel statistics, from one backend call per job.
+  auto const needs = summary_needs(options);
+  auto const& activity = session.activity(needs);
 
   out.devices.reserve(device_count);
   for (std::size_t g = 0; g < device_count; ++g) {
@@ -70,8 +69,9 @@ summary compute_summary(trace_model const& model, backend& be, summary_options c
   }
 
   // Idle gaps of the activity union inside each device's window.
-  out.gaps.reserve(activity.gaps.size());
-  for (auto const& gp : activity.gaps) {
+  auto const gaps = session.gaps(needs);
+  out.gaps.reserve(gaps.size());
+  for (auto const& gp : gaps) {
     auto const& key = devices[gp.group];
     out.gaps.push_back(
         gap_summary{key.input, key.rank, key.device, gp.start, gp.end, gp.end - gp.start});

@@ -193,6 +193,7 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
                          r.top_per_group);
   if (r.keep_unions) {
     out.activity_union = activity_union;
+    out.kernel_union = kernel_union;
     out.communication_union = comm_union;
     out.computation_union = comp_union;
   }

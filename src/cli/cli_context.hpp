@@ -20,6 +20,7 @@
 #include <tracesweep/model/trace_model.hpp>
 #include <tracesweep/output/result_table.hpp>
 #include <tracesweep/output/writer.hpp>
+#include <tracesweep/session/job_session.hpp>
 
 #include "cli/app.hpp"
 #include "cli/output_file.hpp"
@@ -42,8 +43,9 @@ struct analysis_args {
 /// Adds --filter-name, --time-range, --filter-nvtx, --ranks and --steps to `cmd`.
 void add_filter_options(CLI::App* cmd, analysis_args& args);
 
-/// An analysis: from the job's model and a backend to the result tables to write.
-using analysis_fn = std::function<output::result_set(trace_model const&, backend&)>;
+/// An analysis: from the job's session (its model, its backend, what they derive) to the result
+/// tables to write.
+using analysis_fn = std::function<output::result_set(job_session const&)>;
 /// The result tables of an analysis of nothing (every table, no rows): what --table may name,
 /// checked before any input is read.
 using result_shape_fn = std::function<output::result_set()>;
@@ -92,11 +94,13 @@ struct context {
   [[nodiscard]] output::write_options write_options_for(bool standard_output) const;
   /// The skeleton of every analysis command. Before reading anything it checks the options: the
   /// pattern, -o (never an input, and writable: its file is opened now), and `table` against
-  /// `shape` (when given). Then it reads `args.inputs` (reading `options`), builds the model and
-  /// the backend, runs `analyze` and writes its results. An overflow in the analysis is exit 2
-  /// naming the inputs. Returns the exit code: 2 when --keep-going left a file out, else 0.
+  /// `shape` (when given). Then it reads `args.inputs` (reading `options`), builds the model, the
+  /// backend and the job session (for `needs`), runs `analyze` and writes its results. An
+  /// overflow in the analysis is exit 2 naming the inputs. Returns the exit code: 2 when
+  /// --keep-going left a file out, else 0.
   int run_analysis(analysis_args const& args, read_options const& options, std::string const& table,
-                   analysis_fn const& analyze, result_shape_fn const& shape = {});
+                   analysis_fn const& analyze, result_shape_fn const& shape = {},
+                   activity_needs const& needs = {});
 };
 
 /// Registers subcommand `name` with a fresh argument struct that its callbacks share.

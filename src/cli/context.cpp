@@ -170,7 +170,7 @@ std::uint32_t kinds_read_by(row_filter const& f) {
 
 int context::run_analysis(analysis_args const& args, read_options const& options,
                           std::string const& table_name, analysis_fn const& analyze,
-                          result_shape_fn const& shape) {
+                          result_shape_fn const& shape, activity_needs const& needs) {
   (void)comm_classifier(args.comm_pattern);  // a bad pattern fails before any input is read
   auto const filter = filter_of(args);
   if (!table_name.empty() && shape) {
@@ -190,7 +190,8 @@ int context::run_analysis(analysis_args const& args, read_options const& options
   output::result_set results;
   try {
     trace_model const model(table, {args.comm_pattern});
-    results = analyze(model, *be);
+    job_session const session(model, *be, needs);
+    results = analyze(session);
   } catch (std::overflow_error const& e) {
     // A result that cannot be represented is a property of the data: name what was read.
     throw input_error(job_name(table), "", std::string("arithmetic overflow: ") + e.what());

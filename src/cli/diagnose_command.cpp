@@ -110,10 +110,10 @@ void add_diagnose_command(CLI::App& app, context& ctx) {
       check_patterns(args->options);
       return ctx.run_analysis(
           args->common, {}, args->table,
-          [&](auto const& model, auto& be) {
-            return diagnose_results(diagnose(model, be, args->options));
+          [&](job_session const& session) {
+            return diagnose_results(diagnose(session, args->options));
           },
-          [] { return diagnose_results(diagnosis{}); });
+          [] { return diagnose_results(diagnosis{}); }, diagnose_needs(args->options));
     };
   });
 }

@@ -123,8 +123,8 @@ void add_overview_command(CLI::App& app, context& ctx) {
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
       check_table(*args);
-      return ctx.run_analysis(args->common, {}, csv_table(*args), [&](auto const& model, auto& be) {
-        return job_results(compute_job_tables(*args, model, be));
+      return ctx.run_analysis(args->common, {}, csv_table(*args), [&](job_session const& session) {
+        return job_results(compute_job_tables(*args, session.model(), session.primitives()));
       });
     };
   });

@@ -175,7 +175,9 @@ void add_stats_command(CLI::App& app, context& ctx) {
       if (spec.rule == "cuda_kern_exec_trace" || spec.rule == "cuda_kern_exec_sum") {
         options.kinds = kind_bit(event_kind::kernel) | kind_bit(event_kind::api_call);
         options.launch_details = spec.rule == "cuda_kern_exec_trace";
-        return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto& be) {
+        return ctx.run_analysis(args->common, options, "", [&](job_session const& session) {
+          auto const& model = session.model();
+          auto& be = session.primitives();
           return spec.rule == "cuda_kern_exec_trace"
                      ? kernel_exec_trace_results(compute_kernel_exec_trace(model, args->merge))
                      : kernel_exec_sum_results(compute_kernel_exec_sum(model, be, args->merge));
@@ -184,28 +186,34 @@ void add_stats_command(CLI::App& app, context& ctx) {
       if (spec.rule == "nvtx_gpu_proj_sum") {
         options.kinds =
             gpu_operation_kinds | kind_bit(event_kind::api_call) | kind_bit(event_kind::user_range);
-        return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto& be) {
+        return ctx.run_analysis(args->common, options, "", [&](job_session const& session) {
+          auto const& model = session.model();
+          auto& be = session.primitives();
           return nvtx_gpu_proj_sum_results(compute_nvtx_gpu_proj_sum(model, be, args->merge));
         });
       }
       if (spec.rule == "nvtx_pushpop_trace") {
         options.kinds = kind_bit(event_kind::user_range);
         options.range_sources = true;
-        return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto&) {
+        return ctx.run_analysis(args->common, options, "", [&](job_session const& session) {
+          auto const& model = session.model();
           return nvtx_pushpop_trace_results(compute_nvtx_pushpop_trace(model, args->merge));
         });
       }
       if (spec.rule == "nvtx_kern_sum") {
         options.kinds = kind_bit(event_kind::kernel) | kind_bit(event_kind::api_call) |
                         kind_bit(event_kind::user_range);
-        return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto& be) {
+        return ctx.run_analysis(args->common, options, "", [&](job_session const& session) {
+          auto const& model = session.model();
+          auto& be = session.primitives();
           return nvtx_kern_sum_results(compute_nvtx_kern_sum(model, be, args->merge));
         });
       }
       if (spec.rule == "cuda_gpu_trace") {
         options.kinds = gpu_operation_kinds;
         options.launch_details = true;
-        return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto&) {
+        return ctx.run_analysis(args->common, options, "", [&](job_session const& session) {
+          auto const& model = session.model();
           return gpu_trace_results(compute_gpu_trace(model, args->merge));
         });
       }
@@ -214,7 +222,8 @@ void add_stats_command(CLI::App& app, context& ctx) {
           refuse(args->report, "the GPU rules print one table per input (no --merge)");
         options.kinds = gpu_operation_kinds;
         options.gpu_contexts = true;
-        return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto&) {
+        return ctx.run_analysis(args->common, options, "", [&](job_session const& session) {
+          auto const& model = session.model();
           return gpu_rule_results(spec.rule == "gpu_gaps"
                                       ? compute_gpu_gaps(model, spec.gaps)
                                       : compute_gpu_time_util(model, spec.util));
@@ -230,7 +239,9 @@ void add_stats_command(CLI::App& app, context& ctx) {
       if (args->names == "base") options.kernel_names = kernel_naming::base;
       if (args->names == "mangled") options.kernel_names = kernel_naming::mangled;
       if (spec.naming) options.kernel_names = *spec.naming;
-      return ctx.run_analysis(args->common, options, "", [&](auto const& model, auto& be) {
+      return ctx.run_analysis(args->common, options, "", [&](job_session const& session) {
+        auto const& model = session.model();
+        auto& be = session.primitives();
         return stats_results(compute_stats_report(model, be, report, args->merge, spec.nvtx_name));
       });
     };

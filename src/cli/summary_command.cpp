@@ -32,10 +32,10 @@ void add_summary_command(CLI::App& app, context& ctx) {
       reading.streams_and_correlations = false;
       return ctx.run_analysis(
           args->common, reading, args->table,
-          [&](auto const& model, auto& be) {
-            return summary_results(compute_summary(model, be, args->options));
+          [&](job_session const& session) {
+            return summary_results(compute_summary(session, args->options));
           },
-          [] { return summary_results(summary{}); });
+          [] { return summary_results(summary{}); }, summary_needs(args->options));
     };
   });
 }

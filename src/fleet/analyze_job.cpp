@@ -148,8 +148,10 @@ void analyze_read(event_table& table, analyze_options const& o,
   summary_options so;
   so.min_gap_ns = o.diagnosis.min_gap_ns;
   so.top = 0;
-  auto const s = compute_summary(model, *be, so);
-  auto const d = diagnose(model, *be, o.diagnosis);
+  // One session for the job: the summary and the diagnosis read one device activity.
+  job_session const session(model, *be, summary_needs(so) | diagnose_needs(o.diagnosis));
+  auto const s = compute_summary(session, so);
+  auto const d = diagnose(session, o.diagnosis);
   job.ranks = static_cast<std::int32_t>(model.ranks().size());
   job.verdict = job_verdict(d.verdicts);
   add_devices(s, d, trace_of, job);

@@ -157,8 +157,8 @@ TEST(DiagnoseOracle, RandomTablesBusySharesIdleAndCopies) {
   }
 }
 
-// The diagnosis composes its device part from one sort and sweeps; the summary takes the
-// backend's device_activity (four unions, an intersection, its gap scan). They must agree.
+// The diagnosis (every gap, the unions) and the summary read the device activity of sessions
+// built for different needs: their gaps and device numbers must agree.
 TEST(DiagnoseOracle, DevicePartEqualsTheSummaryOnEveryRealTrace) {
   TRACESWEEP_REQUIRE_TRACES_DIR(dir);
   std::size_t compared = 0;

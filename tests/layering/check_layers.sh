@@ -10,6 +10,7 @@ cd "$root"
 
 readers='tracesweep/(ingest/|input_reader\.hpp)|"ingest/'
 model='tracesweep/model/|"model/'
+session='tracesweep/session/|"session/'
 backends='tracesweep/cuda_backend\.hpp|"cpu/|"cuda/|"backends/'
 analyses='tracesweep/(summary|stats_reports|analysis/|tables/)|"(analysis|stats|tables)/'
 writers='tracesweep/output/writer|tracesweep/(summary_report|stats_report_writer)\.hpp|tracesweep/tables/report\.hpp|"(output|report)/'
@@ -18,16 +19,17 @@ any_result_table='tracesweep/output/'
 fleet='tracesweep/fleet/|"fleet/'
 
 rules=(
-  "src/core|$readers|$model|$backends|tracesweep/backend\.hpp|$analyses|$writers|$any_result_table|$cli|$fleet"
-  "src/ingest|$model|$backends|tracesweep/backend\.hpp|$analyses|$writers|$any_result_table|$cli|$fleet"
-  "src/model|$readers|$backends|$analyses|$writers|$any_result_table|$cli|$fleet"
-  "src/cpu|$readers|$model|$analyses|$writers|$any_result_table|$cli|$fleet"
-  "cuda|$readers|$model|$analyses|$writers|$any_result_table|$cli|$fleet"
-  "src/backends|$readers|$model|$analyses|$writers|$any_result_table|$cli|$fleet"
+  "src/core|$readers|$model|$session|$backends|tracesweep/backend\.hpp|$analyses|$writers|$any_result_table|$cli|$fleet"
+  "src/ingest|$model|$session|$backends|tracesweep/backend\.hpp|$analyses|$writers|$any_result_table|$cli|$fleet"
+  "src/model|$readers|$session|$backends|$analyses|$writers|$any_result_table|$cli|$fleet"
+  "src/cpu|$readers|$model|$session|$analyses|$writers|$any_result_table|$cli|$fleet"
+  "cuda|$readers|$model|$session|$analyses|$writers|$any_result_table|$cli|$fleet"
+  "src/backends|$readers|$model|$session|$analyses|$writers|$any_result_table|$cli|$fleet"
+  "src/session|$readers|$backends|$analyses|$writers|$any_result_table|$cli|$fleet"
   "src/analysis|$readers|$backends|$writers|$cli|$fleet"
   "src/stats|$readers|$backends|$writers|$cli|$fleet"
   "src/tables|$readers|$backends|$writers|$cli|$fleet"
-  "src/output|$readers|$model|$backends|tracesweep/backend\.hpp|$analyses|$cli|tracesweep/event_table|tracesweep/fleet/"
+  "src/output|$readers|$model|$session|$backends|tracesweep/backend\.hpp|$analyses|$cli|tracesweep/event_table|tracesweep/fleet/"
   "src/fleet|$backends|$cli|tracesweep/ingest/"
 )
 

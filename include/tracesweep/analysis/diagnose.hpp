@@ -16,6 +16,7 @@
 #include <tracesweep/backend.hpp>
 #include <tracesweep/model/trace_model.hpp>
 #include <tracesweep/output/result_table.hpp>
+#include <tracesweep/session/job_session.hpp>
 
 namespace tracesweep {
 
@@ -259,7 +260,14 @@ struct diagnosis {
   diagnose_options options;
 };
 
-/// Diagnoses the job. Throws pattern_error when a pattern of `options` does not compile.
+/// What the diagnosis reads of a session's device activity: every gap of at least the minimum,
+/// and the unions.
+[[nodiscard]] activity_needs diagnose_needs(diagnose_options const& options) noexcept;
+
+/// Diagnoses the job from its session. Throws pattern_error when a pattern of `options` does not
+/// compile.
+[[nodiscard]] diagnosis diagnose(job_session const& session, diagnose_options const& options);
+/// The same on a session of its own.
 [[nodiscard]] diagnosis diagnose(trace_model const& model, backend& be,
                                  diagnose_options const& options);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The diagnosis, step by step: the device part through the backend (its sort of each device's
-// rows, then unions and exposed communication by sweeps over that order, its gap scan and its
-// per-name kernel statistics); then the host side of each gap, verdicts, periodic gaps, long tail,
+// The diagnosis, step by step: the device part from the job session (its device activity with
+// the unions, gaps and per-name kernel statistics, and each device's rows in start order); then
+// the host side of each gap, verdicts, periodic gaps, long tail,
 // bursts, sync and copy costs, stragglers and the utilization timeline.
 #include <tracesweep/analysis/diagnose.hpp>
 
@@ -49,27 +49,35 @@ std::string_view to_string(verdict v) noexcept {
   return "balanced";
 }
 
+activity_needs diagnose_needs(diagnose_options const& options) noexcept {
+  return {options.min_gap_ns, 0, true};
+}
+
 diagnosis diagnose(trace_model const& model, backend& be, diagnose_options const& options) {
+  return diagnose(job_session(model, be, diagnose_needs(options)), options);
+}
+
+diagnosis diagnose(job_session const& session, diagnose_options const& options) {
   using namespace diagnose_detail;
+  auto const& model = session.model();
   diagnosis out;
   out.options = options;
   // Compiles every pattern before any work, so a bad one fails first.
   host_classifier const classifier(model, options);
-  std::size_t const devices = model.devices().size();
   // The steps (and with them the model's launch links) are host work of their own: another
-  // thread builds them while the backend sorts the device activity. Nothing of the result
+  // thread builds them while the backend works on the device activity. Nothing of the result
   // depends on which finishes first.
   auto steps_ready =
       std::async(std::launch::async, [&model, &options] { return find_steps(model, options); });
-  auto const order = order_device_rows(model, be);
-  std::vector<device_unions> unions;
-  unions.reserve(devices);
-  for (std::size_t g = 0; g < devices; ++g) unions.push_back(unite(model, order.of(g)));
-  auto const activity = device_activity_of(model, be, order, unions, options.min_gap_ns);
+  auto const needs = diagnose_needs(options);
+  auto const& activity = session.activity(needs);
+  auto const holes = session.gaps(needs);
+  auto const unions = unions_of(activity);
+  auto const& order = session.device_order();
   auto const steps = steps_ready.get();
 
   auto const threads = main_threads(model, order);
-  auto const gaps = attribute_gaps(model, order, activity, classifier, threads, out);
+  auto const gaps = attribute_gaps(model, order, holes, classifier, threads, out);
   find_verdicts(model, unions, activity, gaps, steps, threads, out);
   find_periodic_gaps(model, activity, gaps, steps, out);
   find_long_tail(model, activity, classifier, out);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the diagnosis steps share: the device activity of each device in start order (from the
-// backend's sort), its unions, the host rows of each thread with what each means for a gap, and
-// the step windows of each rank. Each step of the diagnosis is one file in this folder.
+// What the diagnosis steps share: the device activity of each device in start order and its
+// unions (both from the job session), the host rows of each thread with what each means for a gap,
+// and the step windows of each rank. Each step of the diagnosis is one file in this folder.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 
 #include <tracesweep/analysis/diagnose.hpp>
 #include <tracesweep/model/comm_classifier.hpp>
+#include <tracesweep/session/job_session.hpp>
 
 namespace tracesweep::diagnose_detail {
 
@@ -22,42 +23,14 @@ namespace tracesweep::diagnose_detail {
   return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
-/// Device activity rows (kernel, memcpy, memset) per dense device id, by (start, row).
-struct device_rows {
-  std::vector<std::size_t> rows;
-  std::vector<std::size_t> offsets;  ///< device g owns rows[offsets[g], offsets[g + 1])
-  [[nodiscard]] std::span<std::size_t const> of(std::size_t g) const {
-    return std::span(rows).subspan(offsets[g], offsets[g + 1] - offsets[g]);
-  }
-};
-/// Sorts with the backend's sort_pairs (key: device, start) when the keys fit 64 bits.
-[[nodiscard]] device_rows order_device_rows(trace_model const& model, backend& be);
-
-/// Disjoint, non-touching intervals in start order.
-struct intervals {
-  std::vector<std::int64_t> start, end;
-  [[nodiscard]] std::size_t size() const noexcept { return start.size(); }
-  /// Σ lengths.
-  [[nodiscard]] std::int64_t total() const;
-  /// |this ∩ [lo, hi)|.
-  [[nodiscard]] std::int64_t covered(std::int64_t lo, std::int64_t hi) const;
-};
-/// The unions of one device's rows: all activity, communication kernels, other kernels.
+/// The unions of one device's rows, from the session: all activity, all kernels, and the kernels
+/// that are not communication (so the exposed communication of a window is kernels minus
+/// computation).
 struct device_unions {
-  intervals busy, communication, computation;
+  union_members busy, kernels, computation;
 };
-[[nodiscard]] device_unions unite(trace_model const& model, std::span<std::size_t const> rows);
-/// a ∩ b.
-[[nodiscard]] intervals intersect(intervals const& a, intervals const& b);
-
-/// What diagnose needs of the summary's device_activity, from the rows in start order and their
-/// unions: windows, busy, communication, computation and their overlap per device (the per-kind
-/// fields stay 0), the holes of at least `min_gap` (the backend's gap_scan) and the statistics of
-/// kernel durations by name (its segmented_stats). One sort instead of the summary's four.
-[[nodiscard]] activity_result device_activity_of(trace_model const& model, backend& be,
-                                                 device_rows const& order,
-                                                 std::span<device_unions const> unions,
-                                                 std::int64_t min_gap);
+/// Each device's unions, index = dense device id.
+[[nodiscard]] std::vector<device_unions> unions_of(activity_result const& activity);
 
 /// What a host row means for an idle device, by precedence: the first four win wherever they
 /// are in progress; otherwise the time after a synchronising call until the next launch is
@@ -178,7 +151,7 @@ struct attributed_gap {
 
 // The steps of the diagnosis, in the order diagnose() runs them.
 [[nodiscard]] std::vector<attributed_gap> attribute_gaps(
-    trace_model const& model, device_rows const& order, activity_result const& activity,
+    trace_model const& model, device_rows const& order, std::span<gap const> holes,
     host_classifier const& classifier, std::span<std::optional<host_index::key> const> threads,
     diagnosis& out);
 void find_verdicts(trace_model const& model, std::span<device_unions const> unions,

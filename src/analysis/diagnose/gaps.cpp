@@ -61,7 +61,7 @@ idle_cause dominant(idle_by_cause const& cover) {
 }  // namespace
 
 std::vector<attributed_gap> attribute_gaps(trace_model const& model, device_rows const& order,
-                                           activity_result const& activity,
+                                           std::span<gap const> holes,
                                            host_classifier const& classifier,
                                            std::span<std::optional<host_index::key> const> fallback,
                                            diagnosis& out) {
@@ -70,7 +70,7 @@ std::vector<attributed_gap> attribute_gaps(trace_model const& model, device_rows
   std::vector<attributed_gap> gaps;
   std::vector<std::pair<std::int64_t, std::int64_t>> sides;  ///< (before, after) rows per gap
   std::vector<host_index::query> wanted;
-  for (auto const& g : activity.gaps) {
+  for (auto const& g : holes) {
     attributed_gap a;
     a.device = g.group;
     a.start = g.start;

@@ -63,7 +63,6 @@ void add_step_verdicts(trace_model const& model, std::size_t g, device_unions co
                        std::vector<attributed_gap const*> const& gaps, std::span<step const> steps,
                        diagnosis& out) {
   auto const& t = model.table();
-  auto const overlap = intersect(u.communication, u.computation);
   for (std::size_t s = 0; s < steps.size(); ++s) {
     verdict_row v;
     v.where = key_of(model, g);
@@ -81,7 +80,8 @@ void add_step_verdicts(trace_model const& model, std::size_t g, device_unions co
       examined += o;
     }
     v.idle_short_ns = std::max<std::int64_t>(0, (hi - lo) - busy - examined);
-    decide(v, busy, u.communication.covered(lo, hi) - overlap.covered(lo, hi), out.options);
+    // Communication not under computation: |kernels ∩ W| − |computation ∩ W|.
+    decide(v, busy, u.kernels.covered(lo, hi) - u.computation.covered(lo, hi), out.options);
     out.verdicts.push_back(std::move(v));
   }
 }

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// The session's device activity: one backend call over the columns of the event table and the
+// model's dense device ids and communication flags.
+#include "session/session_parts.hpp"
+
+namespace tracesweep::session_detail {
+
+activity_result compute_activity(job_session const& session) {
+  auto const& model = session.model();
+  auto const& table = model.table();
+  auto const& needs = session.needs();
+  activity_request request;
+  request.start = table.start_ns;
+  request.end = table.end_ns;
+  request.kind = table.kind;
+  request.device_group = model.device_group();
+  request.name = table.name;
+  request.communication = model.communication_names();
+  request.device_count = model.devices().size();
+  request.min_gap = needs.min_gap_ns;
+  request.top_per_group = needs.gaps_per_device;
+  request.keep_unions = needs.unions;
+  return session.primitives().device_activity(request);
+}
+
+}  // namespace tracesweep::session_detail

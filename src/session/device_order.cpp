@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+// Each device's activity in start order, sorted by the backend (key: device id above the start's
+// offset from the earliest start).
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+
+#include "session/session_parts.hpp"
+
+namespace tracesweep::session_detail {
+
+namespace {
+
+/// Orders `rows` (all device activity) by (device, start, row) on the host.
+void sort_on_host(trace_model const& model, std::vector<std::size_t>& rows) {
+  auto const groups = model.device_group();
+  auto const& start = model.table().start_ns;
+  std::sort(rows.begin(), rows.end(), [&](std::size_t a, std::size_t b) {
+    if (groups[a] != groups[b]) return groups[a] < groups[b];
+    if (start[a] != start[b]) return start[a] < start[b];
+    return a < b;
+  });
+}
+
+}  // namespace
+
+device_rows order_device_rows(trace_model const& model, backend& be) {
+  auto const& t = model.table();
+  auto const groups = model.device_group();
+  std::size_t const device_count = model.devices().size();
+  device_rows out;
+  std::int64_t lo = std::numeric_limits<std::int64_t>::max();
+  std::int64_t hi = std::numeric_limits<std::int64_t>::min();
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (groups[i] == no_device) continue;
+    out.rows.push_back(i);
+    lo = std::min(lo, t.start_ns[i]);
+    hi = std::max(hi, t.start_ns[i]);
+  }
+  out.offsets.assign(device_count + 1, 0);
+  for (auto const r : out.rows) ++out.offsets[groups[r] + 1];
+  std::partial_sum(out.offsets.begin(), out.offsets.end(), out.offsets.begin());
+  if (out.rows.empty()) return out;
+
+  int const group_bits = std::bit_width(device_count);
+  auto const span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+  int const time_bits = std::bit_width(span);
+  bool const fits = group_bits + time_bits <= 64 && t.size() <= UINT32_MAX;
+  if (!fits) {
+    sort_on_host(model, out.rows);
+    return out;
+  }
+  std::vector<std::uint64_t> keys(out.rows.size());
+  std::vector<std::uint32_t> values(out.rows.size());
+  for (std::size_t k = 0; k < out.rows.size(); ++k) {
+    auto const r = out.rows[k];
+    auto const offset = static_cast<std::uint64_t>(t.start_ns[r]) - static_cast<std::uint64_t>(lo);
+    keys[k] = (time_bits == 64 ? 0 : std::uint64_t{groups[r]} << time_bits) | offset;
+    values[k] = static_cast<std::uint32_t>(r);
+  }
+  // Rows are gathered in row order and the sort is stable: equal starts stay by row.
+  be.sort_pairs(keys, values, group_bits + time_bits);
+  for (std::size_t k = 0; k < values.size(); ++k) out.rows[k] = values[k];
+  return out;
+}
+
+}  // namespace tracesweep::session_detail

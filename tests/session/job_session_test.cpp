@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: Apache-2.0
+// The job session: its unions against a brute-force union of each device's rows, its device order
+// against a sort of the rows, what its needs cover, and that each part is computed once for every
+// analysis of a job (a backend that counts its calls).
+#include <algorithm>
+#include <map>
+#include <random>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <tracesweep/analysis/diagnose.hpp>
+#include <tracesweep/session/job_session.hpp>
+#include <tracesweep/summary.hpp>
+
+#include "support/summary_compare.hpp"
+#include "support/table_builder.hpp"
+#include "support/trace_paths.hpp"
+
+namespace ts = tracesweep;
+using ts::event_kind;
+
+namespace {
+
+/// A backend that counts the calls it forwards to the CPU backend.
+class counting_backend final : public ts::backend {
+ public:
+  std::map<std::string, int> calls;
+  [[nodiscard]] std::string_view name() const noexcept override { return "counting"; }
+
+ protected:
+  void do_sort_pairs(std::span<std::uint64_t> k, std::span<std::uint32_t> v, int bits) override {
+    ++calls["sort_pairs"];
+    _cpu->sort_pairs(k, v, bits);
+  }
+  ts::interval_union do_union_by_group(ts::interval_view in) override {
+    ++calls["union_by_group"];
+    return _cpu->union_by_group(in);
+  }
+  std::vector<ts::gap> do_gap_scan(ts::interval_union const& u, ts::group_windows w,
+                                   std::int64_t min_gap, std::size_t top) override {
+    ++calls["gap_scan"];
+    return _cpu->gap_scan(u, w, min_gap, top);
+  }
+  std::vector<ts::exact_stats> do_segmented_stats(std::span<std::uint32_t const> k,
+                                                  std::span<std::int64_t const> v,
+                                                  std::span<double const> q) override {
+    ++calls["segmented_stats"];
+    return _cpu->segmented_stats(k, v, q);
+  }
+  std::vector<std::int64_t> do_intersection_by_group(ts::interval_union const& a,
+                                                     ts::interval_union const& b,
+                                                     std::size_t n) override {
+    ++calls["intersection_by_group"];
+    return _cpu->intersection_by_group(a, b, n);
+  }
+  ts::activity_result do_device_activity(ts::activity_request const& r) override {
+    ++calls["device_activity"];
+    return _cpu->device_activity(r);
+  }
+
+ private:
+  std::unique_ptr<ts::backend> _cpu = ts::make_cpu_backend(1);
+};
+
+using span_list = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+/// The union of `spans` by sorting and merging (touching spans merge, empty ones vanish).
+span_list brute_union(span_list spans) {
+  std::sort(spans.begin(), spans.end());
+  span_list out;
+  for (auto const& [s, e] : spans) {
+    if (e <= s) continue;
+    if (!out.empty() && s <= out.back().second)
+      out.back().second = std::max(out.back().second, e);
+    else
+      out.emplace_back(s, e);
+  }
+  return out;
+}
+
+span_list members(ts::interval_union const& u, ts::group_id g) {
+  auto const m = ts::members_of(u, g);
+  span_list out;
+  for (std::size_t k = 0; k < m.size(); ++k) out.emplace_back(m.start[k], m.end[k]);
+  return out;
+}
+
+/// Checks every union, the lengths and the device order of `model`'s session.
+void check_session(ts::trace_model const& model) {
+  auto be = ts::make_cpu_backend(2);
+  ts::job_session const session(model, *be, {0, 0, true});
+  auto const& a = session.activity({0, 0, true});
+  auto const& t = model.table();
+  auto const groups = model.device_group();
+  std::size_t const devices = model.devices().size();
+  std::vector<span_list> busy(devices), kernels(devices), comm(devices), comp(devices);
+  std::vector<std::vector<std::size_t>> rows(devices);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (groups[i] == ts::no_device) continue;
+    rows[groups[i]].push_back(i);
+    busy[groups[i]].emplace_back(t.start_ns[i], t.end_ns[i]);
+    if (t.kind[i] != event_kind::kernel) continue;
+    kernels[groups[i]].emplace_back(t.start_ns[i], t.end_ns[i]);
+    (model.is_communication(t.name[i]) ? comm : comp)[groups[i]].emplace_back(t.start_ns[i],
+                                                                              t.end_ns[i]);
+  }
+  auto const& order = session.device_order();
+  for (std::size_t g = 0; g < devices; ++g) {
+    auto const id = static_cast<ts::group_id>(g);
+    EXPECT_EQ(members(a.activity_union, id), brute_union(busy[g])) << g;
+    EXPECT_EQ(members(a.kernel_union, id), brute_union(kernels[g])) << g;
+    EXPECT_EQ(members(a.communication_union, id), brute_union(comm[g])) << g;
+    EXPECT_EQ(members(a.computation_union, id), brute_union(comp[g])) << g;
+    EXPECT_EQ(ts::members_of(a.activity_union, id).total(), a.devices[g].busy) << g;
+    std::stable_sort(rows[g].begin(), rows[g].end(),
+                     [&](std::size_t x, std::size_t y) { return t.start_ns[x] < t.start_ns[y]; });
+    auto const got = order.of(g);
+    EXPECT_EQ(std::vector<std::size_t>(got.begin(), got.end()), rows[g]) << g;
+  }
+}
+
+/// Fills `b` with random device rows on 3 devices, a quarter of the kernels communication.
+ts::event_table const& random_table(std::uint64_t seed, ts::test::table_builder& b) {
+  std::mt19937_64 rng(seed);
+  auto between = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  b.input("kineto-json");
+  for (std::int32_t dev = 0; dev < 3; ++dev)
+    for (int k = 0; k < 60; ++k) {
+      std::int64_t const s = between(0, 5000);
+      auto const kind = static_cast<event_kind>(between(0, 2));  // kernel, memcpy, memset
+      b.device(kind, s, s + between(0, 200), dev, between(0, 3), 0, -1,
+               between(0, 3) == 0 ? "ncclKernel_AllReduce" : "gemm");
+    }
+  return b.done();
+}
+
+TEST(JobSession, UnionsAndOrderEqualBruteForceOnRandomTables) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    SCOPED_TRACE(seed);
+    ts::test::table_builder b;
+    auto const& table = random_table(seed, b);
+    check_session(ts::trace_model(table));
+  }
+}
+
+TEST(JobSession, UnionsAndOrderEqualBruteForceOnEveryRealTrace) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(dir);
+  std::size_t checked = 0;
+  for (auto const& path : ts::test::trace_files(dir)) {
+    SCOPED_TRACE(path.string());
+    ts::event_table table;
+    if (!ts::test::read_trace(path, table)) continue;
+    check_session(ts::trace_model(table));
+    ++checked;
+  }
+  EXPECT_GT(checked, 0u);
+}
+
+TEST(JobSession, NeedsCombineAndCover) {
+  ts::activity_needs const summary{100, 20, false}, diagnose{50, 0, true};
+  auto const both = summary | diagnose;
+  EXPECT_EQ(both.min_gap_ns, 50);
+  EXPECT_EQ(both.gaps_per_device, 0u);
+  EXPECT_TRUE(both.unions);
+  EXPECT_TRUE(both.covers(summary));
+  EXPECT_TRUE(both.covers(diagnose));
+  EXPECT_FALSE(summary.covers(diagnose));
+  EXPECT_FALSE(summary.covers({100, 0, false}));  // all gaps, only 20 kept
+  EXPECT_FALSE(summary.covers({99, 20, false}));  // shorter gaps than kept
+  EXPECT_TRUE(summary.covers({200, 5, false}));
+  EXPECT_EQ((ts::activity_needs{10, 3, false} | ts::activity_needs{20, 7, false}).gaps_per_device,
+            7u);
+}
+
+/// A random job with its model, a CPU backend and a session for `needs`.
+struct random_job {
+  ts::test::table_builder b;
+  ts::trace_model model;
+  std::unique_ptr<ts::backend> be = ts::make_cpu_backend(1);
+  ts::job_session session;
+  random_job(std::uint64_t seed, ts::activity_needs const& needs)
+      : model(random_table(seed, b)), session(model, *be, needs) {}
+};
+
+TEST(JobSession, RefusesAnalysesItWasNotBuiltFor) {
+  random_job const job(3, {100, 20, false});
+  EXPECT_THROW((void)job.session.activity({0, 0, true}), std::logic_error);
+  EXPECT_THROW((void)ts::diagnose(job.session, {}), std::logic_error);
+}
+
+TEST(JobSession, GapsSelectedFromTheKeptOnesEqualTheBackendsGapScan) {
+  random_job const job(5, {0, 0, true});
+  auto const& session = job.session;
+  auto& be = job.be;
+  auto const& a = session.activity({0, 0, false});
+  std::vector<std::int64_t> ws, we;
+  for (auto const& d : a.devices) ws.push_back(d.window_start), we.push_back(d.window_end);
+  for (std::int64_t min_gap : {0, 1, 7, 30, 100})
+    for (std::size_t top : {0, 1, 2, 5}) {
+      auto const expected = be->gap_scan(a.activity_union, {ws, we}, min_gap, top);
+      EXPECT_EQ(session.gaps({min_gap, top, false}), expected) << min_gap << " " << top;
+    }
+}
+
+// One session serves the summary and the diagnosis of a job (as the fleet's per-job analysis
+// does): one device_activity call and one sort for both, and the answers of each alone.
+TEST(JobSession, SummaryAndDiagnoseShareOneDeviceActivity) {
+  ts::test::table_builder b;
+  auto const& table = random_table(11, b);
+  ts::trace_model const model(table);
+  ts::summary_options so;
+  so.min_gap_ns = 10;
+  so.top = 0;
+  ts::diagnose_options o;
+  o.min_gap_ns = 10;
+  o.top = 0;
+  counting_backend counted;
+  ts::job_session const session(model, counted, ts::summary_needs(so) | ts::diagnose_needs(o));
+  auto const s = ts::compute_summary(session, so);
+  auto const d = ts::diagnose(session, o);
+  EXPECT_EQ(counted.calls["device_activity"], 1);
+  EXPECT_EQ(counted.calls["sort_pairs"], 1);
+  EXPECT_EQ(counted.calls["segmented_stats"], 0);  // the CPU backend's own calls are not counted
+
+  auto be = ts::make_cpu_backend(1);
+  auto const s_alone = ts::compute_summary(model, *be, so);
+  auto const d_alone = ts::diagnose(model, *be, o);
+  ts::test::expect_same(s, s_alone, "the shared session");
+  EXPECT_EQ(ts::diagnose_results(d).tables.size(), ts::diagnose_results(d_alone).tables.size());
+  ASSERT_EQ(d.gaps.size(), d_alone.gaps.size());
+  for (std::size_t k = 0; k < d.gaps.size(); ++k) {
+    EXPECT_EQ(d.gaps[k].start_ns, d_alone.gaps[k].start_ns);
+    EXPECT_EQ(d.gaps[k].cause, d_alone.gaps[k].cause);
+  }
+  ASSERT_EQ(d.verdicts.size(), d_alone.verdicts.size());
+  for (std::size_t k = 0; k < d.verdicts.size(); ++k) {
+    EXPECT_EQ(d.verdicts[k].what, d_alone.verdicts[k].what);
+    EXPECT_EQ(d.verdicts[k].busy_share, d_alone.verdicts[k].busy_share);
+  }
+}
+
+}  // namespace
