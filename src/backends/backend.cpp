@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace tracesweep {
 
@@ -14,6 +15,24 @@ namespace {
 void check_union(interval_union const& u, char const* call) {
   if (u.group.size() != u.size() || u.end.size() != u.size())
     throw std::invalid_argument(std::string(call) + ": union columns differ in size");
+}
+
+/// `r.order` holds every device activity row once, by (device, start).
+void check_order(activity_request const& r) {
+  std::size_t device_rows = 0;
+  for (auto const k : r.kind) device_rows += is_device_activity(k) ? 1 : 0;
+  bool ok = r.order.size() == device_rows;
+  for (std::size_t k = 0; ok && k < r.order.size(); ++k) {
+    auto const i = r.order[k];
+    ok = i < r.kind.size() && is_device_activity(r.kind[i]);
+    if (ok && k > 0) {
+      auto const p = r.order[k - 1];
+      ok = std::pair(r.device_group[p], r.start[p]) <= std::pair(r.device_group[i], r.start[i]);
+    }
+  }
+  if (!ok)
+    throw std::invalid_argument(
+        "device_activity: order is not every device row once by (device, start)");
 }
 
 }  // namespace
@@ -78,6 +97,7 @@ activity_result backend::device_activity(activity_request const& r) {
       throw std::invalid_argument("device_activity: row " + std::to_string(i) +
                                   " is device activity without a device id below " +
                                   std::to_string(r.device_count));
+  if (!r.order.empty()) check_order(r);
   return do_device_activity(r);
 }
 
@@ -114,6 +134,39 @@ activity_class class_of(event_kind k, std::uint32_t name, std::span<std::uint8_t
   return name < comm.size() && comm[name] != 0 ? comm_class : comp_class;
 }
 
+/// The (device × class) group of device row `i`.
+group_id classed_group(activity_request const& r, std::size_t i) {
+  return r.device_group[i] * class_count + class_of(r.kind[i], r.name[i], r.communication);
+}
+
+/// Every device row in its (device × class) group, in row order.
+interval_columns classed_rows(activity_request const& r) {
+  std::size_t n = 0;
+  for (auto const k : r.kind) n += is_device_activity(k) ? 1 : 0;
+  interval_columns out;
+  out.reserve(n);
+  for (std::size_t i = 0; i < r.start.size(); ++i)
+    if (is_device_activity(r.kind[i])) out.push(r.start[i], r.end[i], classed_group(r, i));
+  return out;
+}
+
+/// The same rows sorted by (group, start), from `r.order` (by device, start) by a stable
+/// counting pass over the classes: a union over them has nothing left to sort.
+interval_columns classed_rows_in_order(activity_request const& r) {
+  std::vector<std::size_t> next(r.device_count * class_count + 1, 0);
+  for (auto const i : r.order) ++next[classed_group(r, i) + 1];
+  for (std::size_t g = 1; g < next.size(); ++g) next[g] += next[g - 1];
+  interval_columns out;
+  out.start.resize(r.order.size()), out.end.resize(r.order.size()),
+      out.group.resize(r.order.size());
+  for (auto const i : r.order) {
+    auto const g = classed_group(r, i);
+    auto const at = next[g]++;
+    out.start[at] = r.start[i], out.end[at] = r.end[i], out.group[at] = g;
+  }
+  return out;
+}
+
 }  // namespace
 
 activity_result compose_device_activity(backend& be, activity_request const& r) {
@@ -124,11 +177,8 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
 
   // Kernel durations by name first, so that their columns are gone before the unions'. Columns
   // are sized once: growing by doubling copied each and faulted its pages in twice.
-  std::size_t device_rows = 0, kernels = 0;
-  for (auto const k : r.kind) {
-    device_rows += is_device_activity(k) ? 1 : 0;
-    kernels += k == event_kind::kernel ? 1 : 0;
-  }
+  std::size_t kernels = 0;
+  for (auto const k : r.kind) kernels += k == event_kind::kernel ? 1 : 0;
   {
     std::vector<std::uint32_t> kernel_names;
     std::vector<std::int64_t> kernel_durations;
@@ -143,17 +193,13 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
   }
 
   // Row selection: every device row in group (device × class).
-  interval_columns classed;
-  classed.reserve(device_rows);
   for (std::size_t i = 0; i < r.start.size(); ++i) {
-    auto const k = r.kind[i];
-    if (!is_device_activity(k)) continue;
-    group_id const g = r.device_group[i];
-    std::int64_t const s = r.start[i], e = r.end[i];
-    classed.push(s, e, g * class_count + class_of(k, r.name[i], r.communication));
-    rows[g].window_start = std::min(rows[g].window_start, s);
-    rows[g].window_end = std::max(rows[g].window_end, e);
+    if (!is_device_activity(r.kind[i])) continue;
+    auto& row = rows[r.device_group[i]];
+    row.window_start = std::min(row.window_start, r.start[i]);
+    row.window_end = std::max(row.window_end, r.end[i]);
   }
+  interval_columns classed = r.order.empty() ? classed_rows(r) : classed_rows_in_order(r);
 
   // One union (one sort) per device × class; the classes are disjoint, so every other union is a
   // linear merge of theirs: kernels = communication ∪ computation, activity = kernels ∪ copies.

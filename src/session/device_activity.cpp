@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The session's device activity: one backend call over the columns of the event table and the
-// model's dense device ids and communication flags.
+// The session's device activity: one backend call over the columns of the event table, the
+// model's dense device ids and communication flags, and the device order when it is kept.
 #include "session/session_parts.hpp"
 
 namespace tracesweep::session_detail {
@@ -20,6 +20,9 @@ activity_result compute_activity(job_session const& session) {
   request.min_gap = needs.min_gap_ns;
   request.top_per_group = needs.gaps_per_device;
   request.keep_unions = needs.unions;
+  // An analysis that reads the unions reads each device's rows in start order too: with that
+  // order the unions sort nothing more.
+  if (needs.unions) request.order = session.device_order().rows;
   return session.primitives().device_activity(request);
 }
 
