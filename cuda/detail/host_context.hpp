@@ -3,7 +3,8 @@
 // g++ compiles and CI runs the device algorithms without a GPU. It counts the bytes its
 // buffers hold, so tests can check that chunking keeps to a memory limit, and the host↔device
 // transfers, so tests can check what a device-resident analysis copies; it can fail an
-// allocation on demand, so tests can check how a device error surfaces.
+// allocation on demand, so tests can check how a device error surfaces. Its fresh buffers hold
+// a poison pattern, not zeros, as device memory is uninitialised.
 #pragma once
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <thrust/sort.h>
@@ -45,9 +48,17 @@ class host_context {
 
   using transfer_counts = cuda_detail::transfer_counts;
 
-  /// An owning buffer whose bytes count towards the context's usage.
+  /// The byte a fresh buffer is filled with: device memory is uninitialised, so an algorithm
+  /// that reads what it did not write sees this pattern in the twin instead of zeros.
+  static constexpr unsigned char poison = 0xA5;
+
+  /// An owning buffer whose bytes count towards the context's usage; its contents start as
+  /// `poison` bytes, as uninitialised device memory would hold garbage.
   template <class T>
   class buffer {
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
+                  "device buffers hold plain values");
+
    public:
     buffer() = default;
     buffer(std::size_t n, std::shared_ptr<usage> u) {
@@ -56,36 +67,42 @@ class host_context {
                                " bytes (injected); a lower device memory limit processes the "
                                "trace in smaller chunks",
                            true);
-      _data.resize(n);
+      if (n > 0) {
+        _data = std::allocator<T>{}.allocate(n);
+        std::memset(static_cast<void*>(_data), poison, n * sizeof(T));
+      }
+      _size = n;
       _usage = std::move(u);
       _usage->current += n * sizeof(T);
       _usage->peak = std::max(_usage->peak, _usage->current);
     }
-    buffer(buffer&&) noexcept = default;
+    buffer(buffer&& o) noexcept { swap(o); }
     buffer& operator=(buffer&& o) noexcept {
-      release();
-      _data = std::move(o._data);
-      _usage = std::move(o._usage);
+      buffer(std::move(o)).swap(*this);
       return *this;
     }
     buffer(buffer const&) = delete;
     buffer& operator=(buffer const&) = delete;
     ~buffer() { release(); }
-    [[nodiscard]] T* data() noexcept { return _data.data(); }
-    [[nodiscard]] T const* data() const noexcept { return _data.data(); }
-    [[nodiscard]] std::size_t size() const noexcept { return _data.size(); }
+    [[nodiscard]] T* data() noexcept { return _data; }
+    [[nodiscard]] T const* data() const noexcept { return _data; }
+    [[nodiscard]] std::size_t size() const noexcept { return _size; }
     void swap(buffer& o) noexcept {
-      _data.swap(o._data);
+      std::swap(_data, o._data);
+      std::swap(_size, o._size);
       _usage.swap(o._usage);
     }
 
    private:
     void release() noexcept {
-      if (_usage) _usage->current -= _data.size() * sizeof(T);
-      _data = {};
+      if (_usage) _usage->current -= _size * sizeof(T);
+      if (_data) std::allocator<T>{}.deallocate(_data, _size);
+      _data = nullptr;
+      _size = 0;
       _usage.reset();
     }
-    std::vector<T> _data;
+    T* _data = nullptr;
+    std::size_t _size = 0;
     std::shared_ptr<usage> _usage;
   };
 

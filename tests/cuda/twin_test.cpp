@@ -281,6 +281,24 @@ TEST(DeviceTwin, IntersectionMatchesBitmapOracleAndCpu) {
   }
 }
 
+/// Device memory is uninitialised: the twin's fresh buffers hold the poison pattern, not zeros,
+/// so an algorithm that reads memory it never wrote fails here rather than only on a GPU.
+TEST(DeviceTwin, FreshBuffersArePoisoned) {
+  host_context ctx;
+  auto const b = ctx.alloc<std::int64_t>(100);
+  auto const bytes = reinterpret_cast<unsigned char const*>(b.data());
+  for (std::size_t i = 0; i < b.size() * sizeof(std::int64_t); ++i)
+    ASSERT_EQ(bytes[i], host_context::poison) << "byte " << i;
+  EXPECT_EQ(b.data()[0], std::int64_t(0xA5A5A5A5A5A5A5A5ULL));
+  EXPECT_EQ(ctx.memory().current, 100 * sizeof(std::int64_t));
+  auto const moved = [&] {
+    auto a = ctx.alloc<std::uint8_t>(7);
+    return a;
+  }();
+  EXPECT_EQ(moved.data()[6], 0xA5);
+  EXPECT_EQ(ctx.memory().current, 100 * sizeof(std::int64_t) + 7);
+}
+
 TEST(DeviceTwin, EmptyInputsGiveEmptyOutputs) {
   twin_backend be(host_context{}, 0, "twin");
   std::vector<std::uint64_t> k;
