@@ -236,6 +236,7 @@ group_sums<Context> lengths_by_group_device(Context& ctx, typename Context::stre
                                                    member_length_fn{u.start.data(), u.end.data()});
   auto const ends = thrust::reduce_by_key(ctx.policy(s), u.group.data(), u.group.data() + u.size,
                                           len, out.group.data(), out.sum.data());
+  ctx.sync_point(s);
   out.size = static_cast<std::size_t>(ends.first - out.group.data());
   return out;
 }
@@ -246,6 +247,7 @@ auto select_rows(Context& ctx, typename Context::stream_type s, uint32_t const* 
                  Pred keep) {
   auto out = ctx.template alloc<uint32_t>(n, s);
   auto const e = thrust::copy_if(ctx.policy(s), rows, rows + n, out.data(), keep);
+  ctx.sync_point(s);
   return std::pair{std::move(out), static_cast<std::size_t>(e - out.data())};
 }
 
@@ -326,6 +328,7 @@ activity_result activity_on_device(Context& ctx, typename Context::stream_type s
         thrust::make_transform_iterator(order.data(),
                                         to_window_fn{start.data(), end.data(), kind.data()}),
         keys.data(), acc.data(), thrust::equal_to<uint32_t>{}, window_merge_fn{});
+    ctx.sync_point(s);
     std::size_t const present = static_cast<std::size_t>(ends.first - keys.data());
     int const fields[3] = {col_window_start, col_window_end, col_kernel_count};
     for (int f = 0; f < 3; ++f)
@@ -387,6 +390,7 @@ activity_result activity_on_device(Context& ctx, typename Context::stream_type s
       auto const ends = thrust::reduce_by_key(
           policy, activity.group.data(), activity.group.data() + activity.size, activity.end.data(),
           keys.data(), last.data(), thrust::equal_to<uint32_t>{}, max_i64_fn{});
+      ctx.sync_point(s);
       thrust::scatter(policy, last.data(), ends.second, keys.data(), last_end.data());
     }
     trailing_gap_fn const trailing{ws, we, last_end.data(), shortest};
@@ -439,10 +443,14 @@ activity_result activity_on_device(Context& ctx, typename Context::stream_type s
                                    sorted.values.data()});
   }
 
-  // The result tables: three downloads.
-  auto const h_table = download_column(ctx, table.view(), s);
-  auto const h_gaps = download_column(ctx, gaps.view(), s);
-  auto const h_stats = download_column(ctx, stats.view(), s);
+  // The result tables: three downloads, one synchronisation.
+  std::vector<int64_t> h_table(table.size());
+  std::vector<gap_row> h_gaps(gaps.size());
+  std::vector<stats_row> h_stats(stats.size());
+  ctx.download_async(h_table.data(), table.data(), h_table.size(), s);
+  ctx.download_async(h_gaps.data(), gaps.data(), h_gaps.size(), s);
+  ctx.download_async(h_stats.data(), stats.data(), h_stats.size(), s);
+  ctx.synchronize(s);
 
   activity_result out;
   out.devices.resize(devices);

@@ -13,12 +13,14 @@
 #include <limits>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include <thrust/system/cuda/execution_policy.h>
 #include <cub/device/device_radix_sort.cuh>
 
 #include "cuda/detail/column.hpp"
 #include "cuda/detail/cuda_error.hpp"
+#include "cuda/detail/staging.hpp"
 
 namespace tracesweep::cuda_detail {
 
@@ -103,6 +105,14 @@ struct cuda_state {
   std::unique_ptr<pinned_buffer> staging;
   device_buffer<char> sort_temp;
   transfer_counts transfers;
+  staging_plan plan;
+  /// Staged downloads waiting for the next synchronisation.
+  struct pending_copy {
+    char* dst;
+    char const* stage;
+    std::size_t bytes;
+  };
+  std::vector<pending_copy> pending;
 
   explicit cuda_state(int dev) : device(dev) {
     TRACESWEEP_CUDA_TRY(cudaSetDevice(dev));
@@ -113,7 +123,7 @@ struct cuda_state {
     TRACESWEEP_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     for (auto& e : staged)
       TRACESWEEP_CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    staging = std::make_unique<pinned_buffer>(std::size_t{32} << 20);
+    staging = std::make_unique<pinned_buffer>(staging_bytes);
   }
   cuda_state(cuda_state const&) = delete;
   cuda_state& operator=(cuda_state const&) = delete;
@@ -179,41 +189,67 @@ class cuda_context {
     TRACESWEEP_CUDA_TRY(cudaGetLastError());
   }
 
-  /// Host → device through the pinned staging buffer, two halves in flight.
+  /// Host → device through the pinned staging buffer (staging.hpp): the host bytes are copied
+  /// into staging at once, the device copies them in stream order. Waiting for a staging half
+  /// to be free again is a counted host synchronisation.
   template <class T>
   void upload(T* dst, T const* src, std::size_t n, cudaStream_t s) {
     std::size_t const bytes = n * sizeof(T);
     ++_s->transfers.uploads;
     _s->transfers.upload_bytes += bytes;
+    if (bytes && _s->plan.pending_downloads() > 0) synchronize(s);
     auto const* from = reinterpret_cast<char const*>(src);
     auto* to = reinterpret_cast<char*>(dst);
-    std::size_t const half = _s->staging->size() / 2;
-    for (std::size_t off = 0, h = 0; off < bytes; off += half, h ^= 1) {
-      std::size_t const len = std::min(half, bytes - off);
-      char* stage = _s->staging->data() + h * half;
-      TRACESWEEP_CUDA_TRY(cudaEventSynchronize(_s->staged[h]));  // the half is free again
+    for (std::size_t off = 0; off < bytes; off += _s->plan.upload_chunk()) {
+      std::size_t const len = std::min(_s->plan.upload_chunk(), bytes - off);
+      auto const place = _s->plan.place_upload(len);
+      if (place.wait) {
+        ++_s->transfers.host_syncs;
+        TRACESWEEP_CUDA_TRY(cudaEventSynchronize(_s->staged[place.half]));
+      }
+      char* stage = _s->staging->data() + place.offset;
       std::memcpy(stage, from + off, len);
       TRACESWEEP_CUDA_TRY(cudaMemcpyAsync(to + off, stage, len, cudaMemcpyHostToDevice, s));
-      TRACESWEEP_CUDA_TRY(cudaEventRecord(_s->staged[h], s));
+      TRACESWEEP_CUDA_TRY(cudaEventRecord(_s->staged[place.half], s));
     }
   }
 
-  /// Device → host through the staging buffer; returns when the data is on the host.
+  /// Device → host through the staging buffer, asynchronously: the data reaches `dst` at the
+  /// next synchronize(s), not before.
   template <class T>
-  void download(T* dst, T const* src, std::size_t n, cudaStream_t s) {
+  void download_async(T* dst, T const* src, std::size_t n, cudaStream_t s) {
+    std::size_t const bytes = n * sizeof(T);
     ++_s->transfers.downloads;
-    _s->transfers.download_bytes += n * sizeof(T);
+    _s->transfers.download_bytes += bytes;
     auto const* from = reinterpret_cast<char const*>(src);
     auto* to = reinterpret_cast<char*>(dst);
-    std::size_t const chunk = _s->staging->size();
-    for (std::size_t off = 0; off < n * sizeof(T); off += chunk) {
-      std::size_t const len = std::min(chunk, n * sizeof(T) - off);
-      TRACESWEEP_CUDA_TRY(
-          cudaMemcpyAsync(_s->staging->data(), from + off, len, cudaMemcpyDeviceToHost, s));
-      TRACESWEEP_CUDA_TRY(cudaStreamSynchronize(s));
-      std::memcpy(to + off, _s->staging->data(), len);
+    for (std::size_t off = 0; off < bytes; off += _s->plan.download_chunk()) {
+      std::size_t const len = std::min(_s->plan.download_chunk(), bytes - off);
+      if (_s->plan.download_needs_flush(len)) synchronize(s);
+      char* stage = _s->staging->data() + _s->plan.place_download(len);
+      TRACESWEEP_CUDA_TRY(cudaMemcpyAsync(stage, from + off, len, cudaMemcpyDeviceToHost, s));
+      _s->pending.push_back({to + off, stage, len});
     }
   }
+
+  /// Device → host; returns when the data is on the host.
+  template <class T>
+  void download(T* dst, T const* src, std::size_t n, cudaStream_t s) {
+    download_async(dst, src, n, s);
+    if (_s->plan.pending_downloads() > 0) synchronize(s);
+  }
+
+  /// Waits for the stream (a counted host synchronisation); staged downloads land.
+  void synchronize(cudaStream_t s) {
+    ++_s->transfers.host_syncs;
+    TRACESWEEP_CUDA_TRY(cudaStreamSynchronize(s));
+    for (auto const& p : _s->pending) std::memcpy(p.dst, p.stage, p.bytes);
+    _s->pending.clear();
+    _s->plan.synchronised();
+  }
+
+  /// A Thrust call returned a value to the host, which waited for the stream: counted only.
+  void sync_point(cudaStream_t) noexcept { ++_s->transfers.host_syncs; }
 
   [[nodiscard]] transfer_counts const& transfers() const noexcept { return _s->transfers; }
 

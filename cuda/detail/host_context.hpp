@@ -4,7 +4,11 @@
 // buffers hold, so tests can check that chunking keeps to a memory limit, and the host↔device
 // transfers, so tests can check what a device-resident analysis copies; it can fail an
 // allocation on demand, so tests can check how a device error surfaces. Its fresh buffers hold
-// a poison pattern, not zeros, as device memory is uninitialised.
+// a poison pattern, not zeros, as device memory is uninitialised. It models the stream where a
+// GPU differs from eager host code: device work runs at once, but downloads reach the host
+// only at a synchronisation (staged like the CUDA context's, staging.hpp), so a host read that
+// forgot to synchronise sees poison; and it counts the host synchronisations the CUDA context
+// would make, at the same places.
 #pragma once
 
 #include <algorithm>
@@ -24,6 +28,7 @@
 #include <tracesweep/error.hpp>
 
 #include "cuda/detail/column.hpp"
+#include "cuda/detail/staging.hpp"
 
 namespace tracesweep::cuda_detail {
 
@@ -35,7 +40,8 @@ class host_context {
     bool operator()(std::uint64_t a, std::uint64_t b) const { return (a & mask) < (b & mask); }
   };
 
-  /// Stands for a CUDA stream: the twin runs everything in order on the calling thread.
+  /// Stands for a CUDA stream: the twin runs device work in order on the calling thread at
+  /// once, and queues what reaches the host asynchronously (downloads) until synchronize().
   struct stream_type {};
 
   struct usage {
@@ -133,18 +139,62 @@ class host_context {
                       thrust::counting_iterator<std::size_t>(n), flag, fn);
   }
 
+  /// Twin of the pinned-staging upload: the host bytes are taken at once (the device copies
+  /// them from staging later, in stream order); waits on a staging half are counted as host
+  /// synchronisations, as cudaEventSynchronize blocks on the device.
   template <class T>
-  void upload(T* dst, T const* src, std::size_t n, stream_type = {}) {
+  void upload(T* dst, T const* src, std::size_t n, stream_type s = {}) {
     ++_transfers->uploads;
-    _transfers->upload_bytes += n * sizeof(T);
-    if (n) std::memcpy(dst, src, n * sizeof(T));
+    std::size_t const bytes = n * sizeof(T);
+    _transfers->upload_bytes += bytes;
+    if (bytes && _stream->plan.pending_downloads() > 0) synchronize(s);
+    auto const* from = reinterpret_cast<unsigned char const*>(src);
+    auto* to = reinterpret_cast<unsigned char*>(dst);
+    for (std::size_t off = 0; off < bytes; off += _stream->plan.upload_chunk()) {
+      std::size_t const len = std::min(_stream->plan.upload_chunk(), bytes - off);
+      if (_stream->plan.place_upload(len).wait) ++_transfers->host_syncs;
+      std::memcpy(to + off, from + off, len);
+    }
   }
+
+  /// Twin of an asynchronous device → host copy through the staging buffer: the device bytes
+  /// are staged now (in stream order) but reach `dst` only at the next synchronize(); until
+  /// then `dst` holds poison, so a host read that forgot to synchronise sees garbage.
   template <class T>
-  void download(T* dst, T const* src, std::size_t n, stream_type = {}) {
+  void download_async(T* dst, T const* src, std::size_t n, stream_type s = {}) {
     ++_transfers->downloads;
-    _transfers->download_bytes += n * sizeof(T);
-    if (n) std::memcpy(dst, src, n * sizeof(T));
+    std::size_t const bytes = n * sizeof(T);
+    _transfers->download_bytes += bytes;
+    auto const* from = reinterpret_cast<unsigned char const*>(src);
+    auto* to = reinterpret_cast<unsigned char*>(dst);
+    for (std::size_t off = 0; off < bytes; off += _stream->plan.download_chunk()) {
+      std::size_t const len = std::min(_stream->plan.download_chunk(), bytes - off);
+      if (_stream->plan.download_needs_flush(len)) synchronize(s);
+      (void)_stream->plan.place_download(len);
+      _stream->pending.push_back({to + off, {from + off, from + off + len}});
+      std::memset(to + off, poison, len);
+    }
   }
+
+  /// Twin of the synchronous download: download_async, then synchronize() if anything is
+  /// pending.
+  template <class T>
+  void download(T* dst, T const* src, std::size_t n, stream_type s = {}) {
+    download_async(dst, src, n, s);
+    if (_stream->plan.pending_downloads() > 0) synchronize(s);
+  }
+
+  /// Twin of cudaStreamSynchronize: one host synchronisation; the staged downloads land.
+  void synchronize(stream_type = {}) {
+    ++_transfers->host_syncs;
+    for (auto& p : _stream->pending) std::memcpy(p.dst, p.bytes.data(), p.bytes.size());
+    _stream->pending.clear();
+    _stream->plan.synchronised();
+  }
+
+  /// A Thrust call returned a value to the host (reduce, count, copy_if's end, reduce_by_key's
+  /// ends): on the device the host waited for the stream there. Counted only.
+  void sync_point(stream_type = {}) noexcept { ++_transfers->host_syncs; }
 
   [[nodiscard]] usage const& memory() const noexcept { return *_usage; }
   [[nodiscard]] transfer_counts const& transfers() const noexcept { return *_transfers; }
@@ -155,7 +205,17 @@ class host_context {
 
  private:
   std::shared_ptr<usage> _usage = std::make_shared<usage>();
+  /// The stream's queue: staged downloads not yet delivered, and the staging plan.
+  struct stream_state {
+    struct pending_copy {
+      unsigned char* dst;
+      std::vector<unsigned char> bytes;
+    };
+    std::vector<pending_copy> pending;
+    staging_plan plan;
+  };
   std::shared_ptr<transfer_counts> _transfers = std::make_shared<transfer_counts>();
+  std::shared_ptr<stream_state> _stream = std::make_shared<stream_state>();
 };
 
 }  // namespace tracesweep::cuda_detail

@@ -13,7 +13,11 @@
 //                               cub::DeviceRadixSort on CUDA, thrust::stable_sort_by_key on CPP)
 //   mark_segment_starts(..., s) seam: a hand-written kernel on CUDA, thrust::transform on CPP
 //   upload(dst, src, n, s) / download(dst, src, n, s)   counted host↔device copies (download
-//                               returns once the data is on the host)
+//                               returns once the data is on the host); download_async and
+//                               synchronize(s) for several downloads behind one wait
+//   sync_point(s)               called after every Thrust call that returns a value to the host
+//                               (reduce, copy_if, reduce_by_key): there the host waits for the
+//                               device, which the contexts count (transfers().host_syncs)
 #pragma once
 
 #include <cstddef>
@@ -227,19 +231,23 @@ template <class Context>
 range_i64 value_range(Context& ctx, int64_t const* v, std::size_t n,
                       typename Context::stream_type s) {
   auto it = thrust::make_transform_iterator(v, to_range_fn{});
-  return thrust::reduce(
+  auto const r = thrust::reduce(
       ctx.policy(s), it, it + n,
       range_i64{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()},
       range_merge_fn{});
+  ctx.sync_point(s);  // the value comes back to the host
+  return r;
 }
 template <class Context>
 range_i64 value_range(Context& ctx, uint32_t const* v, std::size_t n,
                       typename Context::stream_type s) {
   auto it = thrust::make_transform_iterator(v, u32_to_range_fn{});
-  return thrust::reduce(
+  auto const r = thrust::reduce(
       ctx.policy(s), it, it + n,
       range_i64{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()},
       range_merge_fn{});
+  ctx.sync_point(s);  // the value comes back to the host
+  return r;
 }
 
 /// The stable lexicographic order of rows by normalised key columns (most significant first):
@@ -301,6 +309,7 @@ resident_intervals<Context> union_device(Context& ctx, device_intervals raw,
       thrust::copy_if(ctx.policy(s), thrust::counting_iterator<uint32_t>(0),
                       thrust::counting_iterator<uint32_t>(static_cast<uint32_t>(rows)), kept.data(),
                       positive_length_fn{raw.start, raw.end});
+  ctx.sync_point(s);
   std::size_t const n = static_cast<std::size_t>(kept_end - kept.data());
   if (n == 0) return out;
 
@@ -347,12 +356,15 @@ resident_intervals<Context> union_device(Context& ctx, device_intervals raw,
   auto seg_group = ctx.template alloc<uint32_t>(n, s);
   auto const s_end = thrust::copy_if(ctx.policy(s), start.data(), start.data() + n, flag.data(),
                                      seg_start.data(), is_set_fn{});
+  ctx.sync_point(s);
   std::size_t const segments = static_cast<std::size_t>(s_end - seg_start.data());
   thrust::copy_if(ctx.policy(s), group.data(), group.data() + n, flag.data(), seg_group.data(),
                   is_set_fn{});
+  ctx.sync_point(s);
   thrust::copy_if(ctx.policy(s), run_max.data(), run_max.data() + n,
                   thrust::counting_iterator<std::size_t>(0), seg_end.data(),
                   is_segment_end_fn{flag.data(), n});
+  ctx.sync_point(s);
   out.group = std::move(seg_group);
   out.start = std::move(seg_start);
   out.end = std::move(seg_end);
@@ -456,11 +468,14 @@ resident_intervals<Context> top_gaps_device(Context& ctx, typename Context::stre
   below_fn const keep{top_per_group};
   auto const e = thrust::copy_if(ctx.policy(s), out.group.data(), out.group.data() + n, rank.data(),
                                  kept.group.data(), keep);
+  ctx.sync_point(s);
   kept.size = static_cast<std::size_t>(e - kept.group.data());
   thrust::copy_if(ctx.policy(s), out.start.data(), out.start.data() + n, rank.data(),
                   kept.start.data(), keep);
+  ctx.sync_point(s);
   thrust::copy_if(ctx.policy(s), out.end.data(), out.end.data() + n, rank.data(), kept.end.data(),
                   keep);
+  ctx.sync_point(s);
   return kept;
 }
 
@@ -473,6 +488,7 @@ resident_intervals<Context> holes_before_device(Context& ctx, typename Context::
   auto const kept_end = thrust::copy_if(
       ctx.policy(s), thrust::counting_iterator<uint32_t>(0),
       thrust::counting_iterator<uint32_t>(static_cast<uint32_t>(rows)), rows_kept.data(), before);
+  ctx.sync_point(s);
   std::size_t const n = static_cast<std::size_t>(kept_end - rows_kept.data());
   if (n == 0) return out;
   out.start = ctx.template alloc<int64_t>(n, s);
@@ -562,6 +578,7 @@ sorted_moments<Context> sorted_moments_device(Context& ctx, typename Context::st
       ctx.policy(s), s_keys.data(), s_keys.data() + n,
       thrust::make_transform_iterator(out.values.data(), to_moments_fn{}), out.keys.data(),
       out.moments_.data(), thrust::equal_to<uint32_t>{}, moments_plus_fn{});
+  ctx.sync_point(s);
   out.groups = static_cast<std::size_t>(ends.first - out.keys.data());
   return out;
 }
@@ -680,6 +697,7 @@ group_sums<Context> overlap_by_group_device(Context& ctx, typename Context::stre
   out.sum = ctx.template alloc<int64_t>(na, s);
   auto const ends = thrust::reduce_by_key(ctx.policy(s), a.group, a.group + na, overlap.data(),
                                           out.group.data(), out.sum.data());
+  ctx.sync_point(s);
   out.size = static_cast<std::size_t>(ends.first - out.group.data());
   return out;
 }

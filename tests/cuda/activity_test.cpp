@@ -175,6 +175,50 @@ TEST(DeviceActivity, SummaryTransfersAreOneUploadPerColumnAndOneDownloadPerResul
   EXPECT_GT(chunked.context().transfers().downloads, expect.downloads);
 }
 
+/// One device_activity on a small table where every step has work: its exact uploads,
+/// downloads and host synchronisations, the figures a GPU run would make.
+TEST(DeviceActivity, OneCallMakesAKnownNumberOfCopiesAndHostSynchronisations) {
+  random_table t;
+  t.devices = 2;
+  t.communication = {1, 0};  // name 0 communicates, name 1 computes
+  struct row {
+    event_kind kind;
+    std::int64_t start, end;
+    group_id device;
+    std::uint32_t name;
+  };
+  row const rows[] = {
+      {event_kind::kernel, 0, 10, 0, 1},          {event_kind::kernel, 5, 20, 0, 0},
+      {event_kind::kernel, 30, 40, 1, 1},         {event_kind::kernel, 35, 50, 1, 0},
+      {event_kind::memcpy, 60, 70, 0, 1},         {event_kind::memset, 80, 90, 1, 1},
+      {event_kind::cpu_op, 0, 100, UINT32_MAX, 1}};
+  for (auto const& r : rows) {
+    t.kind.push_back(r.kind);
+    t.start.push_back(r.start);
+    t.end.push_back(r.end);
+    t.device.push_back(r.device);
+    t.name.push_back(r.name);
+  }
+  auto const request = t.request(0, 2);
+  twin_backend be(host_context{}, 0, "twin");
+  auto const got = be.device_activity(request);
+  expect_same(make_cpu_backend(1)->device_activity(request), got);
+  ASSERT_EQ(got.gaps.size(), 2u);     // a hole on each device
+  ASSERT_EQ(got.kernels.size(), 2u);  // two kernel names
+  auto const& c = be.context().transfers();
+  EXPECT_EQ(c.uploads, 6u);  // start, end, kind, device, name, flags
+  EXPECT_EQ(c.upload_bytes, 7u * (8 + 8 + 1 + 4 + 4) + 2);
+  EXPECT_EQ(c.downloads, 3u);  // per-device table, gaps, kernel statistics
+  EXPECT_EQ(c.download_bytes, 2 * 10 * 8 + 2 * sizeof(gap_row) + 2 * sizeof(stats_row));
+  // Host synchronisations: row selection 2; windows 1; each of the four unions (activity,
+  // device × kind, communication, computation) 6 and its lengths 1 (28); the two kernel
+  // selections 2; the overlap 1; holes 1, last ends 1, trailing holes 1, top gaps 6; the
+  // statistics' ranges and moments 3; the one synchronisation for the three downloads 1.
+  std::cout << "one device_activity of " << t.start.size() << " rows: " << c.uploads << " uploads, "
+            << c.downloads << " downloads, " << c.host_syncs << " host synchronisations\n";
+  EXPECT_EQ(c.host_syncs, 2u + 1 + 28 + 2 + 1 + 1 + 1 + 1 + 6 + 3 + 1);
+}
+
 /// An allocation failure at any point of a summary surfaces as device_error, one line, saying
 /// how to chunk without naming a command-line flag, and leaves no device memory behind.
 TEST(DeviceActivity, InjectedOutOfMemorySurfacesAsDeviceError) {

@@ -299,6 +299,65 @@ TEST(DeviceTwin, FreshBuffersArePoisoned) {
   EXPECT_EQ(ctx.memory().current, 100 * sizeof(std::int64_t) + 7);
 }
 
+/// The twin's stream queues device → host copies until a synchronisation, as the device does:
+/// a host read of a download that was not synchronised sees poison, not the data.
+TEST(DeviceTwin, AnUnsynchronisedDownloadReadsPoison) {
+  host_context ctx;
+  std::vector<std::int64_t> const values{1, -2, 3, 1'000'000'007};
+  auto d = ctx.alloc<std::int64_t>(values.size());
+  ctx.upload(d.data(), values.data(), values.size());
+  std::vector<std::int64_t> h(values.size(), 0);
+  ctx.download_async(h.data(), d.data(), h.size());
+  std::int64_t const poison = std::int64_t(0xA5A5A5A5A5A5A5A5ULL);
+  for (auto const v : h) EXPECT_EQ(v, poison) << "read before synchronising";
+  // Device work after the copy, in stream order, does not change what the copy took.
+  d.data()[0] = 42;
+  ctx.synchronize();
+  EXPECT_EQ(h, values);
+  // download() synchronises by itself.
+  std::vector<std::int64_t> again(values.size(), 0);
+  ctx.download(again.data(), d.data(), again.size());
+  EXPECT_EQ(again[0], 42);
+  EXPECT_EQ(ctx.transfers().uploads, 1u);
+  EXPECT_EQ(ctx.transfers().downloads, 2u);
+  EXPECT_EQ(ctx.transfers().host_syncs, 2u);
+  // An upload while a download is pending synchronises first, so staging is never shared.
+  ctx.download_async(h.data(), d.data(), 1);
+  ctx.upload(d.data(), values.data(), 1);
+  EXPECT_EQ(h[0], 42);
+  EXPECT_EQ(ctx.transfers().host_syncs, 3u);
+}
+
+/// Uploads fill the staging halves in turn and wait only when a half is reused; downloads are
+/// staged one after another until the buffer is full.
+TEST(DeviceTwin, StagingPlanWaitsOnlyWhenAHalfIsReused) {
+  staging_plan p(64);
+  EXPECT_EQ(p.upload_chunk(), 32u);
+  auto a = p.place_upload(20);
+  EXPECT_EQ(a.offset, 0u);
+  EXPECT_FALSE(a.wait);
+  auto b = p.place_upload(20);  // does not fit half 0: half 1, never used
+  EXPECT_EQ(b.offset, 32u);
+  EXPECT_FALSE(b.wait);
+  auto c = p.place_upload(10);
+  EXPECT_EQ(c.offset, 52u);
+  EXPECT_FALSE(c.wait);
+  auto d = p.place_upload(30);  // back to half 0, which copies read: wait
+  EXPECT_EQ(d.offset, 0u);
+  EXPECT_EQ(d.half, 0);
+  EXPECT_TRUE(d.wait);
+  p.synchronised();
+  EXPECT_FALSE(p.place_upload(32).wait);
+  p.synchronised();
+  EXPECT_FALSE(p.download_needs_flush(64));
+  EXPECT_EQ(p.place_download(40), 0u);
+  EXPECT_TRUE(p.download_needs_flush(30));
+  EXPECT_EQ(p.place_download(24), 40u);
+  EXPECT_EQ(p.pending_downloads(), 2u);
+  p.synchronised();
+  EXPECT_EQ(p.pending_downloads(), 0u);
+}
+
 TEST(DeviceTwin, EmptyInputsGiveEmptyOutputs) {
   twin_backend be(host_context{}, 0, "twin");
   std::vector<std::uint64_t> k;
