@@ -12,10 +12,12 @@
 #pragma once
 
 #include <algorithm>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -23,6 +25,7 @@
 
 #include <thrust/sort.h>
 #include <thrust/system/cpp/execution_policy.h>
+#include <thrust/system_error.h>
 #include <thrust/transform.h>
 
 #include <tracesweep/error.hpp>
@@ -44,12 +47,17 @@ class host_context {
   /// once, and queues what reaches the host asynchronously (downloads) until synchronize().
   struct stream_type {};
 
+  /// What an injected allocation failure throws: the context's own device_error, or what
+  /// Thrust raises on a device (thrust::system_error, std::bad_alloc from a temporary).
+  enum class failure { device_error, thrust_error, bad_alloc };
+
   struct usage {
     std::size_t current = 0;
     std::size_t peak = 0;
     std::size_t allocations = 0;
     /// Allocations that succeed before the next one fails (none fails while unset).
     std::size_t fail_after = static_cast<std::size_t>(-1);
+    failure fail_with = failure::device_error;
   };
 
   using transfer_counts = cuda_detail::transfer_counts;
@@ -68,11 +76,7 @@ class host_context {
    public:
     buffer() = default;
     buffer(std::size_t n, std::shared_ptr<usage> u) {
-      if (u->allocations++ >= u->fail_after)
-        throw device_error("device: out of memory allocating " + std::to_string(n * sizeof(T)) +
-                               " bytes (injected); a lower device memory limit processes the "
-                               "trace in smaller chunks",
-                           true);
+      if (u->allocations++ >= u->fail_after) fail(*u, n * sizeof(T));
       if (n > 0) {
         _data = std::allocator<T>{}.allocate(n);
         std::memset(static_cast<void*>(_data), poison, n * sizeof(T));
@@ -100,6 +104,16 @@ class host_context {
     }
 
    private:
+    [[noreturn]] static void fail(usage const& u, std::size_t bytes) {
+      std::string const what =
+          "out of memory allocating " + std::to_string(bytes) + " bytes (injected)";
+      if (u.fail_with == failure::thrust_error)
+        throw thrust::system_error(ENOMEM, thrust::generic_category(), what);
+      if (u.fail_with == failure::bad_alloc) throw std::bad_alloc();
+      throw device_error(
+          "device: " + what + "; a lower device memory limit processes the trace in smaller chunks",
+          true);
+    }
     void release() noexcept {
       if (_usage) _usage->current -= _size * sizeof(T);
       if (_data) std::allocator<T>{}.deallocate(_data, _size);
@@ -198,9 +212,11 @@ class host_context {
 
   [[nodiscard]] usage const& memory() const noexcept { return *_usage; }
   [[nodiscard]] transfer_counts const& transfers() const noexcept { return *_transfers; }
-  /// The next `n` allocations succeed; every later one throws device_error (out of memory).
-  void fail_allocation_after(std::size_t n) noexcept {
+  /// The next `n` allocations succeed; every later one throws (device_error, out of memory,
+  /// unless `with` names what Thrust would throw).
+  void fail_allocation_after(std::size_t n, failure with = failure::device_error) noexcept {
     _usage->fail_after = _usage->allocations + n;
+    _usage->fail_with = with;
   }
 
  private:

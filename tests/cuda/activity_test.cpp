@@ -97,6 +97,20 @@ TEST(DeviceActivity, ResidentMatchesCpuAndChunkedOnRandomTables) {
   }
 }
 
+/// More rows than one device pass may hold: composed from chunked primitives, equal to the CPU.
+TEST(DeviceActivity, RowLimitFallsBackToChunksAndEqualsCpu) {
+  std::mt19937_64 rng(14);
+  auto cpu = make_cpu_backend(2);
+  auto const t = make_table(rng, 800, 3);
+  auto const request = t.request(5, 2);
+  twin_backend be(host_context{}, 0, "twin", 64);
+  ASSERT_FALSE(be.activity_fits(request));
+  expect_same(cpu->device_activity(request), be.device_activity(request));
+  EXPECT_GT(be.chunks_run(), 800u / 64);
+  twin_backend exact(host_context{}, 0, "twin", 800);
+  EXPECT_TRUE(exact.activity_fits(request));  // the limit itself still fits
+}
+
 TEST(DeviceActivity, EmptyRequestGivesEmptyDevices) {
   twin_backend be(host_context{}, 0, "twin");
   activity_request r;

@@ -8,11 +8,13 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include <tracesweep/backend.hpp>
+#include <tracesweep/error.hpp>
 
 #include "cuda/detail/device_backend.hpp"
 #include "cuda/detail/host_context.hpp"
@@ -356,6 +358,72 @@ TEST(DeviceTwin, StagingPlanWaitsOnlyWhenAHalfIsReused) {
   EXPECT_EQ(p.pending_downloads(), 2u);
   p.synchronised();
   EXPECT_EQ(p.pending_downloads(), 0u);
+}
+
+/// A lowered limit of rows per device pass (max_chunk_rows, 2^31 − 1 in production) makes every
+/// primitive cross chunk boundaries on a small input; each result equals the CPU backend's.
+TEST(DeviceTwin, RowLimitChunksEveryPrimitiveAndEqualsTheCpu) {
+  EXPECT_EQ(max_chunk_rows, std::size_t{0x7FFF'FFFF});
+  auto cpu = cpu_backend();
+  ASSERT_TRUE(cpu);
+  std::mt19937_64 rng(9);
+  std::size_t const max_rows = 97;
+  auto const in = make_intervals(rng, 1000, 5, 20'000, 300, 1'000);
+
+  twin_backend sorter(host_context{}, 0, "twin", max_rows);
+  std::vector<std::uint64_t> keys(1000);
+  std::vector<std::uint32_t> values(1000);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    keys[i] = rng() % 5000;
+    values[i] = static_cast<std::uint32_t>(i);
+  }
+  auto cpu_keys = keys;
+  auto cpu_values = values;
+  sorter.sort_pairs(keys, values, 13);
+  cpu->sort_pairs(cpu_keys, cpu_values, 13);
+  EXPECT_EQ(keys, cpu_keys);
+  EXPECT_EQ(values, cpu_values);
+  EXPECT_EQ(sorter.chunks_run(), 11u);  // ⌈1000 / 97⌉
+
+  twin_backend be(host_context{}, 0, "twin", max_rows);
+  auto const u = be.union_by_group(in.view());
+  expect_same_union(cpu->union_by_group(in.view()), u);
+  EXPECT_EQ(be.chunks_run(), 11u);
+  ASSERT_GT(u.size(), max_rows);  // the gap scan and the intersection are chunked too
+  std::vector<std::int64_t> ws(5, 900), we(5, 21'500);
+  EXPECT_EQ(be.gap_scan(u, {ws, we}, 3, 4), cpu->gap_scan(u, {ws, we}, 3, 4));
+  auto const other = make_intervals(rng, 1000, 5, 20'000, 100, 1'000);
+  auto const v = cpu->union_by_group(other.view());
+  EXPECT_EQ(be.intersection_by_group(u, v, 6), cpu->intersection_by_group(u, v, 6));
+  std::vector<std::uint32_t> k(1000);
+  std::vector<std::int64_t> x(1000);
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    k[i] = static_cast<std::uint32_t>(rng() % 30);
+    x[i] = static_cast<std::int64_t>(rng() % 100'000) - 50;
+  }
+  double const q[] = {0.5, 0.99};
+  EXPECT_EQ(be.segmented_stats(k, x, q), cpu->segmented_stats(k, x, q));
+  EXPECT_GT(be.chunks_run(), 11u + 3 * (1000 / max_rows));
+}
+
+/// What Thrust throws on a device (thrust::system_error, std::bad_alloc from a temporary
+/// allocation) leaves the backend as device_error.
+TEST(DeviceTwin, ThrustErrorsLeaveTheBackendAsDeviceErrors) {
+  std::mt19937_64 rng(10);
+  auto const in = make_intervals(rng, 200, 3, 5'000, 100, 0);
+  for (auto const with : {host_context::failure::thrust_error, host_context::failure::bad_alloc}) {
+    twin_backend be(host_context{}, 0, "twin");
+    be.context().fail_allocation_after(3, with);
+    try {
+      (void)be.union_by_group(in.view());
+      ADD_FAILURE() << "no device_error";
+    } catch (device_error const& e) {
+      EXPECT_TRUE(e.out_of_memory()) << e.what();
+      EXPECT_NE(std::string(e.what()).find("lower device memory limit"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(be.context().memory().current, 0u);
+  }
 }
 
 TEST(DeviceTwin, EmptyInputsGiveEmptyOutputs) {
