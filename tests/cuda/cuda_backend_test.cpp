@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The real CUDA backend (CUB radix sort, the segment-flag kernel, Thrust on a stream) against
 // the CPU backend on random inputs and on every real trace, unlimited and chunked. Skips with
-// the reason when no usable GPU is present.
+// the reason when no usable GPU is present, or fails when TRACESWEEP_REQUIRE_GPU=1.
+#include <cstdlib>
 #include <random>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -19,9 +21,17 @@
 namespace tracesweep {
 namespace {
 
-#define REQUIRE_GPU()                                                                 \
-  if (auto const why = cuda_unavailable_reason(); !why.empty()) {                     \
-    GTEST_SKIP() << "no usable GPU, the CUDA backend is not exercised here: " << why; \
+/// Whether TRACESWEEP_REQUIRE_GPU=1 is set: a machine meant to have a GPU fails the GPU tests
+/// instead of skipping them.
+bool gpu_required() {
+  char const* v = std::getenv("TRACESWEEP_REQUIRE_GPU");
+  return v != nullptr && std::string_view(v) == "1";
+}
+
+#define REQUIRE_GPU()                                                                    \
+  if (auto const why = cuda_unavailable_reason(); !why.empty()) {                        \
+    if (gpu_required()) FAIL() << "TRACESWEEP_REQUIRE_GPU=1 but no usable GPU: " << why; \
+    GTEST_SKIP() << "no usable GPU, the CUDA backend is not exercised here: " << why;    \
   }
 
 TEST(CudaBackend, UnavailableReasonIsOneLine) {
