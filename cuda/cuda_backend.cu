@@ -34,4 +34,10 @@ std::unique_ptr<backend> make_cuda_backend(cuda_options const& options) {
   }
 }
 
+std::size_t cuda_peak_device_bytes(backend const& be) {
+  using cuda_backend = cuda_detail::device_backend<cuda_detail::cuda_context>;
+  auto const* b = dynamic_cast<cuda_backend const*>(&be);
+  return b ? b->context().memory().peak : 0;
+}
+
 }  // namespace tracesweep

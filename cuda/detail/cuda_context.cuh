@@ -18,22 +18,39 @@
 #include <thrust/system/cuda/execution_policy.h>
 #include <cub/device/device_radix_sort.cuh>
 
+#include <tracesweep/cuda_backend.hpp>
+
 #include "cuda/detail/column.hpp"
 #include "cuda/detail/cuda_error.hpp"
 #include "cuda/detail/staging.hpp"
 
 namespace tracesweep::cuda_detail {
 
-/// Device memory of `n` T's, freed on its stream when it goes out of scope.
+/// Device bytes one context holds (buffers, the radix sort's and Thrust's temporary storage),
+/// now and at most, so a GPU run can check the memory limit as the twin's tests do.
+struct device_usage {
+  std::size_t current = 0;
+  std::size_t peak = 0;
+  std::size_t allocations = 0;
+  void add(std::size_t bytes) noexcept {
+    ++allocations;
+    current += bytes;
+    peak = std::max(peak, current);
+  }
+};
+
+/// Device memory of `n` T's, freed on its stream when it goes out of scope; counted in `usage`.
 template <class T>
 class device_buffer {
  public:
   device_buffer() = default;
-  device_buffer(std::size_t n, cudaStream_t stream) : _size(n), _stream(stream) {
+  device_buffer(std::size_t n, cudaStream_t stream, device_usage* usage)
+      : _size(n), _stream(stream), _usage(usage) {
     if (n == 0) return;
     void* p = nullptr;
     TRACESWEEP_CUDA_TRY(cudaMallocAsync(&p, n * sizeof(T), stream));
     _data = static_cast<T*>(p);
+    if (_usage) _usage->add(n * sizeof(T));
   }
   device_buffer(device_buffer&& o) noexcept { swap(o); }
   device_buffer& operator=(device_buffer&& o) noexcept {
@@ -43,12 +60,15 @@ class device_buffer {
   device_buffer(device_buffer const&) = delete;
   device_buffer& operator=(device_buffer const&) = delete;
   ~device_buffer() {
-    if (_data) (void)cudaFreeAsync(_data, _stream);  // a destructor cannot throw
+    if (!_data) return;
+    (void)cudaFreeAsync(_data, _stream);  // a destructor cannot throw
+    if (_usage) _usage->current -= _size * sizeof(T);
   }
   void swap(device_buffer& o) noexcept {
     std::swap(_data, o._data);
     std::swap(_size, o._size);
     std::swap(_stream, o._stream);
+    std::swap(_usage, o._usage);
   }
   [[nodiscard]] T* data() noexcept { return _data; }
   [[nodiscard]] T const* data() const noexcept { return _data; }
@@ -58,6 +78,7 @@ class device_buffer {
   T* _data = nullptr;
   std::size_t _size = 0;
   cudaStream_t _stream = nullptr;
+  device_usage* _usage = nullptr;
 };
 
 /// Page-locked host memory for staging copies.
@@ -77,16 +98,21 @@ class pinned_buffer {
   std::size_t _bytes = 0;
 };
 
-/// Thrust's temporary storage from the same stream-ordered pool.
+/// Thrust's temporary storage from the same stream-ordered pool, counted in `usage`.
 struct stream_allocator {
   using value_type = char;
   cudaStream_t stream;
+  device_usage* usage;
   char* allocate(std::ptrdiff_t n) {
     void* p = nullptr;
     TRACESWEEP_CUDA_TRY(cudaMallocAsync(&p, static_cast<std::size_t>(n), stream));
+    usage->add(static_cast<std::size_t>(n));
     return static_cast<char*>(p);
   }
-  void deallocate(char* p, std::size_t) { (void)cudaFreeAsync(p, stream); }
+  void deallocate(char* p, std::size_t n) {
+    (void)cudaFreeAsync(p, stream);
+    usage->current -= n;
+  }
 };
 
 template <class Fn>
@@ -97,13 +123,13 @@ __global__ void mark_segment_starts_kernel(Fn fn, std::uint8_t* flag, std::size_
     flag[i] = fn(i);
 }
 
-/// Shared state of one backend: its device, stream, staging and CUB temporary storage.
+/// Shared state of one backend: its device, stream, staging and device memory counts.
 struct cuda_state {
   int device = 0;
   cudaStream_t stream = nullptr;
   cudaEvent_t staged[2] = {nullptr, nullptr};
   std::unique_ptr<pinned_buffer> staging;
-  device_buffer<char> sort_temp;
+  device_usage usage;
   transfer_counts transfers;
   staging_plan plan;
   /// Staged downloads waiting for the next synchronisation.
@@ -128,7 +154,6 @@ struct cuda_state {
   cuda_state(cuda_state const&) = delete;
   cuda_state& operator=(cuda_state const&) = delete;
   ~cuda_state() {
-    sort_temp = {};
     (void)cudaStreamSynchronize(stream);
     for (auto e : staged) (void)cudaEventDestroy(e);
     (void)cudaStreamDestroy(stream);
@@ -144,24 +169,31 @@ class cuda_context {
   using buffer = device_buffer<T>;
   using stream_type = cudaStream_t;
 
+  /// Device bytes a device_backend keeps out of its row budget for temporary storage that does
+  /// not grow with the rows: CUB's radix-sort bins and look-back (about 10 KiB, or a spine of
+  /// up to some 600 KiB on the older upsweep/downsweep path) and the tile states and scalars of
+  /// Thrust's scans, selections and reductions. An estimate: memory().peak measures it on a GPU.
+  static constexpr std::size_t temporary_reserve = cuda_temporary_reserve;
+
   explicit cuda_context(int device) : _s(std::make_shared<cuda_state>(device)) {}
 
   [[nodiscard]] cudaStream_t stream() const noexcept { return _s->stream; }
   template <class T>
   [[nodiscard]] device_buffer<T> alloc(std::size_t n, cudaStream_t s) {
-    return device_buffer<T>(n, s);
+    return device_buffer<T>(n, s, &_s->usage);
   }
   template <class T>
   [[nodiscard]] device_buffer<T> alloc(std::size_t n) {
     return alloc<T>(n, _s->stream);
   }
   [[nodiscard]] auto policy(cudaStream_t s) const {
-    return thrust::cuda::par_nosync(stream_allocator{s}).on(s);
+    return thrust::cuda::par_nosync(stream_allocator{s, &_s->usage}).on(s);
   }
   [[nodiscard]] auto policy() const { return policy(_s->stream); }
 
-  /// The CUB seam: stable LSD radix sort over bits [0, end_bit) with a DoubleBuffer and reused
-  /// temporary storage; the sorted data ends up in `keys`/`values` (buffers swapped, not copied).
+  /// The CUB seam: stable LSD radix sort over bits [0, end_bit) with a DoubleBuffer; its
+  /// temporary storage comes from the pool for the call (counted); the sorted data ends up in
+  /// `keys`/`values` (buffers swapped, not copied).
   void sort_pairs(device_buffer<std::uint64_t>& keys, device_buffer<std::uint32_t>& values,
                   int end_bit, cudaStream_t s) {
     std::size_t const n = keys.size();
@@ -173,9 +205,9 @@ class cuda_context {
     std::size_t temp_bytes = 0;
     TRACESWEEP_CUDA_TRY(
         cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, k, v, n, 0, end_bit, s));
-    if (_s->sort_temp.size() < temp_bytes) _s->sort_temp = alloc<char>(temp_bytes, s);
+    auto temp = alloc<char>(temp_bytes, s);
     TRACESWEEP_CUDA_TRY(
-        cub::DeviceRadixSort::SortPairs(_s->sort_temp.data(), temp_bytes, k, v, n, 0, end_bit, s));
+        cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, k, v, n, 0, end_bit, s));
     if (k.Current() != keys.data()) keys.swap(alt_keys);
     if (v.Current() != values.data()) values.swap(alt_values);
   }
@@ -252,6 +284,7 @@ class cuda_context {
   void sync_point(cudaStream_t) noexcept { ++_s->transfers.host_syncs; }
 
   [[nodiscard]] transfer_counts const& transfers() const noexcept { return _s->transfers; }
+  [[nodiscard]] device_usage const& memory() const noexcept { return _s->usage; }
 
  private:
   std::shared_ptr<cuda_state> _s;

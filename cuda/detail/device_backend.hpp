@@ -26,8 +26,11 @@
 
 namespace tracesweep::cuda_detail {
 
-/// Upper bounds of the device bytes each primitive allocates per input row (buffers of the
-/// algorithms in primitives.cuh plus a margin for the radix sort's temporary storage).
+/// Upper bounds of the device bytes each primitive allocates per input row: buffers of the
+/// algorithms in primitives.cuh plus a margin for the per-row part of the temporary storage of
+/// the radix sort (about 1 byte a row, radix_sort_temp_bytes) and of Thrust's scans, selections
+/// and reductions (tile states, well under 1 byte a row). The fixed part of that temporary
+/// storage is the context's temporary_reserve, kept out of the row budget.
 struct bytes_per_row {
   static constexpr std::size_t sort = 24 + 16;
   static constexpr std::size_t union_ = 20 + 4 + 16 + 16 + 8 + 4 + 20 + 8 + 1 + 20 + 8 + 32;
@@ -47,8 +50,9 @@ inline constexpr std::size_t max_chunk_rows = (std::size_t{1} << 31) - 1;
 template <class Context>
 class device_backend final : public backend {
  public:
-  /// `memory_limit` bytes of device memory per call (0 = no limit); at most `max_rows` rows per
-  /// device pass (lowered by tests to cross chunk boundaries on small inputs).
+  /// `memory_limit` bytes of device memory per call, temporary storage included (0 = no
+  /// limit); at most `max_rows` rows per device pass (lowered by tests to cross chunk
+  /// boundaries on small inputs).
   device_backend(Context ctx, std::size_t memory_limit, std::string name,
                  std::size_t max_rows = max_chunk_rows)
       : _ctx(std::move(ctx)),
@@ -58,6 +62,7 @@ class device_backend final : public backend {
 
   [[nodiscard]] std::string_view name() const noexcept override { return _name; }
   [[nodiscard]] Context& context() noexcept { return _ctx; }
+  [[nodiscard]] Context const& context() const noexcept { return _ctx; }
   /// Device passes run so far (one per chunk, one per device-resident device_activity); tests
   /// use it to check that chunking happened.
   [[nodiscard]] std::size_t chunks_run() const noexcept { return _chunks; }
@@ -65,7 +70,7 @@ class device_backend final : public backend {
   [[nodiscard]] bool activity_fits(activity_request const& r) const noexcept {
     return r.start.size() <= _max_rows &&
            (_limit == 0 || resident_activity_bytes(r.start.size(), r.communication.size(),
-                                                   r.device_count) <= _limit);
+                                                   r.device_count) <= row_budget());
   }
 
  private:
@@ -241,7 +246,15 @@ class device_backend final : public backend {
   }
 
   [[nodiscard]] std::size_t chunk_rows(std::size_t per_row, std::size_t rows) const noexcept {
-    return std::min(rows_per_chunk(_limit, per_row, rows), _max_rows);
+    return std::min(rows_per_chunk(row_budget(), per_row, rows), _max_rows);
+  }
+
+  /// The bytes of the limit that rows may take: the limit less the temporary storage that does
+  /// not grow with the rows (Context::temporary_reserve); 0 = no limit. A limit below the
+  /// reserve leaves 1 byte: one row per chunk, and the limit cannot be kept.
+  [[nodiscard]] std::size_t row_budget() const noexcept {
+    if (_limit == 0) return 0;
+    return _limit > Context::temporary_reserve ? _limit - Context::temporary_reserve : 1;
   }
 
   static interval_view slice(interval_view v, row_range r) {

@@ -31,6 +31,7 @@
 #include <tracesweep/error.hpp>
 
 #include "cuda/detail/column.hpp"
+#include "cuda/detail/planning.hpp"
 #include "cuda/detail/staging.hpp"
 
 namespace tracesweep::cuda_detail {
@@ -62,6 +63,47 @@ class host_context {
 
   using transfer_counts = cuda_detail::transfer_counts;
 
+  /// Device bytes a device_backend on the twin keeps out of its row budget for temporary
+  /// storage that does not grow with the rows: the modelled radix sort's fixed part
+  /// (radix_sort_temp_bytes) with room to spare. The per-row parts are in bytes_per_row.
+  static constexpr std::size_t temporary_reserve = std::size_t{16} << 10;
+
+  [[noreturn]] static void fail(usage const& u, std::size_t bytes) {
+    std::string const what =
+        "out of memory allocating " + std::to_string(bytes) + " bytes (injected)";
+    if (u.fail_with == failure::thrust_error)
+      throw thrust::system_error(ENOMEM, thrust::generic_category(), what);
+    if (u.fail_with == failure::bad_alloc) throw std::bad_alloc();
+    throw device_error(
+        "device: " + what + "; a lower device memory limit processes the trace in smaller chunks",
+        true);
+  }
+
+  /// Counts `bytes` more in use, or throws the injected failure when it is due.
+  static void charge(usage& u, std::size_t bytes) {
+    if (u.allocations++ >= u.fail_after) fail(u, bytes);
+    u.current += bytes;
+    u.peak = std::max(u.peak, u.current);
+  }
+
+  /// Thrust's temporary storage in the twin, counted like buffers and poisoned (the CUDA
+  /// context's stream_allocator takes it from the device pool and counts it the same way).
+  struct counted_allocator {
+    using value_type = char;
+    std::shared_ptr<usage> u;
+    char* allocate(std::ptrdiff_t n) {
+      auto const bytes = static_cast<std::size_t>(n);
+      charge(*u, bytes);
+      auto* p = static_cast<char*>(::operator new(bytes));
+      std::memset(p, poison, bytes);
+      return p;
+    }
+    void deallocate(char* p, std::size_t n) noexcept {
+      u->current -= n;
+      ::operator delete(p);
+    }
+  };
+
   /// The byte a fresh buffer is filled with: device memory is uninitialised, so an algorithm
   /// that reads what it did not write sees this pattern in the twin instead of zeros.
   static constexpr unsigned char poison = 0xA5;
@@ -76,15 +118,13 @@ class host_context {
    public:
     buffer() = default;
     buffer(std::size_t n, std::shared_ptr<usage> u) {
-      if (u->allocations++ >= u->fail_after) fail(*u, n * sizeof(T));
+      charge(*u, n * sizeof(T));
       if (n > 0) {
         _data = std::allocator<T>{}.allocate(n);
         std::memset(static_cast<void*>(_data), poison, n * sizeof(T));
       }
       _size = n;
       _usage = std::move(u);
-      _usage->current += n * sizeof(T);
-      _usage->peak = std::max(_usage->peak, _usage->current);
     }
     buffer(buffer&& o) noexcept { swap(o); }
     buffer& operator=(buffer&& o) noexcept {
@@ -104,16 +144,6 @@ class host_context {
     }
 
    private:
-    [[noreturn]] static void fail(usage const& u, std::size_t bytes) {
-      std::string const what =
-          "out of memory allocating " + std::to_string(bytes) + " bytes (injected)";
-      if (u.fail_with == failure::thrust_error)
-        throw thrust::system_error(ENOMEM, thrust::generic_category(), what);
-      if (u.fail_with == failure::bad_alloc) throw std::bad_alloc();
-      throw device_error(
-          "device: " + what + "; a lower device memory limit processes the trace in smaller chunks",
-          true);
-    }
     void release() noexcept {
       if (_usage) _usage->current -= _size * sizeof(T);
       if (_data) std::allocator<T>{}.deallocate(_data, _size);
@@ -131,19 +161,25 @@ class host_context {
   [[nodiscard]] buffer<T> alloc(std::size_t n, stream_type = {}) {
     return buffer<T>(n, _usage);
   }
-  [[nodiscard]] auto policy(stream_type = {}) const { return thrust::cpp::par; }
+  /// Thrust on the CPP system, its temporary storage counted (counted_allocator).
+  [[nodiscard]] auto policy(stream_type = {}) const {
+    return thrust::cpp::par(counted_allocator{_usage});
+  }
 
   /// Twin of cub::DeviceRadixSort::SortPairs with a DoubleBuffer: the stable order of the keys
   /// restricted to bits [0, end_bit), which is the stable order of the keys themselves.
   void sort_pairs(buffer<std::uint64_t>& keys, buffer<std::uint32_t>& values, int end_bit,
                   stream_type = {}) {
-    // The double buffers CUB needs, so the memory accounting matches the device.
+    if (keys.size() <= 1) return;  // as the CUDA context
+    // The double buffers and (modelled) temporary storage CUB needs, so the memory accounting
+    // matches the device; the host sort's own scratch stands for CUB's work and is not counted.
     auto alt_keys = alloc<std::uint64_t>(keys.size());
     auto alt_values = alloc<std::uint32_t>(values.size());
+    auto temp = alloc<char>(radix_sort_temp_bytes(keys.size(), end_bit));
     std::uint64_t const mask =
         end_bit >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << end_bit) - 1;
-    thrust::stable_sort_by_key(policy(), keys.data(), keys.data() + keys.size(), values.data(),
-                               masked_less{mask});
+    thrust::stable_sort_by_key(thrust::cpp::par, keys.data(), keys.data() + keys.size(),
+                               values.data(), masked_less{mask});
   }
 
   /// Twin of the segment-flag kernel.

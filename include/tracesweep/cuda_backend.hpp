@@ -20,4 +20,12 @@ struct cuda_options {
 /// Throws backend_unavailable when no usable device exists.
 [[nodiscard]] std::unique_ptr<backend> make_cuda_backend(cuda_options const& options = {});
 
+/// Device bytes of a CUDA backend's memory limit kept for temporary storage that does not grow
+/// with the rows (CUB's and Thrust's); the rest is the rows' budget for chunking.
+inline constexpr std::size_t cuda_temporary_reserve = std::size_t{1} << 20;
+
+/// The most device memory `be` (made by make_cuda_backend) has held at once: buffers and the
+/// temporary storage of CUB and Thrust, all from its pool. 0 for any other backend.
+[[nodiscard]] std::size_t cuda_peak_device_bytes(backend const& be);
+
 }  // namespace tracesweep

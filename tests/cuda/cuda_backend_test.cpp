@@ -46,7 +46,8 @@ TEST(CudaBackend, PrimitivesMatchCpu) {
   REQUIRE_GPU();
   auto cpu = make_cpu_backend(0);
   std::mt19937_64 rng(42);
-  for (std::size_t limit : {std::size_t{0}, std::size_t{1} << 20}) {
+  // The chunked limit: 1 MiB for rows above the fixed temporary storage.
+  for (std::size_t limit : {std::size_t{0}, cuda_temporary_reserve + (std::size_t{1} << 20)}) {
     auto gpu = make_cuda_backend({0, limit});
     for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{33},
                           std::size_t{100'000}, std::size_t{2'000'000}}) {
@@ -98,6 +99,10 @@ TEST(CudaBackend, PrimitivesMatchCpu) {
                                            std::span<std::int64_t const>(end).first(n / 2),
                                            std::span<group_id const>(group2).first(n / 2)});
       EXPECT_EQ(cpu->intersection_by_group(u_cpu, u3, 8), gpu->intersection_by_group(u_cpu, u3, 8));
+      // Every device byte counts, CUB's and Thrust's temporary storage included.
+      if (limit) {
+        EXPECT_LE(cuda_peak_device_bytes(*gpu), limit);
+      }
     }
   }
 }
@@ -112,10 +117,14 @@ TEST(CudaBackend, EverySummaryOnEveryTraceMatchesCpu) {
     summary_options const options;
     auto cpu = make_cpu_backend(0);
     auto const reference = compute_summary(trace_model(table), *cpu, options);
-    for (std::size_t limit : {std::size_t{0}, std::size_t{64} << 20, std::size_t{64} << 10}) {
+    for (std::size_t limit : {std::size_t{0}, std::size_t{64} << 20,
+                              cuda_temporary_reserve + (std::size_t{64} << 10)}) {
       auto gpu = make_cuda_backend({0, limit});
       test::expect_same(reference, compute_summary(trace_model(table), *gpu, options),
                         path.string() + " limit " + std::to_string(limit));
+      if (limit) {
+        EXPECT_LE(cuda_peak_device_bytes(*gpu), limit) << path;
+      }
     }
     ++compared;
   }

@@ -25,6 +25,9 @@ namespace {
 
 using twin_backend = device_backend<host_context>;
 
+/// Limits below are this much above the rows' budget: the twin's fixed temporary storage.
+constexpr std::size_t reserve = host_context::temporary_reserve;
+
 struct random_intervals {
   std::vector<std::int64_t> start, end;
   std::vector<group_id> group;
@@ -89,7 +92,7 @@ std::unique_ptr<backend> cpu_backend(unsigned threads = 2) {
 
 TEST(DeviceTwin, SortPairsIsAStableSortWithinTheBitRange) {
   std::mt19937_64 rng(1);
-  for (std::size_t limit : {std::size_t{0}, std::size_t{4096}}) {
+  for (std::size_t limit : {std::size_t{0}, reserve + 4096}) {
     for (int end_bit : {1, 7, 20, 42, 64}) {
       std::size_t const n = 3000;
       std::vector<std::uint64_t> keys(n);
@@ -132,7 +135,7 @@ TEST(DeviceTwin, UnionMatchesBitmapOracleAndCpu) {
     std::size_t const n = static_cast<std::size_t>(rng() % 600);
     auto const in = make_intervals(rng, n, groups, 2000, 1 + trial * 3, base);
     auto const oracle = union_from_bitmap(coverage(in.view(), groups, base, 2200), base);
-    for (std::size_t limit : {std::size_t{0}, std::size_t{16 << 10}}) {
+    for (std::size_t limit : {std::size_t{0}, reserve + (16 << 10)}) {
       twin_backend be(host_context{}, limit, "twin");
       auto const u = be.union_by_group(in.view());
       expect_same_union(u, oracle);
@@ -195,7 +198,7 @@ TEST(DeviceTwin, GapScanMatchesBitmapOracleAndCpu) {
       }
     }
     oracle = select_top_gaps(oracle, top);
-    for (std::size_t limit : {std::size_t{0}, std::size_t{4 << 10}}) {
+    for (std::size_t limit : {std::size_t{0}, reserve + (4 << 10)}) {
       twin_backend be(host_context{}, limit, "twin");
       EXPECT_EQ(be.gap_scan(u, {ws, we}, min_gap, top), oracle) << trial;
       if (limit) {
@@ -235,7 +238,7 @@ TEST(DeviceTwin, SegmentedStatsMatchSortedListsAndCpu) {
             __builtin_add_overflow(sq, static_cast<uint128>(static_cast<int128>(x) * x), &sq);
       oracle.push_back(test::oracle_stats(k, v, quantiles));
     }
-    for (std::size_t limit : {std::size_t{0}, std::size_t{32 << 10}}) {
+    for (std::size_t limit : {std::size_t{0}, reserve + (32 << 10)}) {
       twin_backend be(host_context{}, limit, "twin");
       if (overflow) {
         EXPECT_THROW((void)be.segmented_stats(keys, values, quantiles), std::overflow_error);
@@ -270,7 +273,7 @@ TEST(DeviceTwin, IntersectionMatchesBitmapOracleAndCpu) {
     std::vector<std::int64_t> oracle(groups + 1, 0);  // one group beyond the data
     for (group_id g = 0; g < groups; ++g)
       for (std::size_t t = 0; t < ca[g].size(); ++t) oracle[g] += ca[g][t] && cb[g][t];
-    for (std::size_t limit : {std::size_t{0}, std::size_t{2 << 10}}) {
+    for (std::size_t limit : {std::size_t{0}, reserve + (2 << 10)}) {
       twin_backend be(host_context{}, limit, "twin");
       EXPECT_EQ(be.intersection_by_group(a, b, groups + 1), oracle) << trial;
       if (limit) {
@@ -299,6 +302,31 @@ TEST(DeviceTwin, FreshBuffersArePoisoned) {
   }();
   EXPECT_EQ(moved.data()[6], 0xA5);
   EXPECT_EQ(ctx.memory().current, 100 * sizeof(std::int64_t) + 7);
+}
+
+/// Temporary storage counts towards the memory in use: the radix sort's (modelled on CUB's)
+/// and whatever Thrust allocates through the policy.
+TEST(DeviceTwin, TemporaryStorageCountsTowardsThePeak) {
+  host_context ctx;
+  std::size_t const n = 5000;
+  auto keys = ctx.alloc<std::uint64_t>(n);
+  auto values = ctx.alloc<std::uint32_t>(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    keys.data()[i] = (i * 7919) % 1000;
+    values.data()[i] = static_cast<std::uint32_t>(i);
+  }
+  ctx.sort_pairs(keys, values, 10);
+  // inputs, CUB's double buffers, and its temporary storage
+  EXPECT_EQ(ctx.memory().peak, 2 * n * 12 + radix_sort_temp_bytes(n, 10));
+  EXPECT_EQ(ctx.memory().current, n * 12);
+  EXPECT_TRUE(std::is_sorted(keys.data(), keys.data() + n));
+
+  host_context thrust_ctx;
+  std::vector<std::int64_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::int64_t>((i * 31) % 977);
+  thrust::stable_sort(thrust_ctx.policy(), v.data(), v.data() + n);  // a merge sort's scratch
+  EXPECT_GE(thrust_ctx.memory().peak, n * sizeof(std::int64_t) / 2);
+  EXPECT_EQ(thrust_ctx.memory().current, 0u);
 }
 
 /// The twin's stream queues device → host copies until a synchronisation, as the device does:
