@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// The CUDA context the device algorithms run on: stream-ordered memory from the device's pool
-// (cudaMallocAsync, release threshold raised so freed memory is reused), pinned staging for
-// host↔device copies (counted), cub::DeviceRadixSort behind the sort seam, and the one
-// hand-written kernel (segment flags). The algorithms themselves are in primitives.cuh and
-// activity.cuh. nvcc only.
+// The CUDA context the device algorithms run on: stream-ordered memory from the process's
+// private pool (cudaMallocFromPoolAsync; cuda_resources.hpp, which also holds the budget and
+// hands out the worker's pinned staging), host↔device copies through the staging (counted),
+// cub::DeviceRadixSort behind the sort seam, and the one hand-written kernel (segment flags). The
+// algorithms themselves are in primitives.cuh and activity.cuh. nvcc only.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -22,6 +21,7 @@
 
 #include "cuda/detail/column.hpp"
 #include "cuda/detail/cuda_error.hpp"
+#include "cuda/detail/cuda_resources.hpp"
 #include "cuda/detail/staging.hpp"
 
 namespace tracesweep::cuda_detail {
@@ -44,11 +44,11 @@ template <class T>
 class device_buffer {
  public:
   device_buffer() = default;
-  device_buffer(std::size_t n, cudaStream_t stream, device_usage* usage)
+  device_buffer(std::size_t n, cudaStream_t stream, cudaMemPool_t pool, device_usage* usage)
       : _size(n), _stream(stream), _usage(usage) {
     if (n == 0) return;
     void* p = nullptr;
-    TRACESWEEP_CUDA_TRY(cudaMallocAsync(&p, n * sizeof(T), stream));
+    TRACESWEEP_CUDA_TRY(cudaMallocFromPoolAsync(&p, n * sizeof(T), pool, stream));
     _data = static_cast<T*>(p);
     if (_usage) _usage->add(n * sizeof(T));
   }
@@ -81,31 +81,15 @@ class device_buffer {
   device_usage* _usage = nullptr;
 };
 
-/// Page-locked host memory for staging copies.
-class pinned_buffer {
- public:
-  explicit pinned_buffer(std::size_t bytes) : _bytes(bytes) {
-    TRACESWEEP_CUDA_TRY(cudaMallocHost(&_data, bytes));
-  }
-  pinned_buffer(pinned_buffer const&) = delete;
-  pinned_buffer& operator=(pinned_buffer const&) = delete;
-  ~pinned_buffer() { (void)cudaFreeHost(_data); }
-  [[nodiscard]] char* data() const noexcept { return static_cast<char*>(_data); }
-  [[nodiscard]] std::size_t size() const noexcept { return _bytes; }
-
- private:
-  void* _data = nullptr;
-  std::size_t _bytes = 0;
-};
-
 /// Thrust's temporary storage from the same stream-ordered pool, counted in `usage`.
 struct stream_allocator {
   using value_type = char;
   cudaStream_t stream;
+  cudaMemPool_t pool;
   device_usage* usage;
   char* allocate(std::ptrdiff_t n) {
     void* p = nullptr;
-    TRACESWEEP_CUDA_TRY(cudaMallocAsync(&p, static_cast<std::size_t>(n), stream));
+    TRACESWEEP_CUDA_TRY(cudaMallocFromPoolAsync(&p, static_cast<std::size_t>(n), pool, stream));
     usage->add(static_cast<std::size_t>(n));
     return static_cast<char*>(p);
   }
@@ -123,9 +107,10 @@ __global__ void mark_segment_starts_kernel(Fn fn, std::uint8_t* flag, std::size_
     flag[i] = fn(i);
 }
 
-/// Shared state of one backend: its device, stream, staging and device memory counts.
+/// Shared state of one backend: its device, pool, stream, staging and device memory counts.
 struct cuda_state {
   int device = 0;
+  cudaMemPool_t pool = nullptr;
   cudaStream_t stream = nullptr;
   cudaEvent_t staged[2] = {nullptr, nullptr};
   std::unique_ptr<pinned_buffer> staging;
@@ -142,27 +127,26 @@ struct cuda_state {
 
   explicit cuda_state(int dev) : device(dev) {
     TRACESWEEP_CUDA_TRY(cudaSetDevice(dev));
-    cudaMemPool_t pool = nullptr;
-    TRACESWEEP_CUDA_TRY(cudaDeviceGetDefaultMemPool(&pool, dev));
-    std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
-    TRACESWEEP_CUDA_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    pool = device_pool(dev);
+    staging = take_staging();  // the worker's, reused
     TRACESWEEP_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     for (auto& e : staged)
       TRACESWEEP_CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    staging = std::make_unique<pinned_buffer>(staging_bytes);
   }
   cuda_state(cuda_state const&) = delete;
   cuda_state& operator=(cuda_state const&) = delete;
   ~cuda_state() {
-    (void)cudaStreamSynchronize(stream);
+    // No copy uses the staging once the stream is idle: the worker's next backend may take it.
+    bool const idle = cudaStreamSynchronize(stream) == cudaSuccess;
     for (auto e : staged) (void)cudaEventDestroy(e);
     (void)cudaStreamDestroy(stream);
+    if (idle) return_staging(std::move(staging));
   }
 };
 
 /// The Context of primitives.cuh and column.hpp on a CUDA device. Work is ordered on the
-/// stream each call names; the context's own stream is stream(). The pinned staging and the
-/// radix sort's temporary storage are shared, so use one stream at a time.
+/// stream each call names; the context's own stream is stream(). The pinned staging is
+/// shared, so use one stream at a time.
 class cuda_context {
  public:
   template <class T>
@@ -180,14 +164,14 @@ class cuda_context {
   [[nodiscard]] cudaStream_t stream() const noexcept { return _s->stream; }
   template <class T>
   [[nodiscard]] device_buffer<T> alloc(std::size_t n, cudaStream_t s) {
-    return device_buffer<T>(n, s, &_s->usage);
+    return device_buffer<T>(n, s, _s->pool, &_s->usage);
   }
   template <class T>
   [[nodiscard]] device_buffer<T> alloc(std::size_t n) {
     return alloc<T>(n, _s->stream);
   }
   [[nodiscard]] auto policy(cudaStream_t s) const {
-    return thrust::cuda::par_nosync(stream_allocator{s, &_s->usage}).on(s);
+    return thrust::cuda::par_nosync(stream_allocator{s, _s->pool, &_s->usage}).on(s);
   }
   [[nodiscard]] auto policy() const { return policy(_s->stream); }
 

@@ -57,6 +57,11 @@ struct sort_pass {
 /// the CUDA context allocates what CUB asks for and counts that.
 [[nodiscard]] std::size_t radix_sort_temp_bytes(std::size_t n, int end_bit) noexcept;
 
+/// The share of a device-memory budget one of `workers` backends in use at once may take.
+[[nodiscard]] constexpr std::size_t budget_share(std::size_t budget, unsigned workers) noexcept {
+  return workers > 1 ? budget / workers : budget;
+}
+
 /// [begin, end) row ranges of at most `chunk_rows` rows covering [0, rows).
 struct row_range {
   std::size_t begin = 0;

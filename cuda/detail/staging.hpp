@@ -14,10 +14,12 @@
 #include <algorithm>
 #include <cstddef>
 
+#include <tracesweep/backend.hpp>
+
 namespace tracesweep::cuda_detail {
 
 /// Bytes of pinned staging memory per worker (halves of 16 MiB for uploads).
-inline constexpr std::size_t staging_bytes = std::size_t{32} << 20;
+inline constexpr std::size_t staging_bytes = cuda_staging_bytes;
 
 class staging_plan {
  public:

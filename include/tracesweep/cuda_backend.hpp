@@ -12,9 +12,12 @@ namespace tracesweep {
 
 struct cuda_options {
   int device = 0;
-  /// Device memory one primitive call may use, in bytes; work that needs more is processed in
-  /// chunks and stitched. 0 = three quarters of the memory free on the device at creation.
+  /// The device memory this process may use, in bytes; work that needs more than a backend's
+  /// share is processed in chunks and stitched. 0 = three quarters of the memory free on the
+  /// device when the process first creates a CUDA backend (measured once).
   std::size_t device_memory_limit = 0;
+  /// Backends in use at once (a scan's workers): each may use 1/workers of the memory.
+  unsigned workers = 1;
 };
 
 /// Throws backend_unavailable when no usable device exists.

@@ -123,6 +123,17 @@ TEST(DevicePlanning, RadixSortTemporaryStorage) {
   EXPECT_LE(radix_sort_temp_bytes(1, 64), std::size_t{16} << 10);
 }
 
+/// The process's device budget split among the backends in use at once (a scan's workers).
+TEST(DevicePlanning, BudgetShares) {
+  std::size_t const budget = std::size_t{96} << 30;
+  EXPECT_EQ(budget_share(budget, 0), budget);  // 0 workers: one backend
+  EXPECT_EQ(budget_share(budget, 1), budget);
+  EXPECT_EQ(budget_share(budget, 2), std::size_t{48} << 30);
+  EXPECT_EQ(budget_share(budget, 3), std::size_t{32} << 30);
+  EXPECT_EQ(budget_share(1000, 16), 62u);
+  for (unsigned w = 1; w <= 64; ++w) EXPECT_LE(budget_share(budget, w) * w, budget) << w;
+}
+
 TEST(DevicePlanning, MergeSortedRunsIsAStableSort) {
   std::mt19937_64 rng(3);
   for (std::size_t chunk : {1u, 3u, 17u, 1000u}) {
