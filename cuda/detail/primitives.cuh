@@ -126,10 +126,17 @@ struct segment_start_fn {
 struct is_set_fn {
   TRACESWEEP_HOST_DEVICE bool operator()(uint8_t f) const { return f != 0; }
 };
-struct is_segment_end_fn {
-  uint8_t const* flag;
+/// The end of segment k: the running max end at its last row (the row before the next
+/// segment's first, or the last row).
+struct segment_end_fn {
+  uint32_t const* first;
+  int64_t const* run_max;
+  std::size_t segments;
   std::size_t n;
-  TRACESWEEP_HOST_DEVICE bool operator()(std::size_t i) const { return i + 1 == n || flag[i + 1]; }
+  TRACESWEEP_HOST_DEVICE int64_t operator()(std::size_t k) const {
+    std::size_t const next = k + 1 < segments ? first[k + 1] : n;
+    return run_max[next - 1];
+  }
 };
 struct max_i64_fn {
   TRACESWEEP_HOST_DEVICE int64_t operator()(int64_t a, int64_t b) const { return a > b ? a : b; }
@@ -351,24 +358,27 @@ resident_intervals<Context> union_device(Context& ctx, device_intervals raw,
   auto flag = ctx.template alloc<uint8_t>(n, s);
   ctx.mark_segment_starts(segment_start_fn{group.data(), start.data(), run_max.data()}, flag.data(),
                           n, s);
-  auto seg_start = ctx.template alloc<int64_t>(n, s);
-  auto seg_end = ctx.template alloc<int64_t>(n, s);
-  auto seg_group = ctx.template alloc<uint32_t>(n, s);
-  auto const s_end = thrust::copy_if(ctx.policy(s), start.data(), start.data() + n, flag.data(),
-                                     seg_start.data(), is_set_fn{});
+  // The first row of each segment: one selection, whose count the host waits for; the
+  // segments' columns are then gathered from those rows without further waits.
+  auto first = ctx.template alloc<uint32_t>(n, s);
+  auto const first_end =
+      thrust::copy_if(ctx.policy(s), thrust::counting_iterator<uint32_t>(0),
+                      thrust::counting_iterator<uint32_t>(static_cast<uint32_t>(n)), flag.data(),
+                      first.data(), is_set_fn{});
   ctx.sync_point(s);
-  std::size_t const segments = static_cast<std::size_t>(s_end - seg_start.data());
-  thrust::copy_if(ctx.policy(s), group.data(), group.data() + n, flag.data(), seg_group.data(),
-                  is_set_fn{});
-  ctx.sync_point(s);
-  thrust::copy_if(ctx.policy(s), run_max.data(), run_max.data() + n,
-                  thrust::counting_iterator<std::size_t>(0), seg_end.data(),
-                  is_segment_end_fn{flag.data(), n});
-  ctx.sync_point(s);
-  out.group = std::move(seg_group);
-  out.start = std::move(seg_start);
-  out.end = std::move(seg_end);
+  std::size_t const segments = static_cast<std::size_t>(first_end - first.data());
+  flag = {};
+  out.group = ctx.template alloc<uint32_t>(segments, s);
+  out.start = ctx.template alloc<int64_t>(segments, s);
+  out.end = ctx.template alloc<int64_t>(segments, s);
   out.size = segments;
+  thrust::gather(ctx.policy(s), first.data(), first.data() + segments, group.data(),
+                 out.group.data());
+  thrust::gather(ctx.policy(s), first.data(), first.data() + segments, start.data(),
+                 out.start.data());
+  thrust::transform(ctx.policy(s), thrust::counting_iterator<std::size_t>(0),
+                    thrust::counting_iterator<std::size_t>(segments), out.end.data(),
+                    segment_end_fn{first.data(), run_max.data(), segments, n});
   return out;
 }
 
@@ -461,21 +471,25 @@ resident_intervals<Context> top_gaps_device(Context& ctx, typename Context::stre
   auto rank = ctx.template alloc<uint64_t>(n, s);
   thrust::exclusive_scan_by_key(ctx.policy(s), out.group.data(), out.group.data() + n,
                                 thrust::constant_iterator<uint64_t>(1), rank.data(), uint64_t{0});
+  // The rows kept: one selection, whose count the host waits for; then gathers.
+  auto rows = ctx.template alloc<uint32_t>(n, s);
+  auto const rows_end =
+      thrust::copy_if(ctx.policy(s), thrust::counting_iterator<uint32_t>(0),
+                      thrust::counting_iterator<uint32_t>(static_cast<uint32_t>(n)), rank.data(),
+                      rows.data(), below_fn{top_per_group});
+  ctx.sync_point(s);
+  rank = {};
   resident_intervals<Context> kept;
-  kept.group = ctx.template alloc<uint32_t>(n, s);
-  kept.start = ctx.template alloc<int64_t>(n, s);
-  kept.end = ctx.template alloc<int64_t>(n, s);
-  below_fn const keep{top_per_group};
-  auto const e = thrust::copy_if(ctx.policy(s), out.group.data(), out.group.data() + n, rank.data(),
-                                 kept.group.data(), keep);
-  ctx.sync_point(s);
-  kept.size = static_cast<std::size_t>(e - kept.group.data());
-  thrust::copy_if(ctx.policy(s), out.start.data(), out.start.data() + n, rank.data(),
-                  kept.start.data(), keep);
-  ctx.sync_point(s);
-  thrust::copy_if(ctx.policy(s), out.end.data(), out.end.data() + n, rank.data(), kept.end.data(),
-                  keep);
-  ctx.sync_point(s);
+  kept.size = static_cast<std::size_t>(rows_end - rows.data());
+  kept.group = ctx.template alloc<uint32_t>(kept.size, s);
+  kept.start = ctx.template alloc<int64_t>(kept.size, s);
+  kept.end = ctx.template alloc<int64_t>(kept.size, s);
+  thrust::gather(ctx.policy(s), rows.data(), rows.data() + kept.size, out.group.data(),
+                 kept.group.data());
+  thrust::gather(ctx.policy(s), rows.data(), rows.data() + kept.size, out.start.data(),
+                 kept.start.data());
+  thrust::gather(ctx.policy(s), rows.data(), rows.data() + kept.size, out.end.data(),
+                 kept.end.data());
   return kept;
 }
 

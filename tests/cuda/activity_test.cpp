@@ -228,12 +228,13 @@ TEST(DeviceActivity, OneCallMakesAKnownNumberOfCopiesAndHostSynchronisations) {
   EXPECT_EQ(c.downloads, 3u);  // per-device table, gaps, kernel statistics
   EXPECT_EQ(c.download_bytes, 2 * 10 * 8 + 2 * sizeof(gap_row) + 2 * sizeof(stats_row));
   // Host synchronisations: row selection 2; windows 1; each of the four unions (activity,
-  // device × kind, communication, computation) 6 and its lengths 1 (28); the two kernel
-  // selections 2; the overlap 1; holes 1, last ends 1, trailing holes 1, top gaps 6; the
-  // statistics' ranges and moments 3; the one synchronisation for the three downloads 1.
+  // device × kind, communication, computation) 4 (rows kept, two ranges, segments) and its
+  // lengths 1 (20); the two kernel selections 2; the overlap 1; holes 1, last ends 1, trailing
+  // holes 1, top gaps 4 (three ranges, rows kept); the statistics' ranges and moments 3; the one
+  // synchronisation for the three downloads 1.
   std::cout << "one device_activity of " << t.start.size() << " rows: " << c.uploads << " uploads, "
             << c.downloads << " downloads, " << c.host_syncs << " host synchronisations\n";
-  EXPECT_EQ(c.host_syncs, 2u + 1 + 28 + 2 + 1 + 1 + 1 + 1 + 6 + 3 + 1);
+  EXPECT_EQ(c.host_syncs, 2u + 1 + 20 + 2 + 1 + 1 + 1 + 1 + 4 + 3 + 1);
 }
 
 /// An allocation failure at any point of a summary surfaces as device_error, one line, saying
