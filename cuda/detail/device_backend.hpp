@@ -215,8 +215,7 @@ class device_backend final : public backend {
 
   /// Device-resident when the working set fits the budget, else the chunked primitives.
   activity_result activity_impl(activity_request const& r) {
-    // The resident pipeline returns no unions yet: with keep_unions, compose (chunked) instead.
-    if (r.keep_unions || !activity_fits(r)) return compose_device_activity(*this, r);
+    if (!activity_fits(r)) return compose_device_activity(*this, r);
     ++_chunks;
     return activity_on_device(_ctx, _ctx.stream(), r);
   }

@@ -68,22 +68,36 @@ random_table make_table(std::mt19937_64& rng, std::size_t n, std::size_t devices
   return t;
 }
 
+void expect_same(interval_union const& a, interval_union const& b, char const* which) {
+  EXPECT_EQ(a.group, b.group) << which;
+  EXPECT_EQ(a.start, b.start) << which;
+  EXPECT_EQ(a.end, b.end) << which;
+}
+
 void expect_same(activity_result const& a, activity_result const& b) {
   EXPECT_EQ(a.devices, b.devices);
   EXPECT_EQ(a.gaps, b.gaps);
   EXPECT_EQ(a.kernels, b.kernels);
+  expect_same(a.activity_union, b.activity_union, "activity union");
+  expect_same(a.communication_union, b.communication_union, "communication union");
+  expect_same(a.computation_union, b.computation_union, "computation union");
 }
 
 TEST(DeviceActivity, ResidentMatchesCpuAndChunkedOnRandomTables) {
   std::mt19937_64 rng(11);
   auto cpu = make_cpu_backend(2);
+  int with_unions = 0;  // trials whose kept unions are all non-empty
   for (int trial = 0; trial < 40; ++trial) {
     std::size_t const devices = 1 + rng() % 5;  // some devices may have no rows
     auto const t = make_table(rng, rng() % 800, devices);
     std::int64_t const min_gap = static_cast<std::int64_t>(rng() % 50);
     std::size_t const top = rng() % 4;
-    auto const request = t.request(min_gap, top);
+    auto request = t.request(min_gap, top);
+    request.keep_unions = trial % 2 == 1;  // the unions come back from the device too
     auto const expect = cpu->device_activity(request);
+    if (request.keep_unions && !expect.communication_union.group.empty() &&
+        !expect.computation_union.group.empty())
+      ++with_unions;
 
     twin_backend resident(host_context{}, 0, "twin");
     ASSERT_TRUE(resident.activity_fits(request));
@@ -98,6 +112,7 @@ TEST(DeviceActivity, ResidentMatchesCpuAndChunkedOnRandomTables) {
     expect_same(expect, chunked.device_activity(request));
     EXPECT_LE(chunked.context().memory().peak, reserve + (4 << 10));
   }
+  EXPECT_GE(with_unions, 10);
 }
 
 /// More rows than one device pass may hold: composed from chunked primitives, equal to the CPU.
@@ -235,6 +250,19 @@ TEST(DeviceActivity, OneCallMakesAKnownNumberOfCopiesAndHostSynchronisations) {
   std::cout << "one device_activity of " << t.start.size() << " rows: " << c.uploads << " uploads, "
             << c.downloads << " downloads, " << c.host_syncs << " host synchronisations\n";
   EXPECT_EQ(c.host_syncs, 2u + 1 + 20 + 2 + 1 + 1 + 1 + 1 + 4 + 3 + 1);
+
+  // With keep_unions the three unions come back too, resident: 9 more downloads (group, start,
+  // end of each), behind the same one synchronisation.
+  auto with_unions = request;
+  with_unions.keep_unions = true;
+  twin_backend keeping(host_context{}, 0, "twin");
+  auto const kept = keeping.device_activity(with_unions);
+  expect_same(make_cpu_backend(1)->device_activity(with_unions), kept);
+  EXPECT_EQ(kept.activity_union.size(), 4u);  // [0,20) [60,70) on device 0, [30,50) [80,90) on 1
+  EXPECT_EQ(keeping.chunks_run(), 1u);
+  EXPECT_EQ(keeping.context().transfers().uploads, 6u);
+  EXPECT_EQ(keeping.context().transfers().downloads, 3u + 9);
+  EXPECT_EQ(keeping.context().transfers().host_syncs, c.host_syncs);
 }
 
 /// An allocation failure at any point of a summary surfaces as device_error, one line, saying
