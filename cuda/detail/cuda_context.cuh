@@ -258,8 +258,17 @@ class cuda_context {
   /// Waits for the stream (a counted host synchronisation); staged downloads land.
   void synchronize(cudaStream_t s) {
     ++_s->transfers.host_syncs;
+    auto const pending = std::exchange(_s->pending, {});  // not delivered if the wait fails
+    _s->plan.synchronised();
     TRACESWEEP_CUDA_TRY(cudaStreamSynchronize(s));
-    for (auto const& p : _s->pending) std::memcpy(p.dst, p.stage, p.bytes);
+    for (auto const& p : pending) std::memcpy(p.dst, p.stage, p.bytes);
+  }
+
+  /// After a failed call: drops the staged downloads (their destinations are gone) once no copy
+  /// uses the staging any more (best effort: the stream may be broken). Never throws.
+  void abandon(cudaStream_t s) noexcept {
+    (void)cudaStreamSynchronize(s);
+    (void)cudaGetLastError();
     _s->pending.clear();
     _s->plan.synchronised();
   }

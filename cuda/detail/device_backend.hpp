@@ -220,13 +220,24 @@ class device_backend final : public backend {
     return activity_on_device(_ctx, _ctx.stream(), r);
   }
 
-  /// Runs `f`, turning the errors Thrust raises (thrust::system_error from a failed launch or
-  /// copy, std::bad_alloc from a failed temporary allocation) into device_error; device_error
-  /// itself (cuda_error, the twin's injected failures) passes through.
+  /// Runs `f`. When it throws, the context abandons the downloads it staged (their host
+  /// destinations are gone) and the errors Thrust raises (thrust::system_error from a failed
+  /// launch or copy, std::bad_alloc from a failed temporary allocation) become device_error;
+  /// device_error itself (cuda_error, the twin's injected failures) and the analysis' own
+  /// errors pass through.
   template <class F>
-  static auto guarded(F&& f) -> decltype(f()) {
+  auto guarded(F&& f) -> decltype(f()) {
     try {
       return f();
+    } catch (...) {
+      _ctx.abandon(_ctx.stream());
+      rethrow_as_device_error();
+    }
+  }
+
+  [[noreturn]] static void rethrow_as_device_error() {
+    try {
+      throw;
     } catch (device_error const&) {
       throw;
     } catch (thrust::system_error const& e) {

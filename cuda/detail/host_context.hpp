@@ -242,6 +242,17 @@ class host_context {
     _stream->plan.synchronised();
   }
 
+  /// Twin of the CUDA context's abandon(): after a failed call, drops the staged downloads,
+  /// whose destinations are gone, so that no later synchronisation writes to them.
+  void abandon(stream_type = {}) noexcept {
+    _stream->pending.clear();
+    _stream->plan.synchronised();
+  }
+  /// Downloads staged and not yet delivered.
+  [[nodiscard]] std::size_t pending_downloads() const noexcept {
+    return _stream->plan.pending_downloads();
+  }
+
   /// A Thrust call returned a value to the host (reduce, count, copy_if's end, reduce_by_key's
   /// ends): on the device the host waited for the stream there. Counted only.
   void sync_point(stream_type = {}) noexcept { ++_transfers->host_syncs; }

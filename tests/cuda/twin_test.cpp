@@ -358,6 +358,31 @@ TEST(DeviceTwin, AnUnsynchronisedDownloadReadsPoison) {
   EXPECT_EQ(ctx.transfers().host_syncs, 3u);
 }
 
+/// A call that fails after staging downloads must not deliver them at a later
+/// synchronisation: their host destinations are gone. The backend boundary abandons them.
+TEST(DeviceTwin, AFailedCallDropsItsStagedDownloads) {
+  host_context ctx;
+  auto d = ctx.alloc<std::int64_t>(4);
+  {
+    std::vector<std::int64_t> gone(4);
+    ctx.download_async(gone.data(), d.data(), gone.size());
+    EXPECT_EQ(ctx.pending_downloads(), 1u);
+    ctx.abandon();
+  }
+  EXPECT_EQ(ctx.pending_downloads(), 0u);
+  ctx.synchronize();  // delivers nothing (AddressSanitizer would report a write to `gone`)
+
+  std::mt19937_64 rng(8);
+  auto const in = make_intervals(rng, 50, 2, 1'000, 50, 0);
+  twin_backend be(host_context{}, 0, "twin");
+  auto staged = be.context().alloc<std::int64_t>(4);
+  std::vector<std::int64_t> h(4);
+  be.context().download_async(h.data(), staged.data(), h.size());
+  be.context().fail_allocation_after(0);  // the call fails before it synchronises
+  EXPECT_THROW((void)be.union_by_group(in.view()), device_error);
+  EXPECT_EQ(be.context().pending_downloads(), 0u);
+}
+
 /// Uploads fill the staging halves in turn and wait only when a half is reused; downloads are
 /// staged one after another until the buffer is full.
 TEST(DeviceTwin, StagingPlanWaitsOnlyWhenAHalfIsReused) {
