@@ -60,14 +60,6 @@ struct range_i64 {
   int64_t lo;
   int64_t hi;
 };
-struct to_range_fn {
-  TRACESWEEP_HOST_DEVICE range_i64 operator()(int64_t v) const { return {v, v}; }
-};
-struct u32_to_range_fn {
-  TRACESWEEP_HOST_DEVICE range_i64 operator()(uint32_t v) const {
-    return {static_cast<int64_t>(v), static_cast<int64_t>(v)};
-  }
-};
 struct range_merge_fn {
   TRACESWEEP_HOST_DEVICE range_i64 operator()(range_i64 a, range_i64 b) const {
     return {a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi};
@@ -234,25 +226,38 @@ struct length_fn {
 
 // ---- building blocks ---------------------------------------------------------------------
 
-template <class Context>
-range_i64 value_range(Context& ctx, int64_t const* v, std::size_t n,
-                      typename Context::stream_type s) {
-  auto it = thrust::make_transform_iterator(v, to_range_fn{});
-  auto const r = thrust::reduce(
-      ctx.policy(s), it, it + n,
-      range_i64{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()},
-      range_merge_fn{});
-  ctx.sync_point(s);  // the value comes back to the host
-  return r;
-}
-template <class Context>
-range_i64 value_range(Context& ctx, uint32_t const* v, std::size_t n,
-                      typename Context::stream_type s) {
-  auto it = thrust::make_transform_iterator(v, u32_to_range_fn{});
-  auto const r = thrust::reduce(
-      ctx.policy(s), it, it + n,
-      range_i64{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()},
-      range_merge_fn{});
+/// The ranges of three columns (int64 or uint32, read as int64), found by one reduction.
+struct ranges3 {
+  range_i64 r[3];
+};
+template <class A, class B, class C>
+struct to_ranges3_fn {
+  A const* a;
+  B const* b;
+  C const* c;
+  TRACESWEEP_HOST_DEVICE ranges3 operator()(std::size_t i) const {
+    int64_t const x = static_cast<int64_t>(a[i]), y = static_cast<int64_t>(b[i]),
+                  z = static_cast<int64_t>(c[i]);
+    return {{{x, x}, {y, y}, {z, z}}};
+  }
+};
+struct ranges3_merge_fn {
+  TRACESWEEP_HOST_DEVICE ranges3 operator()(ranges3 const& p, ranges3 const& q) const {
+    range_merge_fn const m{};
+    return {{m(p.r[0], q.r[0]), m(p.r[1], q.r[1]), m(p.r[2], q.r[2])}};
+  }
+};
+
+/// The value ranges of columns a, b and c of `n` rows: one reduction, so one host
+/// synchronisation for all three (pass a column twice for two).
+template <class Context, class A, class B, class C>
+ranges3 value_ranges(Context& ctx, typename Context::stream_type s, std::size_t n, A const* a,
+                     B const* b, C const* c) {
+  auto const it = thrust::make_transform_iterator(thrust::counting_iterator<std::size_t>(0),
+                                                  to_ranges3_fn<A, B, C>{a, b, c});
+  range_i64 const empty{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
+  auto const r =
+      thrust::reduce(ctx.policy(s), it, it + n, ranges3{{empty, empty, empty}}, ranges3_merge_fn{});
   ctx.sync_point(s);  // the value comes back to the host
   return r;
 }
@@ -320,8 +325,9 @@ resident_intervals<Context> union_device(Context& ctx, device_intervals raw,
   std::size_t const n = static_cast<std::size_t>(kept_end - kept.data());
   if (n == 0) return out;
 
-  auto const start_range = value_range(ctx, raw.start, rows, s);
-  auto const group_range = value_range(ctx, raw.group, rows, s);
+  auto const ranges = value_ranges(ctx, s, rows, raw.start, raw.group, raw.start);
+  auto const start_range = ranges.r[0];
+  auto const group_range = ranges.r[1];
   std::vector<decltype(ctx.template alloc<uint64_t>(0))> columns;
   columns.push_back(ctx.template alloc<uint64_t>(rows, s));
   columns.push_back(ctx.template alloc<uint64_t>(rows, s));
@@ -442,9 +448,10 @@ resident_intervals<Context> top_gaps_device(Context& ctx, typename Context::stre
   auto g_len = ctx.template alloc<int64_t>(n, s);
   thrust::transform(ctx.policy(s), in.end.data(), in.end.data() + n, in.start.data(), g_len.data(),
                     difference_fn{});
-  auto const group_range = value_range(ctx, in.group.data(), n, s);
-  auto const len_range = value_range(ctx, g_len.data(), n, s);
-  auto const from_range = value_range(ctx, in.start.data(), n, s);
+  auto const ranges = value_ranges(ctx, s, n, in.group.data(), g_len.data(), in.start.data());
+  auto const group_range = ranges.r[0];
+  auto const len_range = ranges.r[1];
+  auto const from_range = ranges.r[2];
   std::vector<decltype(ctx.template alloc<uint64_t>(0))> columns;
   for (int c = 0; c < 3; ++c) columns.push_back(ctx.template alloc<uint64_t>(n, s));
   thrust::transform(ctx.policy(s), in.group.data(), in.group.data() + n, columns[0].data(),
@@ -567,8 +574,9 @@ sorted_moments<Context> sorted_moments_device(Context& ctx, typename Context::st
                                               std::size_t n) {
   sorted_moments<Context> out;
   if (n == 0) return out;
-  auto const key_range = value_range(ctx, keys, n, s);
-  auto const value_range_ = value_range(ctx, values, n, s);
+  auto const ranges = value_ranges(ctx, s, n, keys, values, values);
+  auto const key_range = ranges.r[0];
+  auto const value_range_ = ranges.r[1];
   std::vector<decltype(ctx.template alloc<uint64_t>(0))> columns;
   columns.push_back(ctx.template alloc<uint64_t>(n, s));
   columns.push_back(ctx.template alloc<uint64_t>(n, s));

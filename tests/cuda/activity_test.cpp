@@ -243,13 +243,13 @@ TEST(DeviceActivity, OneCallMakesAKnownNumberOfCopiesAndHostSynchronisations) {
   EXPECT_EQ(c.downloads, 3u);  // per-device table, gaps, kernel statistics
   EXPECT_EQ(c.download_bytes, 2 * 10 * 8 + 2 * sizeof(gap_row) + 2 * sizeof(stats_row));
   // Host synchronisations: row selection 2; windows 1; each of the four unions (activity,
-  // device × kind, communication, computation) 4 (rows kept, two ranges, segments) and its
-  // lengths 1 (20); the two kernel selections 2; the overlap 1; holes 1, last ends 1, trailing
-  // holes 1, top gaps 4 (three ranges, rows kept); the statistics' ranges and moments 3; the one
+  // device × kind, communication, computation) 3 (rows kept, ranges, segments) and its
+  // lengths 1 (16); the two kernel selections 2; the overlap 1; holes 1, last ends 1, trailing
+  // holes 1, top gaps 2 (ranges, rows kept); the statistics' ranges and moments 2; the one
   // synchronisation for the three downloads 1.
   std::cout << "one device_activity of " << t.start.size() << " rows: " << c.uploads << " uploads, "
             << c.downloads << " downloads, " << c.host_syncs << " host synchronisations\n";
-  EXPECT_EQ(c.host_syncs, 2u + 1 + 20 + 2 + 1 + 1 + 1 + 1 + 4 + 3 + 1);
+  EXPECT_EQ(c.host_syncs, 2u + 1 + 16 + 2 + 1 + 1 + 1 + 1 + 2 + 2 + 1);
 
   // With keep_unions the three unions come back too, resident: 9 more downloads (group, start,
   // end of each), behind the same one synchronisation.
