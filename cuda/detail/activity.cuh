@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // backend::device_activity on the device: the request's columns go up once (column.hpp), every
 // step runs on device columns, and three result tables come back — the per-device numbers, the
-// gaps and the per-name kernel statistics. Compiled by nvcc with the CUDA context and by g++
+// gaps and the per-name kernel statistics — and, with keep_unions, the activity, communication
+// and computation unions. Compiled by nvcc with the CUDA context and by g++
 // with the host twin, like primitives.cuh.
 #pragma once
 
@@ -236,6 +237,7 @@ group_sums<Context> lengths_by_group_device(Context& ctx, typename Context::stre
                                                    member_length_fn{u.start.data(), u.end.data()});
   auto const ends = thrust::reduce_by_key(ctx.policy(s), u.group.data(), u.group.data() + u.size,
                                           len, out.group.data(), out.sum.data());
+  ctx.sync_point(s);
   out.size = static_cast<std::size_t>(ends.first - out.group.data());
   return out;
 }
@@ -246,6 +248,7 @@ auto select_rows(Context& ctx, typename Context::stream_type s, uint32_t const* 
                  Pred keep) {
   auto out = ctx.template alloc<uint32_t>(n, s);
   auto const e = thrust::copy_if(ctx.policy(s), rows, rows + n, out.data(), keep);
+  ctx.sync_point(s);
   return std::pair{std::move(out), static_cast<std::size_t>(e - out.data())};
 }
 
@@ -262,6 +265,19 @@ resident_intervals<Context> union_of_rows(Context& ctx, typename Context::stream
   thrust::gather(ctx.policy(s), rows, rows + n, end.data, r_end.data());
   thrust::transform(ctx.policy(s), rows, rows + n, r_group.data(), group_of);
   return union_device(ctx, {r_start.data(), r_end.data(), r_group.data(), n}, s);
+}
+
+/// Starts the three downloads of a union on the device into `out` (sized here): its columns
+/// are there after the next ctx.synchronize(s).
+template <class Context>
+void download_union_async(Context& ctx, typename Context::stream_type s,
+                          resident_intervals<Context> const& u, interval_union& out) {
+  out.group.resize(u.size);
+  out.start.resize(u.size);
+  out.end.resize(u.size);
+  ctx.download_async(out.group.data(), u.group.data(), u.size, s);
+  ctx.download_async(out.start.data(), u.start.data(), u.size, s);
+  ctx.download_async(out.end.data(), u.end.data(), u.size, s);
 }
 
 struct gather_u32_fn {
@@ -326,6 +342,7 @@ activity_result activity_on_device(Context& ctx, typename Context::stream_type s
         thrust::make_transform_iterator(order.data(),
                                         to_window_fn{start.data(), end.data(), kind.data()}),
         keys.data(), acc.data(), thrust::equal_to<uint32_t>{}, window_merge_fn{});
+    ctx.sync_point(s);
     std::size_t const present = static_cast<std::size_t>(ends.first - keys.data());
     int const fields[3] = {col_window_start, col_window_end, col_kernel_count};
     for (int f = 0; f < 3; ++f)
@@ -344,22 +361,28 @@ activity_result activity_on_device(Context& ctx, typename Context::stream_type s
     scatter_sums(ctx, s, lengths_by_group_device(ctx, s, by_kind), t, kind_table_index_fn{devices});
   }
 
-  // Communication and computation kernels: their unions and the overlap of the two.
+  // Communication and computation kernels: their unions and the overlap of the two (the unions
+  // kept for the result with keep_unions).
+  resident_intervals<Context> comm_kept, comp_kept;
   {
     auto const [comm_rows, nc] =
         select_rows(ctx, s, kernel_rows.data(), kernels,
                     communication_fn{name.data(), flag.data(), flag.size(), true});
-    auto const comm = union_of_rows(ctx, s, start.view(), end.view(), comm_rows.data(), nc,
-                                    gather_u32_fn{group.data()});
+    auto comm = union_of_rows(ctx, s, start.view(), end.view(), comm_rows.data(), nc,
+                              gather_u32_fn{group.data()});
     auto const [comp_rows, np] =
         select_rows(ctx, s, kernel_rows.data(), kernels,
                     communication_fn{name.data(), flag.data(), flag.size(), false});
-    auto const comp = union_of_rows(ctx, s, start.view(), end.view(), comp_rows.data(), np,
-                                    gather_u32_fn{group.data()});
+    auto comp = union_of_rows(ctx, s, start.view(), end.view(), comp_rows.data(), np,
+                              gather_u32_fn{group.data()});
     scatter_sums(ctx, s, lengths_by_group_device(ctx, s, comm), t, at(col_communication));
     scatter_sums(ctx, s, lengths_by_group_device(ctx, s, comp), t, at(col_computation));
     scatter_sums(ctx, s, overlap_by_group_device(ctx, s, comm.view(), comp.view()), t,
                  at(col_overlap));
+    if (r.keep_unions) {
+      comm_kept = std::move(comm);
+      comp_kept = std::move(comp);
+    }
   }
 
   // Gaps of the activity union inside each device's window: the holes before each member and
@@ -387,6 +410,7 @@ activity_result activity_on_device(Context& ctx, typename Context::stream_type s
       auto const ends = thrust::reduce_by_key(
           policy, activity.group.data(), activity.group.data() + activity.size, activity.end.data(),
           keys.data(), last.data(), thrust::equal_to<uint32_t>{}, max_i64_fn{});
+      ctx.sync_point(s);
       thrust::scatter(policy, last.data(), ends.second, keys.data(), last_end.data());
     }
     trailing_gap_fn const trailing{ws, we, last_end.data(), shortest};
@@ -439,12 +463,22 @@ activity_result activity_on_device(Context& ctx, typename Context::stream_type s
                                    sorted.values.data()});
   }
 
-  // The result tables: three downloads.
-  auto const h_table = download_column(ctx, table.view(), s);
-  auto const h_gaps = download_column(ctx, gaps.view(), s);
-  auto const h_stats = download_column(ctx, stats.view(), s);
-
+  // The result tables: three downloads (and the three unions with keep_unions), one
+  // synchronisation.
   activity_result out;
+  if (r.keep_unions) {
+    download_union_async(ctx, s, activity, out.activity_union);
+    download_union_async(ctx, s, comm_kept, out.communication_union);
+    download_union_async(ctx, s, comp_kept, out.computation_union);
+  }
+  std::vector<int64_t> h_table(table.size());
+  std::vector<gap_row> h_gaps(gaps.size());
+  std::vector<stats_row> h_stats(stats.size());
+  ctx.download_async(h_table.data(), table.data(), h_table.size(), s);
+  ctx.download_async(h_gaps.data(), gaps.data(), h_gaps.size(), s);
+  ctx.download_async(h_stats.data(), stats.data(), h_stats.size(), s);
+  ctx.synchronize(s);
+
   out.devices.resize(devices);
   for (std::size_t g = 0; g < devices; ++g) {
     auto const v = [&](int c) { return h_table[static_cast<std::size_t>(c) * devices + g]; };

@@ -8,7 +8,13 @@
 //   stream_type, stream()             the stream type and the context's own stream
 //   alloc<T>(n, stream)               an owning buffer ordered on `stream`
 //   upload(dst, src, n, stream) / download(dst, src, n, stream)   host↔device copies, counted
-//                                     in transfers() (a transfer_counts)
+//                                     in transfers() (a transfer_counts); download returns once
+//                                     the data is on the host
+//   download_async(dst, src, n, stream)   a download whose data reaches `dst` only at the next
+//                                     synchronize(stream): read `dst` after that, not before
+//   synchronize(stream)               waits for the stream; staged downloads land
+//   sync_point(stream)                counts a host synchronisation a Thrust call made by
+//                                     returning a value (reduce, copy_if's end, ...)
 //   policy(stream)                    a Thrust execution policy on `stream`
 #pragma once
 
@@ -19,12 +25,15 @@
 
 namespace tracesweep::cuda_detail {
 
-/// Host↔device copies a context made: one per upload or download call, whatever its size.
+/// Host↔device copies a context made (one per upload or download call, whatever its size) and
+/// the times the host blocked on the device: stream synchronisations, waits for a staging half
+/// to be free, and Thrust calls that return a value to the host (sync_point).
 struct transfer_counts {
   std::size_t uploads = 0;
   std::size_t upload_bytes = 0;
   std::size_t downloads = 0;
   std::size_t download_bytes = 0;
+  std::size_t host_syncs = 0;
   friend bool operator==(transfer_counts const&, transfer_counts const&) = default;
 };
 

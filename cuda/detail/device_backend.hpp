@@ -9,11 +9,16 @@
 #include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <new>
 #include <numeric>
 #include <string>
+#include <string_view>
 #include <utility>
 
+#include <thrust/system_error.h>
+
 #include <tracesweep/backend.hpp>
+#include <tracesweep/error.hpp>
 
 #include "cuda/detail/activity.cuh"
 #include "cuda/detail/planning.hpp"
@@ -21,8 +26,11 @@
 
 namespace tracesweep::cuda_detail {
 
-/// Upper bounds of the device bytes each primitive allocates per input row (buffers of the
-/// algorithms in primitives.cuh plus a margin for the radix sort's temporary storage).
+/// Upper bounds of the device bytes each primitive allocates per input row: buffers of the
+/// algorithms in primitives.cuh plus a margin for the per-row part of the temporary storage of
+/// the radix sort (about 1 byte a row, radix_sort_temp_bytes) and of Thrust's scans, selections
+/// and reductions (tile states, well under 1 byte a row). The fixed part of that temporary
+/// storage is the context's temporary_reserve, kept out of the row budget.
 struct bytes_per_row {
   static constexpr std::size_t sort = 24 + 16;
   static constexpr std::size_t union_ = 20 + 4 + 16 + 16 + 8 + 4 + 20 + 8 + 1 + 20 + 8 + 32;
@@ -35,31 +43,65 @@ struct bytes_per_row {
   static constexpr std::size_t intersection = 20 + 20 + 16 + 8 + 12 + 32;
 };
 
-/// Chunks never exceed what a 32-bit row index can address.
-inline constexpr std::size_t max_chunk_rows = std::size_t{1} << 31;
+/// Chunks never exceed what the device algorithms' int item counts (and 32-bit row indices)
+/// can address: 2^31 − 1 rows.
+inline constexpr std::size_t max_chunk_rows = (std::size_t{1} << 31) - 1;
 
 template <class Context>
 class device_backend final : public backend {
  public:
-  /// `memory_limit` bytes of device memory per call (0 = no limit).
-  device_backend(Context ctx, std::size_t memory_limit, std::string name)
-      : _ctx(std::move(ctx)), _limit(memory_limit), _name(std::move(name)) {}
+  /// `memory_limit` bytes of device memory per call, temporary storage included (0 = no
+  /// limit); at most `max_rows` rows per device pass (lowered by tests to cross chunk
+  /// boundaries on small inputs).
+  device_backend(Context ctx, std::size_t memory_limit, std::string name,
+                 std::size_t max_rows = max_chunk_rows)
+      : _ctx(std::move(ctx)),
+        _limit(memory_limit),
+        _name(std::move(name)),
+        _max_rows(std::clamp<std::size_t>(max_rows, 1, max_chunk_rows)) {}
 
   [[nodiscard]] std::string_view name() const noexcept override { return _name; }
   [[nodiscard]] Context& context() noexcept { return _ctx; }
+  [[nodiscard]] Context const& context() const noexcept { return _ctx; }
   /// Device passes run so far (one per chunk, one per device-resident device_activity); tests
   /// use it to check that chunking happened.
   [[nodiscard]] std::size_t chunks_run() const noexcept { return _chunks; }
   /// Whether device_activity(r) runs device-resident: its working set fits the budget.
   [[nodiscard]] bool activity_fits(activity_request const& r) const noexcept {
-    return r.start.size() < max_chunk_rows &&
+    return r.start.size() <= _max_rows &&
            (_limit == 0 || resident_activity_bytes(r.start.size(), r.communication.size(),
-                                                   r.device_count) <= _limit);
+                                                   r.device_count) <= row_budget());
   }
 
  private:
+  // The backend boundary: what the device throws leaves as device_error (guarded).
   void do_sort_pairs(std::span<std::uint64_t> keys, std::span<std::uint32_t> values,
                      int end_bit) override {
+    guarded([&] { sort_pairs_impl(keys, values, end_bit); });
+  }
+  interval_union do_union_by_group(interval_view in) override {
+    return guarded([&] { return union_impl(in); });
+  }
+  std::vector<gap> do_gap_scan(interval_union const& u, group_windows windows, std::int64_t min_gap,
+                               std::size_t top_per_group) override {
+    return guarded([&] { return gap_scan_impl(u, windows, min_gap, top_per_group); });
+  }
+  std::vector<exact_stats> do_segmented_stats(std::span<std::uint32_t const> keys,
+                                              std::span<std::int64_t const> values,
+                                              std::span<double const> quantiles) override {
+    return guarded([&] { return stats_impl(keys, values, quantiles); });
+  }
+  std::vector<std::int64_t> do_intersection_by_group(interval_union const& a,
+                                                     interval_union const& b,
+                                                     std::size_t group_count) override {
+    return guarded([&] { return intersection_impl(a, b, group_count); });
+  }
+  activity_result do_device_activity(activity_request const& r) override {
+    return guarded([&] { return activity_impl(r); });
+  }
+
+  void sort_pairs_impl(std::span<std::uint64_t> keys, std::span<std::uint32_t> values,
+                       int end_bit) {
     auto const s = _ctx.stream();
     std::size_t const n = keys.size();
     if (n == 0) return;
@@ -78,7 +120,7 @@ class device_backend final : public backend {
     merge_sorted_runs(keys, values, runs);
   }
 
-  interval_union do_union_by_group(interval_view in) override {
+  interval_union union_impl(interval_view in) {
     std::size_t const n = in.size();
     auto const runs = split_rows(n, chunk_rows(bytes_per_row::union_, n));
     std::vector<interval_union> parts;
@@ -90,8 +132,8 @@ class device_backend final : public backend {
     return stitch_unions(parts);
   }
 
-  std::vector<gap> do_gap_scan(interval_union const& u, group_windows windows, std::int64_t min_gap,
-                               std::size_t top_per_group) override {
+  std::vector<gap> gap_scan_impl(interval_union const& u, group_windows windows,
+                                 std::int64_t min_gap, std::size_t top_per_group) {
     std::vector<gap> all = trailing_gaps(u, windows, min_gap);
     auto const view = u.view();
     for (auto const& r : split_rows(u.size(), chunk_rows(bytes_per_row::gaps, u.size()))) {
@@ -105,9 +147,9 @@ class device_backend final : public backend {
     return select_top_gaps(std::move(all), top_per_group);
   }
 
-  std::vector<exact_stats> do_segmented_stats(std::span<std::uint32_t const> keys,
-                                              std::span<std::int64_t const> values,
-                                              std::span<double const> quantiles) override {
+  std::vector<exact_stats> stats_impl(std::span<std::uint32_t const> keys,
+                                      std::span<std::int64_t const> values,
+                                      std::span<double const> quantiles) {
     std::size_t const n = keys.size();
     std::size_t const cap = chunk_rows(bytes_per_row::stats(quantiles.size()), n);
     if (n <= cap) {
@@ -148,9 +190,8 @@ class device_backend final : public backend {
     return out;
   }
 
-  std::vector<std::int64_t> do_intersection_by_group(interval_union const& a,
-                                                     interval_union const& b,
-                                                     std::size_t group_count) override {
+  std::vector<std::int64_t> intersection_impl(interval_union const& a, interval_union const& b,
+                                              std::size_t group_count) {
     std::vector<std::int64_t> out(group_count, 0);
     if (a.size() == 0 || b.size() == 0) return out;
     std::size_t const cap = chunk_rows(bytes_per_row::intersection, a.size() + b.size());
@@ -173,15 +214,57 @@ class device_backend final : public backend {
   }
 
   /// Device-resident when the working set fits the budget, else the chunked primitives.
-  activity_result do_device_activity(activity_request const& r) override {
-    // The resident pipeline returns no unions yet: with keep_unions, compose (chunked) instead.
-    if (r.keep_unions || !activity_fits(r)) return compose_device_activity(*this, r);
+  activity_result activity_impl(activity_request const& r) {
+    if (!activity_fits(r)) return compose_device_activity(*this, r);
     ++_chunks;
     return activity_on_device(_ctx, _ctx.stream(), r);
   }
 
+  /// Runs `f`. When it throws, the context abandons the downloads it staged (their host
+  /// destinations are gone) and the errors Thrust raises (thrust::system_error from a failed
+  /// launch or copy, std::bad_alloc from a failed temporary allocation) become device_error;
+  /// device_error itself (cuda_error, the twin's injected failures) and the analysis' own
+  /// errors pass through.
+  template <class F>
+  auto guarded(F&& f) -> decltype(f()) {
+    try {
+      return f();
+    } catch (...) {
+      _ctx.abandon(_ctx.stream());
+      rethrow_as_device_error();
+    }
+  }
+
+  [[noreturn]] static void rethrow_as_device_error() {
+    try {
+      throw;
+    } catch (device_error const&) {
+      throw;
+    } catch (thrust::system_error const& e) {
+      bool const oom = std::string_view(e.what()).find("out of memory") != std::string_view::npos;
+      throw device_error(std::string("device: ") + e.what() +
+                             (oom ? "; a lower device memory limit processes the trace in "
+                                    "smaller chunks"
+                                  : ""),
+                         oom);
+    } catch (std::bad_alloc const& e) {
+      throw device_error(std::string("device: out of memory (") + e.what() +
+                             "); a lower device memory limit processes the trace in smaller "
+                             "chunks",
+                         true);
+    }
+  }
+
   [[nodiscard]] std::size_t chunk_rows(std::size_t per_row, std::size_t rows) const noexcept {
-    return std::min(rows_per_chunk(_limit, per_row, rows), max_chunk_rows);
+    return std::min(rows_per_chunk(row_budget(), per_row, rows), _max_rows);
+  }
+
+  /// The bytes of the limit that rows may take: the limit less the temporary storage that does
+  /// not grow with the rows (Context::temporary_reserve); 0 = no limit. A limit below the
+  /// reserve leaves 1 byte: one row per chunk, and the limit cannot be kept.
+  [[nodiscard]] std::size_t row_budget() const noexcept {
+    if (_limit == 0) return 0;
+    return _limit > Context::temporary_reserve ? _limit - Context::temporary_reserve : 1;
   }
 
   static interval_view slice(interval_view v, row_range r) {
@@ -224,6 +307,7 @@ class device_backend final : public backend {
   Context _ctx;
   std::size_t _limit;
   std::string _name;
+  std::size_t _max_rows;
   std::size_t _chunks = 0;
 };
 

@@ -33,6 +33,16 @@ std::size_t rows_per_chunk(std::size_t limit_bytes, std::size_t bytes_per_row,
   return std::clamp<std::size_t>(limit_bytes / bytes_per_row, 1, std::max<std::size_t>(rows, 1));
 }
 
+std::size_t radix_sort_temp_bytes(std::size_t n, int end_bit) noexcept {
+  constexpr std::size_t portion = std::size_t{1} << 28, tile = 1024, digits = 256;
+  auto const align = [](std::size_t b) { return (b + 255) / 256 * 256; };
+  std::size_t const passes = static_cast<std::size_t>(std::clamp(end_bit, 1, 64) + 7) / 8;
+  std::size_t const portions = std::max<std::size_t>((n + portion - 1) / portion, 1);
+  std::size_t const blocks = std::max<std::size_t>((std::min(n, portion) + tile - 1) / tile, 1);
+  return align(portions * passes * digits * 4) + align(blocks * digits * 4) +
+         align(portions * passes * 4) + 256;
+}
+
 std::vector<row_range> split_rows(std::size_t rows, std::size_t chunk_rows) {
   std::vector<row_range> out;
   chunk_rows = std::max<std::size_t>(chunk_rows, 1);

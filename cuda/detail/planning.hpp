@@ -50,6 +50,18 @@ struct sort_pass {
 [[nodiscard]] std::size_t rows_per_chunk(std::size_t limit_bytes, std::size_t bytes_per_row,
                                          std::size_t rows) noexcept;
 
+/// An upper bound of the temporary storage cub::DeviceRadixSort::SortPairs asks for with a
+/// DoubleBuffer (the onesweep path: per-pass digit bins, the decoupled look-back of tiles taken
+/// as ≥ 1024 items, pass counters, each aligned to 256 bytes) for `n` items over `end_bit` bits:
+/// about 1 byte a row plus 9.5 KiB. The twin allocates this figure where CUB would allocate;
+/// the CUDA context allocates what CUB asks for and counts that.
+[[nodiscard]] std::size_t radix_sort_temp_bytes(std::size_t n, int end_bit) noexcept;
+
+/// The share of a device-memory budget one of `workers` backends in use at once may take.
+[[nodiscard]] constexpr std::size_t budget_share(std::size_t budget, unsigned workers) noexcept {
+  return workers > 1 ? budget / workers : budget;
+}
+
 /// [begin, end) row ranges of at most `chunk_rows` rows covering [0, rows).
 struct row_range {
   std::size_t begin = 0;

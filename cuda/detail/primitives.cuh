@@ -13,7 +13,11 @@
 //                               cub::DeviceRadixSort on CUDA, thrust::stable_sort_by_key on CPP)
 //   mark_segment_starts(..., s) seam: a hand-written kernel on CUDA, thrust::transform on CPP
 //   upload(dst, src, n, s) / download(dst, src, n, s)   counted host↔device copies (download
-//                               returns once the data is on the host)
+//                               returns once the data is on the host); download_async and
+//                               synchronize(s) for several downloads behind one wait
+//   sync_point(s)               called after every Thrust call that returns a value to the host
+//                               (reduce, copy_if, reduce_by_key): there the host waits for the
+//                               device, which the contexts count (transfers().host_syncs)
 #pragma once
 
 #include <cstddef>
@@ -55,14 +59,6 @@ using ::cuda::std::uint8_t;
 struct range_i64 {
   int64_t lo;
   int64_t hi;
-};
-struct to_range_fn {
-  TRACESWEEP_HOST_DEVICE range_i64 operator()(int64_t v) const { return {v, v}; }
-};
-struct u32_to_range_fn {
-  TRACESWEEP_HOST_DEVICE range_i64 operator()(uint32_t v) const {
-    return {static_cast<int64_t>(v), static_cast<int64_t>(v)};
-  }
 };
 struct range_merge_fn {
   TRACESWEEP_HOST_DEVICE range_i64 operator()(range_i64 a, range_i64 b) const {
@@ -122,10 +118,17 @@ struct segment_start_fn {
 struct is_set_fn {
   TRACESWEEP_HOST_DEVICE bool operator()(uint8_t f) const { return f != 0; }
 };
-struct is_segment_end_fn {
-  uint8_t const* flag;
+/// The end of segment k: the running max end at its last row (the row before the next
+/// segment's first, or the last row).
+struct segment_end_fn {
+  uint32_t const* first;
+  int64_t const* run_max;
+  std::size_t segments;
   std::size_t n;
-  TRACESWEEP_HOST_DEVICE bool operator()(std::size_t i) const { return i + 1 == n || flag[i + 1]; }
+  TRACESWEEP_HOST_DEVICE int64_t operator()(std::size_t k) const {
+    std::size_t const next = k + 1 < segments ? first[k + 1] : n;
+    return run_max[next - 1];
+  }
 };
 struct max_i64_fn {
   TRACESWEEP_HOST_DEVICE int64_t operator()(int64_t a, int64_t b) const { return a > b ? a : b; }
@@ -223,23 +226,40 @@ struct length_fn {
 
 // ---- building blocks ---------------------------------------------------------------------
 
-template <class Context>
-range_i64 value_range(Context& ctx, int64_t const* v, std::size_t n,
-                      typename Context::stream_type s) {
-  auto it = thrust::make_transform_iterator(v, to_range_fn{});
-  return thrust::reduce(
-      ctx.policy(s), it, it + n,
-      range_i64{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()},
-      range_merge_fn{});
-}
-template <class Context>
-range_i64 value_range(Context& ctx, uint32_t const* v, std::size_t n,
-                      typename Context::stream_type s) {
-  auto it = thrust::make_transform_iterator(v, u32_to_range_fn{});
-  return thrust::reduce(
-      ctx.policy(s), it, it + n,
-      range_i64{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()},
-      range_merge_fn{});
+/// The ranges of three columns (int64 or uint32, read as int64), found by one reduction.
+struct ranges3 {
+  range_i64 r[3];
+};
+template <class A, class B, class C>
+struct to_ranges3_fn {
+  A const* a;
+  B const* b;
+  C const* c;
+  TRACESWEEP_HOST_DEVICE ranges3 operator()(std::size_t i) const {
+    int64_t const x = static_cast<int64_t>(a[i]), y = static_cast<int64_t>(b[i]),
+                  z = static_cast<int64_t>(c[i]);
+    return {{{x, x}, {y, y}, {z, z}}};
+  }
+};
+struct ranges3_merge_fn {
+  TRACESWEEP_HOST_DEVICE ranges3 operator()(ranges3 const& p, ranges3 const& q) const {
+    range_merge_fn const m{};
+    return {{m(p.r[0], q.r[0]), m(p.r[1], q.r[1]), m(p.r[2], q.r[2])}};
+  }
+};
+
+/// The value ranges of columns a, b and c of `n` rows: one reduction, so one host
+/// synchronisation for all three (pass a column twice for two).
+template <class Context, class A, class B, class C>
+ranges3 value_ranges(Context& ctx, typename Context::stream_type s, std::size_t n, A const* a,
+                     B const* b, C const* c) {
+  auto const it = thrust::make_transform_iterator(thrust::counting_iterator<std::size_t>(0),
+                                                  to_ranges3_fn<A, B, C>{a, b, c});
+  range_i64 const empty{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
+  auto const r =
+      thrust::reduce(ctx.policy(s), it, it + n, ranges3{{empty, empty, empty}}, ranges3_merge_fn{});
+  ctx.sync_point(s);  // the value comes back to the host
+  return r;
 }
 
 /// The stable lexicographic order of rows by normalised key columns (most significant first):
@@ -301,11 +321,13 @@ resident_intervals<Context> union_device(Context& ctx, device_intervals raw,
       thrust::copy_if(ctx.policy(s), thrust::counting_iterator<uint32_t>(0),
                       thrust::counting_iterator<uint32_t>(static_cast<uint32_t>(rows)), kept.data(),
                       positive_length_fn{raw.start, raw.end});
+  ctx.sync_point(s);
   std::size_t const n = static_cast<std::size_t>(kept_end - kept.data());
   if (n == 0) return out;
 
-  auto const start_range = value_range(ctx, raw.start, rows, s);
-  auto const group_range = value_range(ctx, raw.group, rows, s);
+  auto const ranges = value_ranges(ctx, s, rows, raw.start, raw.group, raw.start);
+  auto const start_range = ranges.r[0];
+  auto const group_range = ranges.r[1];
   std::vector<decltype(ctx.template alloc<uint64_t>(0))> columns;
   columns.push_back(ctx.template alloc<uint64_t>(rows, s));
   columns.push_back(ctx.template alloc<uint64_t>(rows, s));
@@ -342,21 +364,27 @@ resident_intervals<Context> union_device(Context& ctx, device_intervals raw,
   auto flag = ctx.template alloc<uint8_t>(n, s);
   ctx.mark_segment_starts(segment_start_fn{group.data(), start.data(), run_max.data()}, flag.data(),
                           n, s);
-  auto seg_start = ctx.template alloc<int64_t>(n, s);
-  auto seg_end = ctx.template alloc<int64_t>(n, s);
-  auto seg_group = ctx.template alloc<uint32_t>(n, s);
-  auto const s_end = thrust::copy_if(ctx.policy(s), start.data(), start.data() + n, flag.data(),
-                                     seg_start.data(), is_set_fn{});
-  std::size_t const segments = static_cast<std::size_t>(s_end - seg_start.data());
-  thrust::copy_if(ctx.policy(s), group.data(), group.data() + n, flag.data(), seg_group.data(),
-                  is_set_fn{});
-  thrust::copy_if(ctx.policy(s), run_max.data(), run_max.data() + n,
-                  thrust::counting_iterator<std::size_t>(0), seg_end.data(),
-                  is_segment_end_fn{flag.data(), n});
-  out.group = std::move(seg_group);
-  out.start = std::move(seg_start);
-  out.end = std::move(seg_end);
+  // The first row of each segment: one selection, whose count the host waits for; the
+  // segments' columns are then gathered from those rows without further waits.
+  auto first = ctx.template alloc<uint32_t>(n, s);
+  auto const first_end =
+      thrust::copy_if(ctx.policy(s), thrust::counting_iterator<uint32_t>(0),
+                      thrust::counting_iterator<uint32_t>(static_cast<uint32_t>(n)), flag.data(),
+                      first.data(), is_set_fn{});
+  ctx.sync_point(s);
+  std::size_t const segments = static_cast<std::size_t>(first_end - first.data());
+  flag = {};
+  out.group = ctx.template alloc<uint32_t>(segments, s);
+  out.start = ctx.template alloc<int64_t>(segments, s);
+  out.end = ctx.template alloc<int64_t>(segments, s);
   out.size = segments;
+  thrust::gather(ctx.policy(s), first.data(), first.data() + segments, group.data(),
+                 out.group.data());
+  thrust::gather(ctx.policy(s), first.data(), first.data() + segments, start.data(),
+                 out.start.data());
+  thrust::transform(ctx.policy(s), thrust::counting_iterator<std::size_t>(0),
+                    thrust::counting_iterator<std::size_t>(segments), out.end.data(),
+                    segment_end_fn{first.data(), run_max.data(), segments, n});
   return out;
 }
 
@@ -420,9 +448,10 @@ resident_intervals<Context> top_gaps_device(Context& ctx, typename Context::stre
   auto g_len = ctx.template alloc<int64_t>(n, s);
   thrust::transform(ctx.policy(s), in.end.data(), in.end.data() + n, in.start.data(), g_len.data(),
                     difference_fn{});
-  auto const group_range = value_range(ctx, in.group.data(), n, s);
-  auto const len_range = value_range(ctx, g_len.data(), n, s);
-  auto const from_range = value_range(ctx, in.start.data(), n, s);
+  auto const ranges = value_ranges(ctx, s, n, in.group.data(), g_len.data(), in.start.data());
+  auto const group_range = ranges.r[0];
+  auto const len_range = ranges.r[1];
+  auto const from_range = ranges.r[2];
   std::vector<decltype(ctx.template alloc<uint64_t>(0))> columns;
   for (int c = 0; c < 3; ++c) columns.push_back(ctx.template alloc<uint64_t>(n, s));
   thrust::transform(ctx.policy(s), in.group.data(), in.group.data() + n, columns[0].data(),
@@ -449,18 +478,25 @@ resident_intervals<Context> top_gaps_device(Context& ctx, typename Context::stre
   auto rank = ctx.template alloc<uint64_t>(n, s);
   thrust::exclusive_scan_by_key(ctx.policy(s), out.group.data(), out.group.data() + n,
                                 thrust::constant_iterator<uint64_t>(1), rank.data(), uint64_t{0});
+  // The rows kept: one selection, whose count the host waits for; then gathers.
+  auto rows = ctx.template alloc<uint32_t>(n, s);
+  auto const rows_end =
+      thrust::copy_if(ctx.policy(s), thrust::counting_iterator<uint32_t>(0),
+                      thrust::counting_iterator<uint32_t>(static_cast<uint32_t>(n)), rank.data(),
+                      rows.data(), below_fn{top_per_group});
+  ctx.sync_point(s);
+  rank = {};
   resident_intervals<Context> kept;
-  kept.group = ctx.template alloc<uint32_t>(n, s);
-  kept.start = ctx.template alloc<int64_t>(n, s);
-  kept.end = ctx.template alloc<int64_t>(n, s);
-  below_fn const keep{top_per_group};
-  auto const e = thrust::copy_if(ctx.policy(s), out.group.data(), out.group.data() + n, rank.data(),
-                                 kept.group.data(), keep);
-  kept.size = static_cast<std::size_t>(e - kept.group.data());
-  thrust::copy_if(ctx.policy(s), out.start.data(), out.start.data() + n, rank.data(),
-                  kept.start.data(), keep);
-  thrust::copy_if(ctx.policy(s), out.end.data(), out.end.data() + n, rank.data(), kept.end.data(),
-                  keep);
+  kept.size = static_cast<std::size_t>(rows_end - rows.data());
+  kept.group = ctx.template alloc<uint32_t>(kept.size, s);
+  kept.start = ctx.template alloc<int64_t>(kept.size, s);
+  kept.end = ctx.template alloc<int64_t>(kept.size, s);
+  thrust::gather(ctx.policy(s), rows.data(), rows.data() + kept.size, out.group.data(),
+                 kept.group.data());
+  thrust::gather(ctx.policy(s), rows.data(), rows.data() + kept.size, out.start.data(),
+                 kept.start.data());
+  thrust::gather(ctx.policy(s), rows.data(), rows.data() + kept.size, out.end.data(),
+                 kept.end.data());
   return kept;
 }
 
@@ -473,6 +509,7 @@ resident_intervals<Context> holes_before_device(Context& ctx, typename Context::
   auto const kept_end = thrust::copy_if(
       ctx.policy(s), thrust::counting_iterator<uint32_t>(0),
       thrust::counting_iterator<uint32_t>(static_cast<uint32_t>(rows)), rows_kept.data(), before);
+  ctx.sync_point(s);
   std::size_t const n = static_cast<std::size_t>(kept_end - rows_kept.data());
   if (n == 0) return out;
   out.start = ctx.template alloc<int64_t>(n, s);
@@ -537,8 +574,9 @@ sorted_moments<Context> sorted_moments_device(Context& ctx, typename Context::st
                                               std::size_t n) {
   sorted_moments<Context> out;
   if (n == 0) return out;
-  auto const key_range = value_range(ctx, keys, n, s);
-  auto const value_range_ = value_range(ctx, values, n, s);
+  auto const ranges = value_ranges(ctx, s, n, keys, values, values);
+  auto const key_range = ranges.r[0];
+  auto const value_range_ = ranges.r[1];
   std::vector<decltype(ctx.template alloc<uint64_t>(0))> columns;
   columns.push_back(ctx.template alloc<uint64_t>(n, s));
   columns.push_back(ctx.template alloc<uint64_t>(n, s));
@@ -562,6 +600,7 @@ sorted_moments<Context> sorted_moments_device(Context& ctx, typename Context::st
       ctx.policy(s), s_keys.data(), s_keys.data() + n,
       thrust::make_transform_iterator(out.values.data(), to_moments_fn{}), out.keys.data(),
       out.moments_.data(), thrust::equal_to<uint32_t>{}, moments_plus_fn{});
+  ctx.sync_point(s);
   out.groups = static_cast<std::size_t>(ends.first - out.keys.data());
   return out;
 }
@@ -680,6 +719,7 @@ group_sums<Context> overlap_by_group_device(Context& ctx, typename Context::stre
   out.sum = ctx.template alloc<int64_t>(na, s);
   auto const ends = thrust::reduce_by_key(ctx.policy(s), a.group, a.group + na, overlap.data(),
                                           out.group.data(), out.sum.data());
+  ctx.sync_point(s);
   out.size = static_cast<std::size_t>(ends.first - out.group.data());
   return out;
 }

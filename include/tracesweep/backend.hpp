@@ -152,13 +152,24 @@ struct backend_request {
   /// Rows the analysis will touch (the event table's size); `automatic` stays on the CPU below
   /// cuda_auto_min_rows. The default means "large".
   std::size_t work_rows = static_cast<std::size_t>(-1);
-  /// Device memory a CUDA primitive may use, in bytes (0 = most of what is free); forces chunking.
+  /// Device memory the process may use with the CUDA backend, in bytes (0 = most of what is
+  /// free, measured once); forces chunking.
   std::size_t device_memory_limit = 0;
+  /// Backends in use at once (a scan's workers): a CUDA backend gets 1/workers of the memory.
+  unsigned workers = 1;
 };
 [[nodiscard]] std::unique_ptr<backend> make_backend(backend_request const& request,
                                                     std::string* why = nullptr);
 
 /// Whether a CUDA device is usable: empty when it is, else one line saying why not.
 [[nodiscard]] std::string cuda_unavailable_reason();
+
+/// Pinned host memory for staging host↔device copies that each thread using the CUDA backend
+/// keeps while it lives (one buffer per worker, reused by its backends).
+inline constexpr std::size_t cuda_staging_bytes = std::size_t{32} << 20;
+
+/// Host memory each worker of a process that may use the CUDA backend keeps outside its jobs:
+/// cuda_staging_bytes when a CUDA device is usable, else 0.
+[[nodiscard]] std::size_t cuda_host_bytes_per_worker();
 
 }  // namespace tracesweep

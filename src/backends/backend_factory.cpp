@@ -24,6 +24,10 @@ std::string cuda_build_description() {
 #endif
 }
 
+std::size_t cuda_host_bytes_per_worker() {
+  return cuda_unavailable_reason().empty() ? cuda_staging_bytes : 0;
+}
+
 std::unique_ptr<backend> make_backend(backend_choice choice, unsigned threads, std::string* why) {
   return make_backend(backend_request{choice, threads}, why);
 }
@@ -37,7 +41,7 @@ std::unique_ptr<backend> make_backend(backend_request const& r, std::string* why
 #ifdef TRACESWEEP_HAVE_CUDA
   if (reason.empty() && (r.choice == backend_choice::cuda || r.work_rows >= cuda_auto_min_rows)) {
     if (why) *why = "backend: cuda";
-    return make_cuda_backend({0, r.device_memory_limit});
+    return make_cuda_backend({0, r.device_memory_limit, r.workers});
   }
   if (reason.empty()) {
     if (why)

@@ -85,7 +85,8 @@ int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
   app.add_flag("-q,--quiet", ctx.quiet,
                "No progress line while reading (shown only on a terminal)");
   app.add_option("--device-memory-limit", ctx.device_memory_limit,
-                 "Bytes of GPU memory one primitive may use; larger work is chunked (cuda)");
+                 "Bytes of GPU memory the process may use (split among scan's workers); larger "
+                 "work is chunked (cuda)");
   app.add_option("--max-event-bytes", ctx.max_event_bytes,
                  "JSON: longest event (or used top-level value) held in memory, bytes")
       ->check(CLI::PositiveNumber)

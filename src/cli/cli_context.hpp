@@ -75,9 +75,10 @@ struct context {
   /// The backend the options ask for, for an analysis of `table` (logs the choice with -v).
   std::unique_ptr<backend> make_backend(event_table const& table);
   /// The backend the options ask for, made on any thread with `threads` threads (analyses run
-  /// by fleet scans on worker threads); logs nothing.
+  /// by fleet scans on worker threads), one of `workers` in use at once (each CUDA backend gets
+  /// 1/workers of the device memory); logs nothing.
   [[nodiscard]] std::function<std::unique_ptr<backend>(event_table const&)> backend_factory(
-      unsigned threads) const;
+      unsigned threads, unsigned workers = 1) const;
   /// Opens the -o file into `file` now (its writes land on commit); leaves it empty for
   /// standard output.
   void open_output(std::optional<output_file>& file) const;

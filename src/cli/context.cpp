@@ -97,15 +97,16 @@ std::unique_ptr<backend> context::make_backend(event_table const& table) {
 }
 
 std::function<std::unique_ptr<backend>(event_table const&)> context::backend_factory(
-    unsigned threads) const {
+    unsigned threads, unsigned workers) const {
   auto const choice = backend_name == "cuda"  ? backend_choice::cuda
                       : backend_name == "cpu" ? backend_choice::cpu
                                               : backend_choice::automatic;
   auto const limit = device_memory_limit;
-  return [choice, limit, threads](event_table const& table) {
+  return [choice, limit, threads, workers](event_table const& table) {
     backend_request request;
     request.choice = choice;
     request.threads = threads;
+    request.workers = workers;
     request.work_rows = table.size();
     request.device_memory_limit = limit;
     return tracesweep::make_backend(request);

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <tracesweep/backend.hpp>
 #include <tracesweep/error.hpp>
 #include <tracesweep/fleet/scan.hpp>
 #include <tracesweep/model/comm_classifier.hpp>
@@ -87,8 +88,11 @@ void add_scan_command(CLI::App& app, context& ctx) {
       options.analysis.reading.max_event_bytes = ctx.max_event_bytes;
       options.analysis.reading.max_inflate_ratio = ctx.max_inflate_ratio;
       unsigned const hw = std::max(1u, std::thread::hardware_concurrency());
-      options.analysis.make_backend =
-          ctx.backend_factory(std::max(1u, hw / (options.jobs ? options.jobs : hw)));
+      unsigned const workers = options.jobs ? options.jobs : hw;
+      // Each worker may hold a CUDA backend: it gets 1/workers of the device memory, and keeps
+      // its pinned staging out of the host memory budget.
+      options.analysis.make_backend = ctx.backend_factory(std::max(1u, hw / workers), workers);
+      if (ctx.backend_name != "cpu") options.host_bytes_per_worker = cuda_host_bytes_per_worker();
       ctx.phase = "scanning";
       fleet::scan_progress progress;
       fleet::scan_result r;

@@ -66,6 +66,13 @@ std::uint64_t physical_memory() {
              : std::uint64_t{8} << 30;
 }
 
+/// The bytes of `total` the jobs in flight may hold: what the workers keep outside their jobs
+/// (host_bytes_per_worker each) is taken first; at least 1, so one job always runs.
+std::uint64_t jobs_memory(std::uint64_t total, unsigned workers, scan_options const& o) {
+  std::uint64_t const kept = std::uint64_t{workers} * o.host_bytes_per_worker;
+  return total > kept ? total - kept : 1;
+}
+
 /// Runs `work(i)` for i in [0, n) on `threads` threads; the first exception stops the others
 /// (they finish the item in hand) and is rethrown.
 template <class Work>
@@ -180,7 +187,8 @@ scan_result run_scan(scan_options const& o, scan_progress& progress,
   result.run_id = run.id;
   result.resumed = running.has_value();
 
-  memory_budget budget(o.memory_limit ? o.memory_limit : physical_memory() / 2);
+  memory_budget budget(
+      jobs_memory(o.memory_limit ? o.memory_limit : physical_memory() / 2, workers, o));
   auto analysis = o.analysis;
   analysis.reading.threads = std::max(1u, hw / workers);
   std::mutex counting;

@@ -30,6 +30,9 @@ namespace {
 
 using twin_backend = device_backend<host_context>;
 
+/// Limits below are this much above the rows' budget: the twin's fixed temporary storage.
+constexpr std::size_t reserve = host_context::temporary_reserve;
+
 /// Columns of a random table in the shape of an activity_request.
 struct random_table {
   std::vector<event_kind> kind;
@@ -65,22 +68,36 @@ random_table make_table(std::mt19937_64& rng, std::size_t n, std::size_t devices
   return t;
 }
 
+void expect_same(interval_union const& a, interval_union const& b, char const* which) {
+  EXPECT_EQ(a.group, b.group) << which;
+  EXPECT_EQ(a.start, b.start) << which;
+  EXPECT_EQ(a.end, b.end) << which;
+}
+
 void expect_same(activity_result const& a, activity_result const& b) {
   EXPECT_EQ(a.devices, b.devices);
   EXPECT_EQ(a.gaps, b.gaps);
   EXPECT_EQ(a.kernels, b.kernels);
+  expect_same(a.activity_union, b.activity_union, "activity union");
+  expect_same(a.communication_union, b.communication_union, "communication union");
+  expect_same(a.computation_union, b.computation_union, "computation union");
 }
 
 TEST(DeviceActivity, ResidentMatchesCpuAndChunkedOnRandomTables) {
   std::mt19937_64 rng(11);
   auto cpu = make_cpu_backend(2);
+  int with_unions = 0;  // trials whose kept unions are all non-empty
   for (int trial = 0; trial < 40; ++trial) {
     std::size_t const devices = 1 + rng() % 5;  // some devices may have no rows
     auto const t = make_table(rng, rng() % 800, devices);
     std::int64_t const min_gap = static_cast<std::int64_t>(rng() % 50);
     std::size_t const top = rng() % 4;
-    auto const request = t.request(min_gap, top);
+    auto request = t.request(min_gap, top);
+    request.keep_unions = trial % 2 == 1;  // the unions come back from the device too
     auto const expect = cpu->device_activity(request);
+    if (request.keep_unions && !expect.communication_union.group.empty() &&
+        !expect.computation_union.group.empty())
+      ++with_unions;
 
     twin_backend resident(host_context{}, 0, "twin");
     ASSERT_TRUE(resident.activity_fits(request));
@@ -90,11 +107,26 @@ TEST(DeviceActivity, ResidentMatchesCpuAndChunkedOnRandomTables) {
               resident_activity_bytes(t.start.size(), t.communication.size(), devices));
     EXPECT_EQ(resident.context().memory().current, 0u);
 
-    twin_backend chunked(host_context{}, 4 << 10, "twin");
+    twin_backend chunked(host_context{}, reserve + (4 << 10), "twin");
     ASSERT_FALSE(chunked.activity_fits(request));
     expect_same(expect, chunked.device_activity(request));
-    EXPECT_LE(chunked.context().memory().peak, std::size_t{4} << 10);
+    EXPECT_LE(chunked.context().memory().peak, reserve + (4 << 10));
   }
+  EXPECT_GE(with_unions, 10);
+}
+
+/// More rows than one device pass may hold: composed from chunked primitives, equal to the CPU.
+TEST(DeviceActivity, RowLimitFallsBackToChunksAndEqualsCpu) {
+  std::mt19937_64 rng(14);
+  auto cpu = make_cpu_backend(2);
+  auto const t = make_table(rng, 800, 3);
+  auto const request = t.request(5, 2);
+  twin_backend be(host_context{}, 0, "twin", 64);
+  ASSERT_FALSE(be.activity_fits(request));
+  expect_same(cpu->device_activity(request), be.device_activity(request));
+  EXPECT_GT(be.chunks_run(), 800u / 64);
+  twin_backend exact(host_context{}, 0, "twin", 800);
+  EXPECT_TRUE(exact.activity_fits(request));  // the limit itself still fits
 }
 
 TEST(DeviceActivity, EmptyRequestGivesEmptyDevices) {
@@ -169,10 +201,68 @@ TEST(DeviceActivity, SummaryTransfersAreOneUploadPerColumnAndOneDownloadPerResul
   EXPECT_EQ(be.chunks_run(), 1u);
 
   // The same summary through the chunked primitives copies far more.
-  twin_backend chunked(host_context{}, 64 << 10, "twin");
+  twin_backend chunked(host_context{}, reserve + (64 << 10), "twin");
   test::expect_same(got, compute_summary(model, chunked, options), "chunked");
   EXPECT_GT(chunked.context().transfers().uploads, expect.uploads);
   EXPECT_GT(chunked.context().transfers().downloads, expect.downloads);
+}
+
+/// One device_activity on a small table where every step has work: its exact uploads,
+/// downloads and host synchronisations, the figures a GPU run would make.
+TEST(DeviceActivity, OneCallMakesAKnownNumberOfCopiesAndHostSynchronisations) {
+  random_table t;
+  t.devices = 2;
+  t.communication = {1, 0};  // name 0 communicates, name 1 computes
+  struct row {
+    event_kind kind;
+    std::int64_t start, end;
+    group_id device;
+    std::uint32_t name;
+  };
+  row const rows[] = {
+      {event_kind::kernel, 0, 10, 0, 1},          {event_kind::kernel, 5, 20, 0, 0},
+      {event_kind::kernel, 30, 40, 1, 1},         {event_kind::kernel, 35, 50, 1, 0},
+      {event_kind::memcpy, 60, 70, 0, 1},         {event_kind::memset, 80, 90, 1, 1},
+      {event_kind::cpu_op, 0, 100, UINT32_MAX, 1}};
+  for (auto const& r : rows) {
+    t.kind.push_back(r.kind);
+    t.start.push_back(r.start);
+    t.end.push_back(r.end);
+    t.device.push_back(r.device);
+    t.name.push_back(r.name);
+  }
+  auto const request = t.request(0, 2);
+  twin_backend be(host_context{}, 0, "twin");
+  auto const got = be.device_activity(request);
+  expect_same(make_cpu_backend(1)->device_activity(request), got);
+  ASSERT_EQ(got.gaps.size(), 2u);     // a hole on each device
+  ASSERT_EQ(got.kernels.size(), 2u);  // two kernel names
+  auto const& c = be.context().transfers();
+  EXPECT_EQ(c.uploads, 6u);  // start, end, kind, device, name, flags
+  EXPECT_EQ(c.upload_bytes, 7u * (8 + 8 + 1 + 4 + 4) + 2);
+  EXPECT_EQ(c.downloads, 3u);  // per-device table, gaps, kernel statistics
+  EXPECT_EQ(c.download_bytes, 2 * 10 * 8 + 2 * sizeof(gap_row) + 2 * sizeof(stats_row));
+  // Host synchronisations: row selection 2; windows 1; each of the four unions (activity,
+  // device × kind, communication, computation) 3 (rows kept, ranges, segments) and its
+  // lengths 1 (16); the two kernel selections 2; the overlap 1; holes 1, last ends 1, trailing
+  // holes 1, top gaps 2 (ranges, rows kept); the statistics' ranges and moments 2; the one
+  // synchronisation for the three downloads 1.
+  std::cout << "one device_activity of " << t.start.size() << " rows: " << c.uploads << " uploads, "
+            << c.downloads << " downloads, " << c.host_syncs << " host synchronisations\n";
+  EXPECT_EQ(c.host_syncs, 2u + 1 + 16 + 2 + 1 + 1 + 1 + 1 + 2 + 2 + 1);
+
+  // With keep_unions the three unions come back too, resident: 9 more downloads (group, start,
+  // end of each), behind the same one synchronisation.
+  auto with_unions = request;
+  with_unions.keep_unions = true;
+  twin_backend keeping(host_context{}, 0, "twin");
+  auto const kept = keeping.device_activity(with_unions);
+  expect_same(make_cpu_backend(1)->device_activity(with_unions), kept);
+  EXPECT_EQ(kept.activity_union.size(), 4u);  // [0,20) [60,70) on device 0, [30,50) [80,90) on 1
+  EXPECT_EQ(keeping.chunks_run(), 1u);
+  EXPECT_EQ(keeping.context().transfers().uploads, 6u);
+  EXPECT_EQ(keeping.context().transfers().downloads, 3u + 9);
+  EXPECT_EQ(keeping.context().transfers().host_syncs, c.host_syncs);
 }
 
 /// An allocation failure at any point of a summary surfaces as device_error, one line, saying
@@ -199,7 +289,7 @@ TEST(DeviceActivity, InjectedOutOfMemorySurfacesAsDeviceError) {
   summary_options const options;
 
   // Device-resident (no limit) and through the chunked primitives (a small limit).
-  for (std::size_t limit : {std::size_t{0}, std::size_t{8} << 10}) {
+  for (std::size_t limit : {std::size_t{0}, reserve + (8 << 10)}) {
     SCOPED_TRACE("limit " + std::to_string(limit));
     twin_backend counting(host_context{}, limit, "twin");
     auto const reference = compute_summary(model, counting, options);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The real CUDA backend (CUB radix sort, the segment-flag kernel, Thrust on a stream) against
 // the CPU backend on random inputs and on every real trace, unlimited and chunked. Skips with
-// the reason when no usable GPU is present.
+// the reason when no usable GPU is present, or fails when TRACESWEEP_REQUIRE_GPU=1.
+#include <cstdlib>
 #include <random>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -19,9 +21,17 @@
 namespace tracesweep {
 namespace {
 
-#define REQUIRE_GPU()                                                                 \
-  if (auto const why = cuda_unavailable_reason(); !why.empty()) {                     \
-    GTEST_SKIP() << "no usable GPU, the CUDA backend is not exercised here: " << why; \
+/// Whether TRACESWEEP_REQUIRE_GPU=1 is set: a machine meant to have a GPU fails the GPU tests
+/// instead of skipping them.
+bool gpu_required() {
+  char const* v = std::getenv("TRACESWEEP_REQUIRE_GPU");
+  return v != nullptr && std::string_view(v) == "1";
+}
+
+#define REQUIRE_GPU()                                                                    \
+  if (auto const why = cuda_unavailable_reason(); !why.empty()) {                        \
+    if (gpu_required()) FAIL() << "TRACESWEEP_REQUIRE_GPU=1 but no usable GPU: " << why; \
+    GTEST_SKIP() << "no usable GPU, the CUDA backend is not exercised here: " << why;    \
   }
 
 TEST(CudaBackend, UnavailableReasonIsOneLine) {
@@ -36,7 +46,8 @@ TEST(CudaBackend, PrimitivesMatchCpu) {
   REQUIRE_GPU();
   auto cpu = make_cpu_backend(0);
   std::mt19937_64 rng(42);
-  for (std::size_t limit : {std::size_t{0}, std::size_t{1} << 20}) {
+  // The chunked limit: 1 MiB for rows above the fixed temporary storage.
+  for (std::size_t limit : {std::size_t{0}, cuda_temporary_reserve + (std::size_t{1} << 20)}) {
     auto gpu = make_cuda_backend({0, limit});
     for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{33},
                           std::size_t{100'000}, std::size_t{2'000'000}}) {
@@ -88,6 +99,10 @@ TEST(CudaBackend, PrimitivesMatchCpu) {
                                            std::span<std::int64_t const>(end).first(n / 2),
                                            std::span<group_id const>(group2).first(n / 2)});
       EXPECT_EQ(cpu->intersection_by_group(u_cpu, u3, 8), gpu->intersection_by_group(u_cpu, u3, 8));
+      // Every device byte counts, CUB's and Thrust's temporary storage included.
+      if (limit) {
+        EXPECT_LE(cuda_peak_device_bytes(*gpu), limit);
+      }
     }
   }
 }
@@ -102,10 +117,14 @@ TEST(CudaBackend, EverySummaryOnEveryTraceMatchesCpu) {
     summary_options const options;
     auto cpu = make_cpu_backend(0);
     auto const reference = compute_summary(trace_model(table), *cpu, options);
-    for (std::size_t limit : {std::size_t{0}, std::size_t{64} << 20, std::size_t{64} << 10}) {
+    for (std::size_t limit : {std::size_t{0}, std::size_t{64} << 20,
+                              cuda_temporary_reserve + (std::size_t{64} << 10)}) {
       auto gpu = make_cuda_backend({0, limit});
       test::expect_same(reference, compute_summary(trace_model(table), *gpu, options),
                         path.string() + " limit " + std::to_string(limit));
+      if (limit) {
+        EXPECT_LE(cuda_peak_device_bytes(*gpu), limit) << path;
+      }
     }
     ++compared;
   }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Parity suite: every summary on every trace in ../shared/traces, computed by the CPU backend
 // and by the device algorithms compiled for the CPU (host twin context), unlimited, with a
-// 64 MiB device memory limit, and with an 8 KiB limit that splits most traces into ≥ 10 chunks
-// (checked). Integers must be equal and floating values bit-identical. The same for every
-// diagnosis, compared as the JSON documents the CLI writes.
+// 64 MiB device memory limit, and with a limit that splits most traces into ≥ 10 chunks
+// (checked; the limits include the twin's fixed temporary storage). Integers must be equal and
+// floating values bit-identical. The same for every diagnosis, compared as the JSON documents the
+// CLI writes.
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -44,8 +45,8 @@ TEST(DeviceParity, EverySummaryOnEveryTrace) {
     // of it per chunk gives >= 10 chunks of that one call
     auto const device_rows = static_cast<std::size_t>(
         std::count_if(table.kind.begin(), table.kind.end(), is_device_activity));
-    std::size_t const small =
-        std::max<std::size_t>(1024, device_rows * bytes_per_row::union_ / 12);
+    std::size_t const small = host_context::temporary_reserve +
+                              std::max<std::size_t>(1024, device_rows * bytes_per_row::union_ / 12);
     for (std::size_t limit : {std::size_t{0}, std::size_t{64} << 20, small}) {
       device_backend<host_context> dev(host_context{}, limit, "cuda-twin");
       auto const got = compute_summary(trace_model(table), dev, options);
@@ -76,7 +77,7 @@ TEST(DeviceParity, EveryDiagnosisOnEveryTrace) {
     if (!test::read_trace(path, table)) continue;
     auto cpu = make_cpu_backend(0);
     auto const reference = diagnosis_json(table, *cpu);
-    for (std::size_t limit : {std::size_t{0}, std::size_t{8} << 10}) {
+    for (std::size_t limit : {std::size_t{0}, host_context::temporary_reserve + (8 << 10)}) {
       device_backend<host_context> dev(host_context{}, limit, "cuda-twin");
       EXPECT_EQ(diagnosis_json(table, dev), reference) << path << " limit " << limit;
     }

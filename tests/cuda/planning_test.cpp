@@ -112,6 +112,28 @@ TEST(DevicePlanning, ChunkSizing) {
   EXPECT_TRUE(split_rows(0, 4).empty());
 }
 
+TEST(DevicePlanning, RadixSortTemporaryStorage) {
+  // 8 passes of 256 four-byte bins, one look-back tile, 8 counters, each 256-aligned, + 256
+  EXPECT_EQ(radix_sort_temp_bytes(1000, 64), 8192u + 1024 + 256 + 256);
+  EXPECT_EQ(radix_sort_temp_bytes(1000, 8), 1024u + 1024 + 256 + 256);
+  // about a byte a row for the look-back
+  EXPECT_EQ(radix_sort_temp_bytes(std::size_t{1} << 20, 16), 2048u + (1u << 20) + 256 + 256);
+  std::size_t const two_portions = (std::size_t{1} << 28) + 1;
+  EXPECT_EQ(radix_sort_temp_bytes(two_portions, 8), 2048u + (std::size_t{1} << 28) + 256 + 256);
+  EXPECT_LE(radix_sort_temp_bytes(1, 64), std::size_t{16} << 10);
+}
+
+/// The process's device budget split among the backends in use at once (a scan's workers).
+TEST(DevicePlanning, BudgetShares) {
+  std::size_t const budget = std::size_t{96} << 30;
+  EXPECT_EQ(budget_share(budget, 0), budget);  // 0 workers: one backend
+  EXPECT_EQ(budget_share(budget, 1), budget);
+  EXPECT_EQ(budget_share(budget, 2), std::size_t{48} << 30);
+  EXPECT_EQ(budget_share(budget, 3), std::size_t{32} << 30);
+  EXPECT_EQ(budget_share(1000, 16), 62u);
+  for (unsigned w = 1; w <= 64; ++w) EXPECT_LE(budget_share(budget, w) * w, budget) << w;
+}
+
 TEST(DevicePlanning, MergeSortedRunsIsAStableSort) {
   std::mt19937_64 rng(3);
   for (std::size_t chunk : {1u, 3u, 17u, 1000u}) {

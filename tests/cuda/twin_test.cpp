@@ -8,11 +8,13 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include <tracesweep/backend.hpp>
+#include <tracesweep/error.hpp>
 
 #include "cuda/detail/device_backend.hpp"
 #include "cuda/detail/host_context.hpp"
@@ -22,6 +24,9 @@ namespace tracesweep::cuda_detail {
 namespace {
 
 using twin_backend = device_backend<host_context>;
+
+/// Limits below are this much above the rows' budget: the twin's fixed temporary storage.
+constexpr std::size_t reserve = host_context::temporary_reserve;
 
 struct random_intervals {
   std::vector<std::int64_t> start, end;
@@ -87,7 +92,7 @@ std::unique_ptr<backend> cpu_backend(unsigned threads = 2) {
 
 TEST(DeviceTwin, SortPairsIsAStableSortWithinTheBitRange) {
   std::mt19937_64 rng(1);
-  for (std::size_t limit : {std::size_t{0}, std::size_t{4096}}) {
+  for (std::size_t limit : {std::size_t{0}, reserve + 4096}) {
     for (int end_bit : {1, 7, 20, 42, 64}) {
       std::size_t const n = 3000;
       std::vector<std::uint64_t> keys(n);
@@ -130,7 +135,7 @@ TEST(DeviceTwin, UnionMatchesBitmapOracleAndCpu) {
     std::size_t const n = static_cast<std::size_t>(rng() % 600);
     auto const in = make_intervals(rng, n, groups, 2000, 1 + trial * 3, base);
     auto const oracle = union_from_bitmap(coverage(in.view(), groups, base, 2200), base);
-    for (std::size_t limit : {std::size_t{0}, std::size_t{16 << 10}}) {
+    for (std::size_t limit : {std::size_t{0}, reserve + (16 << 10)}) {
       twin_backend be(host_context{}, limit, "twin");
       auto const u = be.union_by_group(in.view());
       expect_same_union(u, oracle);
@@ -193,7 +198,7 @@ TEST(DeviceTwin, GapScanMatchesBitmapOracleAndCpu) {
       }
     }
     oracle = select_top_gaps(oracle, top);
-    for (std::size_t limit : {std::size_t{0}, std::size_t{4 << 10}}) {
+    for (std::size_t limit : {std::size_t{0}, reserve + (4 << 10)}) {
       twin_backend be(host_context{}, limit, "twin");
       EXPECT_EQ(be.gap_scan(u, {ws, we}, min_gap, top), oracle) << trial;
       if (limit) {
@@ -233,7 +238,7 @@ TEST(DeviceTwin, SegmentedStatsMatchSortedListsAndCpu) {
             __builtin_add_overflow(sq, static_cast<uint128>(static_cast<int128>(x) * x), &sq);
       oracle.push_back(test::oracle_stats(k, v, quantiles));
     }
-    for (std::size_t limit : {std::size_t{0}, std::size_t{32 << 10}}) {
+    for (std::size_t limit : {std::size_t{0}, reserve + (32 << 10)}) {
       twin_backend be(host_context{}, limit, "twin");
       if (overflow) {
         EXPECT_THROW((void)be.segmented_stats(keys, values, quantiles), std::overflow_error);
@@ -268,7 +273,7 @@ TEST(DeviceTwin, IntersectionMatchesBitmapOracleAndCpu) {
     std::vector<std::int64_t> oracle(groups + 1, 0);  // one group beyond the data
     for (group_id g = 0; g < groups; ++g)
       for (std::size_t t = 0; t < ca[g].size(); ++t) oracle[g] += ca[g][t] && cb[g][t];
-    for (std::size_t limit : {std::size_t{0}, std::size_t{2 << 10}}) {
+    for (std::size_t limit : {std::size_t{0}, reserve + (2 << 10)}) {
       twin_backend be(host_context{}, limit, "twin");
       EXPECT_EQ(be.intersection_by_group(a, b, groups + 1), oracle) << trial;
       if (limit) {
@@ -278,6 +283,199 @@ TEST(DeviceTwin, IntersectionMatchesBitmapOracleAndCpu) {
     if (auto cpu = cpu_backend()) {
       EXPECT_EQ(cpu->intersection_by_group(a, b, groups + 1), oracle);
     }
+  }
+}
+
+/// Device memory is uninitialised: the twin's fresh buffers hold the poison pattern, not zeros,
+/// so an algorithm that reads memory it never wrote fails here rather than only on a GPU.
+TEST(DeviceTwin, FreshBuffersArePoisoned) {
+  host_context ctx;
+  auto const b = ctx.alloc<std::int64_t>(100);
+  auto const bytes = reinterpret_cast<unsigned char const*>(b.data());
+  for (std::size_t i = 0; i < b.size() * sizeof(std::int64_t); ++i)
+    ASSERT_EQ(bytes[i], host_context::poison) << "byte " << i;
+  EXPECT_EQ(b.data()[0], std::int64_t(0xA5A5A5A5A5A5A5A5ULL));
+  EXPECT_EQ(ctx.memory().current, 100 * sizeof(std::int64_t));
+  auto const moved = [&] {
+    auto a = ctx.alloc<std::uint8_t>(7);
+    return a;
+  }();
+  EXPECT_EQ(moved.data()[6], 0xA5);
+  EXPECT_EQ(ctx.memory().current, 100 * sizeof(std::int64_t) + 7);
+}
+
+/// Temporary storage counts towards the memory in use: the radix sort's (modelled on CUB's)
+/// and whatever Thrust allocates through the policy.
+TEST(DeviceTwin, TemporaryStorageCountsTowardsThePeak) {
+  host_context ctx;
+  std::size_t const n = 5000;
+  auto keys = ctx.alloc<std::uint64_t>(n);
+  auto values = ctx.alloc<std::uint32_t>(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    keys.data()[i] = (i * 7919) % 1000;
+    values.data()[i] = static_cast<std::uint32_t>(i);
+  }
+  ctx.sort_pairs(keys, values, 10);
+  // inputs, CUB's double buffers, and its temporary storage
+  EXPECT_EQ(ctx.memory().peak, 2 * n * 12 + radix_sort_temp_bytes(n, 10));
+  EXPECT_EQ(ctx.memory().current, n * 12);
+  EXPECT_TRUE(std::is_sorted(keys.data(), keys.data() + n));
+
+  host_context thrust_ctx;
+  std::vector<std::int64_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::int64_t>((i * 31) % 977);
+  thrust::stable_sort(thrust_ctx.policy(), v.data(), v.data() + n);  // a merge sort's scratch
+  EXPECT_GE(thrust_ctx.memory().peak, n * sizeof(std::int64_t) / 2);
+  EXPECT_EQ(thrust_ctx.memory().current, 0u);
+}
+
+/// The twin's stream queues device → host copies until a synchronisation, as the device does:
+/// a host read of a download that was not synchronised sees poison, not the data.
+TEST(DeviceTwin, AnUnsynchronisedDownloadReadsPoison) {
+  host_context ctx;
+  std::vector<std::int64_t> const values{1, -2, 3, 1'000'000'007};
+  auto d = ctx.alloc<std::int64_t>(values.size());
+  ctx.upload(d.data(), values.data(), values.size());
+  std::vector<std::int64_t> h(values.size(), 0);
+  ctx.download_async(h.data(), d.data(), h.size());
+  std::int64_t const poison = std::int64_t(0xA5A5A5A5A5A5A5A5ULL);
+  for (auto const v : h) EXPECT_EQ(v, poison) << "read before synchronising";
+  // Device work after the copy, in stream order, does not change what the copy took.
+  d.data()[0] = 42;
+  ctx.synchronize();
+  EXPECT_EQ(h, values);
+  // download() synchronises by itself.
+  std::vector<std::int64_t> again(values.size(), 0);
+  ctx.download(again.data(), d.data(), again.size());
+  EXPECT_EQ(again[0], 42);
+  EXPECT_EQ(ctx.transfers().uploads, 1u);
+  EXPECT_EQ(ctx.transfers().downloads, 2u);
+  EXPECT_EQ(ctx.transfers().host_syncs, 2u);
+  // An upload while a download is pending synchronises first, so staging is never shared.
+  ctx.download_async(h.data(), d.data(), 1);
+  ctx.upload(d.data(), values.data(), 1);
+  EXPECT_EQ(h[0], 42);
+  EXPECT_EQ(ctx.transfers().host_syncs, 3u);
+}
+
+/// A call that fails after staging downloads must not deliver them at a later
+/// synchronisation: their host destinations are gone. The backend boundary abandons them.
+TEST(DeviceTwin, AFailedCallDropsItsStagedDownloads) {
+  host_context ctx;
+  auto d = ctx.alloc<std::int64_t>(4);
+  {
+    std::vector<std::int64_t> gone(4);
+    ctx.download_async(gone.data(), d.data(), gone.size());
+    EXPECT_EQ(ctx.pending_downloads(), 1u);
+    ctx.abandon();
+  }
+  EXPECT_EQ(ctx.pending_downloads(), 0u);
+  ctx.synchronize();  // delivers nothing (AddressSanitizer would report a write to `gone`)
+
+  std::mt19937_64 rng(8);
+  auto const in = make_intervals(rng, 50, 2, 1'000, 50, 0);
+  twin_backend be(host_context{}, 0, "twin");
+  auto staged = be.context().alloc<std::int64_t>(4);
+  std::vector<std::int64_t> h(4);
+  be.context().download_async(h.data(), staged.data(), h.size());
+  be.context().fail_allocation_after(0);  // the call fails before it synchronises
+  EXPECT_THROW((void)be.union_by_group(in.view()), device_error);
+  EXPECT_EQ(be.context().pending_downloads(), 0u);
+}
+
+/// Uploads fill the staging halves in turn and wait only when a half is reused; downloads are
+/// staged one after another until the buffer is full.
+TEST(DeviceTwin, StagingPlanWaitsOnlyWhenAHalfIsReused) {
+  staging_plan p(64);
+  EXPECT_EQ(p.upload_chunk(), 32u);
+  auto a = p.place_upload(20);
+  EXPECT_EQ(a.offset, 0u);
+  EXPECT_FALSE(a.wait);
+  auto b = p.place_upload(20);  // does not fit half 0: half 1, never used
+  EXPECT_EQ(b.offset, 32u);
+  EXPECT_FALSE(b.wait);
+  auto c = p.place_upload(10);
+  EXPECT_EQ(c.offset, 52u);
+  EXPECT_FALSE(c.wait);
+  auto d = p.place_upload(30);  // back to half 0, which copies read: wait
+  EXPECT_EQ(d.offset, 0u);
+  EXPECT_EQ(d.half, 0);
+  EXPECT_TRUE(d.wait);
+  p.synchronised();
+  EXPECT_FALSE(p.place_upload(32).wait);
+  p.synchronised();
+  EXPECT_FALSE(p.download_needs_flush(64));
+  EXPECT_EQ(p.place_download(40), 0u);
+  EXPECT_TRUE(p.download_needs_flush(30));
+  EXPECT_EQ(p.place_download(24), 40u);
+  EXPECT_EQ(p.pending_downloads(), 2u);
+  p.synchronised();
+  EXPECT_EQ(p.pending_downloads(), 0u);
+}
+
+/// A lowered limit of rows per device pass (max_chunk_rows, 2^31 − 1 in production) makes every
+/// primitive cross chunk boundaries on a small input; each result equals the CPU backend's.
+TEST(DeviceTwin, RowLimitChunksEveryPrimitiveAndEqualsTheCpu) {
+  EXPECT_EQ(max_chunk_rows, std::size_t{0x7FFF'FFFF});
+  auto cpu = cpu_backend();
+  ASSERT_TRUE(cpu);
+  std::mt19937_64 rng(9);
+  std::size_t const max_rows = 97;
+  auto const in = make_intervals(rng, 1000, 5, 20'000, 300, 1'000);
+
+  twin_backend sorter(host_context{}, 0, "twin", max_rows);
+  std::vector<std::uint64_t> keys(1000);
+  std::vector<std::uint32_t> values(1000);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    keys[i] = rng() % 5000;
+    values[i] = static_cast<std::uint32_t>(i);
+  }
+  auto cpu_keys = keys;
+  auto cpu_values = values;
+  sorter.sort_pairs(keys, values, 13);
+  cpu->sort_pairs(cpu_keys, cpu_values, 13);
+  EXPECT_EQ(keys, cpu_keys);
+  EXPECT_EQ(values, cpu_values);
+  EXPECT_EQ(sorter.chunks_run(), 11u);  // ⌈1000 / 97⌉
+
+  twin_backend be(host_context{}, 0, "twin", max_rows);
+  auto const u = be.union_by_group(in.view());
+  expect_same_union(cpu->union_by_group(in.view()), u);
+  EXPECT_EQ(be.chunks_run(), 11u);
+  ASSERT_GT(u.size(), max_rows);  // the gap scan and the intersection are chunked too
+  std::vector<std::int64_t> ws(5, 900), we(5, 21'500);
+  EXPECT_EQ(be.gap_scan(u, {ws, we}, 3, 4), cpu->gap_scan(u, {ws, we}, 3, 4));
+  auto const other = make_intervals(rng, 1000, 5, 20'000, 100, 1'000);
+  auto const v = cpu->union_by_group(other.view());
+  EXPECT_EQ(be.intersection_by_group(u, v, 6), cpu->intersection_by_group(u, v, 6));
+  std::vector<std::uint32_t> k(1000);
+  std::vector<std::int64_t> x(1000);
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    k[i] = static_cast<std::uint32_t>(rng() % 30);
+    x[i] = static_cast<std::int64_t>(rng() % 100'000) - 50;
+  }
+  double const q[] = {0.5, 0.99};
+  EXPECT_EQ(be.segmented_stats(k, x, q), cpu->segmented_stats(k, x, q));
+  EXPECT_GT(be.chunks_run(), 11u + 3 * (1000 / max_rows));
+}
+
+/// What Thrust throws on a device (thrust::system_error, std::bad_alloc from a temporary
+/// allocation) leaves the backend as device_error.
+TEST(DeviceTwin, ThrustErrorsLeaveTheBackendAsDeviceErrors) {
+  std::mt19937_64 rng(10);
+  auto const in = make_intervals(rng, 200, 3, 5'000, 100, 0);
+  for (auto const with : {host_context::failure::thrust_error, host_context::failure::bad_alloc}) {
+    twin_backend be(host_context{}, 0, "twin");
+    be.context().fail_allocation_after(3, with);
+    try {
+      (void)be.union_by_group(in.view());
+      ADD_FAILURE() << "no device_error";
+    } catch (device_error const& e) {
+      EXPECT_TRUE(e.out_of_memory()) << e.what();
+      EXPECT_NE(std::string(e.what()).find("lower device memory limit"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(be.context().memory().current, 0u);
   }
 }
 

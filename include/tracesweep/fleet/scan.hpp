@@ -26,6 +26,9 @@ struct scan_options {
   /// Bytes the jobs in flight may take together, by estimate; 0 = half the physical memory. A
   /// job estimated above it runs alone.
   std::uint64_t memory_limit = 0;
+  /// Host bytes each worker keeps outside its jobs (the CUDA backend's pinned staging), taken
+  /// from memory_limit before jobs are admitted.
+  std::uint64_t host_bytes_per_worker = 0;
   /// How each job is analyzed (reading.threads is set per job: hardware threads / jobs).
   analyze_options analysis;
 };
