@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // backend::device_activity on the device: the request's columns go up once (column.hpp), every
 // step runs on device columns, and three result tables come back — the per-device numbers, the
-// gaps and the per-name kernel statistics — and, with keep_unions, the activity, communication
-// and computation unions. Compiled by nvcc with the CUDA context and by g++
-// with the host twin, like primitives.cuh.
+// gaps and the per-name kernel statistics — and, with keep_unions, the activity, kernel,
+// communication and computation unions. Compiled by nvcc with the CUDA context and by g++ with the
+// host twin, like primitives.cuh.
 #pragma once
 
 #include <algorithm>
@@ -478,6 +478,9 @@ activity_result activity_on_device(Context& ctx, typename Context::stream_type s
   ctx.download_async(h_gaps.data(), gaps.data(), h_gaps.size(), s);
   ctx.download_async(h_stats.data(), stats.data(), h_stats.size(), s);
   ctx.synchronize(s);
+  // Kernels = communication ∪ computation (disjoint classes): one linear merge on the host.
+  if (r.keep_unions)
+    out.kernel_union = merge_unions(out.communication_union, out.computation_union);
 
   out.devices.resize(devices);
   for (std::size_t g = 0; g < devices; ++g) {

@@ -79,6 +79,7 @@ void expect_same(activity_result const& a, activity_result const& b) {
   EXPECT_EQ(a.gaps, b.gaps);
   EXPECT_EQ(a.kernels, b.kernels);
   expect_same(a.activity_union, b.activity_union, "activity union");
+  expect_same(a.kernel_union, b.kernel_union, "kernel union");
   expect_same(a.communication_union, b.communication_union, "communication union");
   expect_same(a.computation_union, b.computation_union, "computation union");
 }
