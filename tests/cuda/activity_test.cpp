@@ -15,9 +15,11 @@
 
 #include <gtest/gtest.h>
 
+#include <tracesweep/analysis/diagnose.hpp>
 #include <tracesweep/backend.hpp>
 #include <tracesweep/error.hpp>
 #include <tracesweep/input_reader.hpp>
+#include <tracesweep/session/job_session.hpp>
 #include <tracesweep/summary.hpp>
 
 #include "cuda/detail/device_backend.hpp"
@@ -206,6 +208,43 @@ TEST(DeviceActivity, SummaryTransfersAreOneUploadPerColumnAndOneDownloadPerResul
   test::expect_same(got, compute_summary(model, chunked, options), "chunked");
   EXPECT_GT(chunked.context().transfers().uploads, expect.uploads);
   EXPECT_GT(chunked.context().transfers().downloads, expect.downloads);
+}
+
+/// A fleet job's summary and diagnosis on one job session over the twin: each event column goes
+/// up once, only results (and the device order, which the diagnosis reads) come down, and the
+/// host synchronisations stay within the bound docs/architecture.md states: one device_activity
+/// (the figure of the test below) plus one sort.
+TEST(DeviceActivity, AJobSessionUploadsEachColumnOnceForTheSummaryAndTheDiagnosis) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(dir);
+  event_table table;
+  ASSERT_TRUE(read_some_trace(dir, table)) << "no readable trace in " << dir;
+  trace_model const model(table);
+  summary_options so;
+  so.top = 0;
+  diagnose_options o;
+  twin_backend be(host_context{}, 0, "twin");
+  job_session const session(model, be, summary_needs(so) | diagnose_needs(o));
+  auto const s = compute_summary(session, so);
+  auto const d = diagnose(session, o);
+  auto cpu = make_cpu_backend(1);
+  test::expect_same(compute_summary(model, *cpu, so), s, "job session on the twin");
+  EXPECT_EQ(diagnose_results(d).tables.size(),
+            diagnose_results(diagnose(model, *cpu, o)).tables.size());
+
+  auto const& c = be.context().transfers();
+  std::size_t const n = table.size(), device_rows = session.device_order().rows.size();
+  std::size_t const flags = model.communication_names().size();
+  // device_activity: start, end, kind, device_group, name and the flags, once each; the sort of
+  // the device order: its keys and row numbers.
+  EXPECT_EQ(c.uploads, 6u + 2);
+  EXPECT_EQ(c.upload_bytes, n * (8 + 8 + 1 + 4 + 4) + flags + device_rows * (8 + 4));
+  // The per-device table, the gaps, the kernel statistics, the three unions (group, start, end
+  // each); the sorted keys and rows.
+  EXPECT_EQ(c.downloads, 3u + 9 + 2);
+  std::cout << "a job session (summary + diagnose) of " << n << " rows: " << c.uploads
+            << " uploads, " << c.downloads << " downloads, " << c.host_syncs
+            << " host synchronisations\n";
+  EXPECT_LE(c.host_syncs, 32u);
 }
 
 /// One device_activity on a small table where every step has work: its exact uploads,
