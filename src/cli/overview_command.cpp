@@ -2,10 +2,10 @@
 // tracesweep overview: Paddle's Overview / Model / Distributed / Kernel summaries and the operator
 // table per rank, or the TensorBoard plugin's overview and operator view with --compat tb.
 #include <tracesweep/error.hpp>
-#include <tracesweep/tables/results.hpp>
+#include <tracesweep/tables/job_table_registry.hpp>
 
-#include <algorithm>
-#include <iterator>
+#include <string>
+#include <vector>
 
 #include "cli/cli_context.hpp"
 
@@ -20,21 +20,15 @@ struct overview_args {
   bool op_detail = false;
 };
 
-/// Whether --table asks for the memory tables (never part of "all", whose output stays as it
-/// was): memory in text, JSON and HTML gives all four; CSV gives the one named.
-bool wants_memory(std::string const& t) {
-  return std::find(std::begin(memory_table_names), std::end(memory_table_names), t) !=
-         std::end(memory_table_names);
+job_view view_of(overview_args const& a) {
+  return a.compat == "tb" ? job_view::tensorboard : job_view::paddle;
 }
 
-/// --table must name a table of the chosen view; CSV writes exactly one.
+/// --table must name a table of the chosen view (the registry's); CSV writes exactly one.
 void check_table(overview_args const& a) {
   auto const& t = a.table;
   bool const compat = a.compat == "tb";
-  if (compat ? !(t == "all" || t == "tb" || t == "tb_kernels" || t == "operators")
-             : !(t == "all" || t == "overview" || t == "model" || t == "distributed" ||
-                 t == "kernels" || t == "device" || t == "memcpy" || t == "userdefined" ||
-                 t == "perf" || t == "operators" || wants_memory(t)))
+  if (t != "all" && !find_job_table(t, view_of(a)))
     throw usage_error("--table " + t + ": not a table of this command" +
                       (compat ? " with --compat tb" : ""));
   if (a.common.format == "csv" && t == "all")
@@ -48,52 +42,21 @@ void check_table(overview_args const& a) {
     throw usage_error("--op-detail: only with --table operators (without --compat)");
 }
 
-/// The result table CSV writes: --table names it, but --compat tb's operators are tb_operators.
+/// The result table CSV writes: the one --table names (the entry's CSV table), or op_detail.
 std::string csv_table(overview_args const& a) {
   if (a.common.format != "csv") return {};
   if (a.op_detail) return "operator_detail";
-  return a.compat == "tb" && a.table == "operators" ? "tb_operators" : a.table;
+  auto const* e = find_job_table(a.table, view_of(a));
+  return e && !e->csv_table.empty() ? std::string(e->csv_table) : a.table;
 }
 
-operator_sort sort_key(overview_args const& a, operator_sort fallback) {
-  return a.sort.empty() ? fallback : *parse_operator_sort(a.sort);
-}
-
-job_tables compute_job_tables(overview_args const& a, trace_model const& model, backend& be) {
-  job_tables t;
-  bool const compat = a.compat == "tb";
-  auto want = [&](char const* name) { return !compat && (a.table == "all" || a.table == name); };
-  bool const operators = a.table == "operators";  // never part of "all"
-  if (compat && !operators) t.has_tb = true, t.tb = compute_tb_overview(model, be);
-  if (compat && operators) {
-    t.has_tb_operators = true;
-    t.tb_operators = compute_tb_operators(model, be, sort_key(a, operator_sort::device_self));
-  }
-  if (!compat && operators) {
-    t.has_operators = true;
-    t.operators = compute_operator_table(model, be, sort_key(a, operator_sort::device_total));
-  }
-  if (a.op_detail) {
-    t.has_operator_detail = true;
-    t.operator_detail = compute_operator_detail(model, be);
-  }
-  if (want("overview")) t.has_overview = true, t.overview = compute_overview(model, be);
-  if (want("model")) t.has_model = true, t.model = compute_model_summary(model, be);
-  if (want("distributed")) t.has_distributed = true, t.distributed = compute_distributed(model, be);
-  if (want("kernels")) t.has_kernels = true, t.kernels = compute_kernel_table(model, be);
-  // Paddle's other summaries: only when asked for by name (`all` stays the four tables above).
-  auto named = [&](char const* name) { return !compat && a.table == name; };
-  if (named("device")) t.has_device = true, t.device = compute_device_summary(model, be);
-  if (named("memcpy"))
-    t.has_memcpy = true,
-    t.memcpy = compute_user_range_summary(model, user_range_table::memory_manipulation);
-  if (named("userdefined"))
-    t.has_userdefined = true,
-    t.userdefined = compute_user_range_summary(model, user_range_table::user_defined);
-  if (named("perf")) t.has_perf = true, t.perf = compute_perf_summary(model, be);
-  if (!compat && wants_memory(a.table))
-    t.has_memory = true, t.memory = compute_memory_tables(model);
-  return t;
+/// The registry's entries --table and --op-detail select.
+std::vector<job_table_entry const*> selected_tables(overview_args const& a) {
+  auto out = select_job_tables(a.table, view_of(a));
+  if (a.op_detail)
+    for (auto const& e : job_table_entries())
+      if (e.name == "operator_detail") out.push_back(&e);
+  return out;
 }
 }  // namespace
 
@@ -123,8 +86,11 @@ void add_overview_command(CLI::App& app, context& ctx) {
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
       check_table(*args);
+      job_table_request request;
+      if (!args->sort.empty()) request.sort = parse_operator_sort(args->sort);
+      auto const tables = selected_tables(*args);
       return ctx.run_analysis(args->common, {}, csv_table(*args), [&](job_session const& session) {
-        return job_results(compute_job_tables(*args, session.model(), session.primitives()));
+        return job_table_results(tables, session, request);
       });
     };
   });

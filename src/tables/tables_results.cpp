@@ -3,7 +3,7 @@
 // ms or µs, CSV in integer ns); JSON gets the results nested per rank (tb: per input). A few text
 // cells combine values the way Paddle and the TensorBoard plugin print them ("12.345 (steps)",
 // "812 (45.67%)", indented stage names); those are text-only string columns.
-#include <tracesweep/tables/results.hpp>
+#include "tables/job_table_results.hpp"
 
 #include <algorithm>
 #include <array>
@@ -12,13 +12,10 @@
 #include <fmt/format.h>
 
 #include "tables/result_columns.hpp"
-#include "tables/summary_tables.hpp"
 
-namespace tracesweep {
+namespace tracesweep::tables {
 
-namespace {
-
-using namespace tables::result_columns;
+using namespace result_columns;
 
 // ---- text and CSV ----------------------------------------------------------------------------
 
@@ -72,9 +69,13 @@ result_table model_flat(std::vector<rank_model_summary> const& v) {
 }
 
 /// x / total, 0 when total is 0.
+namespace {
+
 double ratio(std::int64_t x, std::int64_t total) {
   return total > 0 ? static_cast<double>(x) / static_cast<double>(total) : 0.0;
 }
+
+}  // namespace
 
 result_table distributed_flat(distributed_summary const& d) {
   auto t = ranked("distributed",
@@ -100,6 +101,8 @@ result_table distributed_flat(distributed_summary const& d) {
 }
 
 /// Metric, min, median, max across ranks (text: "Across ranks"; JSON: across_ranks).
+namespace {
+
 result_table across(distributed_summary const& d, result_table t) {
   t.add("metric", string, {}, "Metric");
   add_time(t, "min_ns", real, "Min (ms)");
@@ -107,6 +110,12 @@ result_table across(distributed_summary const& d, result_table t) {
   add_time(t, "max_ns", real, "Max (ms)");
   for (auto const& a : d.across) t.add_row({a.metric, a.min, a.median, a.max});
   return t;
+}
+
+}  // namespace
+
+result_table across_ranks_table(distributed_summary const& d) {
+  return across(d, grid("across_ranks", "Across ranks", text_views));
 }
 
 result_table kernels_flat(std::vector<rank_kernel_table> const& v) {
@@ -132,12 +141,16 @@ constexpr char const* operators_title =
     "it is)";
 
 /// Paddle's per-instance columns of one side ("host" / "device"): avg, max, min, ratio.
+namespace {
+
 void add_paddle_side(result_table& t, std::string const& side, std::string const& upper) {
   add_time(t, side + "_avg_ns", real, upper + " Avg (ms)");
   add_time(t, side + "_max_ns", integer, upper + " Max (ms)");
   add_time(t, side + "_min_ns", integer, upper + " Min (ms)");
   add_ratio(t, side + "_ratio", upper + " Ratio (%)");
 }
+
+}  // namespace
 
 result_table operators_flat(std::vector<rank_operator_table> const& v) {
   bool const paddle = std::any_of(v.begin(), v.end(), [](auto const& r) { return r.paddle; });
@@ -197,9 +210,13 @@ result_table operator_detail_table(std::vector<rank_operator_detail> const& v) {
 constexpr std::array<char const*, 4> tb_operator_keys = {
     "device_self_duration", "device_total_duration", "host_self_duration", "host_total_duration"};
 
+namespace {
+
 std::array<std::int64_t, 4> tb_operator_values(operator_row const& o) {
   return {o.device_self_ns, o.device_total_ns, o.host_self_ns, o.host_total_ns};
 }
+
+}  // namespace
 
 result_table tb_operators_flat(std::vector<tb_operator_table> const& v) {
   auto t = ranked("tb_operators", "Operator view (plugin rules; integer us)");
@@ -372,6 +389,8 @@ result_table kernels_json(std::vector<rank_kernel_table> const& v) {
 
 /// One input's tb overview: steps, the average step ("Average Step Time": value = round(µs),
 /// extra = round(100·part/total, 2)), GPUs and kernels.
+namespace {
+
 std::vector<cell> tb_json_row(tb_overview const& o) {
   auto steps = tree("steps");
   steps.add("step", string);
@@ -427,6 +446,8 @@ std::vector<cell> tb_json_row(tb_overview const& o) {
           nest(std::move(kernels))};
 }
 
+}  // namespace
+
 result_table tb_json(std::vector<tb_overview> const& v) {
   auto t = tree("tb");
   add_all(t, integer, {"input", "rank"});
@@ -477,48 +498,4 @@ result_table tb_operators_json(std::vector<tb_operator_table> const& v) {
   return t;
 }
 
-}  // namespace
-
-output::result_set job_results(job_tables const& t) {
-  output::result_set set;
-  auto& s = set.tables;
-  if (t.has_tb) {
-    s.push_back(tb_flat(t.tb));
-    s.push_back(tb_gpus_flat(t.tb));
-    s.push_back(tb_kernels_flat(t.tb));
-  }
-  if (t.has_overview) s.push_back(overview_flat(t.overview));
-  if (t.has_model) s.push_back(model_flat(t.model));
-  if (t.has_distributed) {
-    s.push_back(distributed_flat(t.distributed));
-    s.push_back(across(t.distributed, grid("across_ranks", "Across ranks", text_views)));
-  }
-  if (t.has_kernels) s.push_back(kernels_flat(t.kernels));
-  if (t.has_operators) s.push_back(operators_flat(t.operators));
-  if (t.has_operator_detail) s.push_back(operator_detail_table(t.operator_detail));
-  if (t.has_tb_operators) s.push_back(tb_operators_flat(t.tb_operators));
-  if (t.has_device) s.push_back(tables::device_flat(t.device));
-  if (t.has_memcpy)
-    s.push_back(tables::user_ranges_flat(
-        "memcpy", "Memory Manipulation Summary (user ranges naming memcpy, memorycopy or memset)",
-        t.memcpy));
-  if (t.has_userdefined)
-    s.push_back(tables::user_ranges_flat("userdefined", "UserDefined Summary", t.userdefined));
-  if (t.has_perf) s.push_back(tables::perf_flat(t.perf));
-  if (t.has_overview) s.push_back(overview_json(t.overview));
-  if (t.has_model) s.push_back(model_json(t.model));
-  if (t.has_distributed) s.push_back(distributed_json(t.distributed));
-  if (t.has_kernels) s.push_back(kernels_json(t.kernels));
-  if (t.has_tb) s.push_back(tb_json(t.tb));
-  if (t.has_operators) s.push_back(operators_json(t.operators));
-  if (t.has_tb_operators) s.push_back(tb_operators_json(t.tb_operators));
-  if (t.has_device) s.push_back(tables::device_json(t.device));
-  if (t.has_memcpy) s.push_back(tables::user_ranges_json("memcpy", t.memcpy));
-  if (t.has_userdefined) s.push_back(tables::user_ranges_json("userdefined", t.userdefined));
-  if (t.has_perf) s.push_back(tables::perf_json(t.perf));
-  if (t.has_memory)
-    for (auto& m : memory_results(t.memory)) s.push_back(std::move(m));
-  return set;
-}
-
-}  // namespace tracesweep
+}  // namespace tracesweep::tables
