@@ -2,101 +2,75 @@
 // Launch links: each device row's launching API call by (input, correlation), Paddle's rule that
 // unlaunched device rows are dropped, and the kernel time the calls of a thread / a rank launched.
 #include <algorithm>
-#include <limits>
+#include <bit>
+#include <cstdint>
+
 #include <tracesweep/stats.hpp>
-#include <unordered_map>
 
 #include "model/model_parts.hpp"
 
 namespace tracesweep {
 
 namespace {
-/// Correlation ids are unique within one process (CUPTI's, and Kineto's per rank); an nsys
-/// export of several processes repeats them, so a link never crosses ranks.
-struct launch_key {
-  std::int32_t input;
-  std::int32_t rank;
-  std::int64_t correlation;
-  friend bool operator==(launch_key const&, launch_key const&) = default;
-};
-struct launch_key_hash {
-  std::size_t operator()(launch_key const& k) const noexcept {
-    // Unsigned: the mix wraps (as intended) instead of overflowing for large ids.
-    auto const c = static_cast<std::uint64_t>(k.correlation);
-    auto const in = static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.input));
-    auto const rank = static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.rank));
-    return std::hash<std::uint64_t>{}((c * 1000003u + in) * 1000033u + rank);
-  }
-};
-}  // namespace
 
-namespace {
-
-/// The first api_call row of each (input, rank, correlation). Correlation ids count up within a
-/// process, so each (input, rank) whose ids are dense gets a direct table (a cache-friendly
-/// index); the others share a hash map.
+/// The first api_call row of each (input, rank, correlation) in one open-addressing table
+/// (linear probing, at most half full): one allocation for every call, and no table sized by the
+/// inputs × ranks of a job. Correlation ids are unique within one process (CUPTI's, and Kineto's
+/// per rank); an nsys export of several processes repeats them, so a link never crosses ranks.
 class call_index {
  public:
-  explicit call_index(trace_model const& model) : _model(model), _t(model.table()) {
-    auto const n = _t.size();
-    _ranges.resize(_t.inputs().size() * model.ranks().size());
-    for (std::size_t i = 0; i < n; ++i) {
+  explicit call_index(event_table const& t) : _t(t) {
+    std::size_t calls = 0;
+    for (std::size_t i = 0; i < t.size(); ++i) calls += is_call(i) ? 1 : 0;
+    _slots.resize(std::bit_ceil(std::max<std::size_t>(16, 2 * calls)));
+    _mask = _slots.size() - 1;
+    for (std::size_t i = 0; i < t.size(); ++i) {
       if (!is_call(i)) continue;
-      auto& r = _ranges[group(i)];
-      auto const c = _t.correlation_of(i);
-      r.lo = std::min(r.lo, c);
-      r.hi = std::max(r.hi, c);
-      ++r.count;
-    }
-    for (auto& r : _ranges) {
-      auto const span = r.count == 0 ? 0 : static_cast<std::uint64_t>(r.hi - r.lo) + 1;
-      r.dense = r.count > 0 && span <= 4 * r.count + 1024;
-      if (r.dense) r.slots.assign(span, -1);
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!is_call(i)) continue;
-      auto& r = _ranges[group(i)];
-      auto const row = static_cast<std::int64_t>(i);
-      if (!r.dense) {
-        _sparse.emplace(launch_key{_t.input_of(i), _t.rank[i], _t.correlation_of(i)}, row);
-        continue;
-      }
-      auto& slot = r.slots[static_cast<std::size_t>(_t.correlation_of(i) - r.lo)];
-      if (slot < 0) slot = row;  // the first call wins
+      auto& s = _slots[probe(key_of(i))];
+      if (s.row < 0) s = {key_of(i), static_cast<std::int64_t>(i)};  // the first call wins
     }
   }
 
   /// The call row with device row `i`'s (input, rank, correlation), or -1.
   [[nodiscard]] std::int64_t find(std::size_t i) const {
     if (_t.correlation_of(i) < 0) return -1;
-    auto const& r = _ranges[group(i)];
-    if (r.dense) {
-      auto const c = _t.correlation_of(i);
-      return c < r.lo || c > r.hi ? -1 : r.slots[static_cast<std::size_t>(c - r.lo)];
-    }
-    auto const it = _sparse.find(launch_key{_t.input_of(i), _t.rank[i], _t.correlation_of(i)});
-    return it == _sparse.end() ? -1 : it->second;
+    return _slots[probe(key_of(i))].row;
   }
 
  private:
-  struct range {
-    std::int64_t lo = std::numeric_limits<std::int64_t>::max();
-    std::int64_t hi = std::numeric_limits<std::int64_t>::min();
-    std::size_t count = 0;
-    bool dense = false;
-    std::vector<std::int64_t> slots;
+  struct key {
+    std::int64_t correlation = 0;
+    std::int32_t input = 0;
+    std::int32_t rank = 0;
+    friend bool operator==(key const&, key const&) = default;
   };
+  struct slot {
+    key k;
+    std::int64_t row = -1;  ///< -1: empty
+  };
+
   [[nodiscard]] bool is_call(std::size_t i) const {
     return _t.kind[i] == event_kind::api_call && _t.correlation_of(i) >= 0;
   }
-  [[nodiscard]] std::size_t group(std::size_t i) const {
-    return static_cast<std::size_t>(_t.input_of(i)) * _model.ranks().size() +
-           _model.rank_index(_t.rank[i]);
+  [[nodiscard]] key key_of(std::size_t i) const {
+    return {_t.correlation_of(i), _t.input_of(i), _t.rank[i]};
   }
-  trace_model const& _model;
+  /// The slot holding `k`, or the empty one where it would go.
+  [[nodiscard]] std::size_t probe(key const& k) const {
+    // A 64-bit mix (splitmix64's finaliser) of the three fields, in unsigned arithmetic.
+    std::uint64_t h = static_cast<std::uint64_t>(k.correlation) * 0x9e3779b97f4a7c15u ^
+                      (std::uint64_t{static_cast<std::uint32_t>(k.input)} << 32 |
+                       static_cast<std::uint32_t>(k.rank));
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
+    h ^= h >> 31;
+    for (std::size_t at = h & _mask;; at = (at + 1) & _mask)
+      if (_slots[at].row < 0 || _slots[at].k == k) return at;
+  }
+
   event_table const& _t;
-  std::vector<range> _ranges;
-  std::unordered_map<launch_key, std::int64_t, launch_key_hash> _sparse;
+  std::vector<slot> _slots;
+  std::size_t _mask = 0;
 };
 
 }  // namespace
@@ -104,7 +78,7 @@ class call_index {
 trace_model::links_part::links_part(trace_model const& model) {
   auto const& t = model.table();
   auto const n = t.size();
-  call_index const calls(model);
+  call_index const calls(t);
   launcher.assign(n, -1);
   kept.assign(n, 1);
   launches.assign(n, 0);

@@ -5,8 +5,11 @@
 // in the comments.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
 #include <thread>
 #include <tuple>
+#include <vector>
 
 #include <tracesweep/model/trace_model.hpp>
 
@@ -115,6 +118,41 @@ TEST(TraceModel, LaunchLinks) {
   EXPECT_FALSE(m.kept(k_other_input));
   EXPECT_FALSE(m.kept(p_orphan));
   EXPECT_TRUE(m.kept(c1));
+}
+
+// Launch links against a brute-force map of (input, rank, correlation) to the first call, on
+// random tables of many inputs and ranks, dense and sparse ids, repeated ids across ranks.
+TEST(TraceModel, LaunchLinksEqualAMapOfTheFirstCall) {
+  std::mt19937_64 rng(41);
+  for (int round = 0; round < 10; ++round) {
+    SCOPED_TRACE(round);
+    ts::test::table_builder b;
+    std::map<std::tuple<std::int32_t, std::int32_t, std::int64_t>, std::size_t> first;
+    std::vector<std::tuple<std::size_t, std::int32_t, std::int32_t, std::int64_t>> devices;
+    for (std::int32_t input = 0; input < 6; ++input) {
+      b.input("kineto-json");
+      bool const sparse = rng() % 2 == 0;
+      for (int k = 0; k < 300; ++k) {
+        auto const rank = static_cast<std::int32_t>(rng() % 4);
+        std::int64_t const corr =
+            static_cast<std::int64_t>(rng() % 200) * (sparse ? std::int64_t{1'000'003} : 1);
+        auto const t = static_cast<std::int64_t>(k) * 10;
+        if (rng() % 2 == 0) {
+          auto const row = b.host(event_kind::api_call, t, t + 5, 1, rank, corr);
+          first.try_emplace({input, rank, corr}, row);
+        } else {
+          auto const row = b.device(event_kind::kernel, t, t + 5, 0, 7, rank, corr);
+          devices.emplace_back(row, input, rank, corr);
+        }
+      }
+    }
+    ts::trace_model const m(b.done());
+    for (auto const& [row, input, rank, corr] : devices) {
+      auto const it = first.find({input, rank, corr});
+      EXPECT_EQ(m.launcher(row), it == first.end() ? -1 : static_cast<std::int64_t>(it->second))
+          << row;
+    }
+  }
 }
 
 // Kernel time launched: Paddle's rule (calls of one thread lying wholly inside [start, end]) and
