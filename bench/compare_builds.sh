@@ -5,10 +5,11 @@
 #   inputs: hta_negative_queue_length_a100 replicated ×45 with ../shared/bench/replicate_kineto.py
 #   (plain and .gz), and a generated nsys export of 21.5 M events (4 ranks × 2 GPUs);
 #   commands: summary --format json, stats --report cuda_gpu_kern_sum --format csv, overview
-#   --format json (Kineto).
+#   --format json (Kineto), diagnose --format json.
 # Prints seconds per build and new/old; outputs of the two builds are compared byte for byte
 # (JSON also as parsed documents, for layout-only changes).
-# usage: bench/compare_builds.sh OLD_BUILD_DIR NEW_BUILD_DIR [WORK_DIR] [EVENTS]
+# usage: bench/compare_builds.sh OLD_BUILD_DIR NEW_BUILD_DIR [WORK_DIR] [EVENTS] [THREADS]
+# (THREADS: --threads of every run, 1 by default)
 set -euo pipefail
 old="$(realpath "$1")/src/cli/tracesweep"
 new="$(realpath "$2")/src/cli/tracesweep"
@@ -16,6 +17,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 shared="$here/../shared"
 work=${3:-${TMPDIR:-/tmp}/tracesweep_compare}
 events=${4:-21500000}
+threads=${5:-1}
 mkdir -p "$work"
 real="$shared/traces/kineto/hta_negative_queue_length_a100/rank0.json.gz"
 [[ -f $work/real.json ]] || python3 "$shared/bench/replicate_kineto.py" "$real" 45 "$work/real.json"
@@ -32,16 +34,16 @@ seconds() {  # seconds CMD...: wall time of one run, output into $work/out
 }
 median() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
 
-echo "== $(date -u '+%F %H:%M') UTC, $(nproc) CPUs: $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== $(date -u '+%F %H:%M') UTC, --threads $threads, $(nproc) CPUs: $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-44s %-22s %9s %9s %9s %s\n' command input "old s" "new s" new/old same
 compare() {  # compare INPUT ARGS...
   local in=$1
   shift
   local to=() tn=()
   for _ in 1 2 3; do
-    to+=("$(seconds "$old" --threads 1 "$@" "$in")")
+    to+=("$(seconds "$old" --threads "$threads" "$@" "$in")")
     cp "$work/out" "$work/out.old"
-    tn+=("$(seconds "$new" --threads 1 "$@" "$in")")
+    tn+=("$(seconds "$new" --threads "$threads" "$@" "$in")")
   done
   local mo mn same=yes
   mo=$(median "${to[@]}")
@@ -61,7 +63,9 @@ for f in "$work/real.json" "$work/real.json.gz"; do
   compare "$f" summary --format json
   compare "$f" stats --report cuda_gpu_kern_sum --format csv
   compare "$f" overview --format json
+  compare "$f" diagnose --format json
 done
 compare "$nsys" stats --report cuda_gpu_kern_sum --format csv
 compare "$nsys" summary --format json
+compare "$nsys" diagnose --format json
 echo "== load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
