@@ -58,6 +58,22 @@ std::vector<job_table_entry const*> selected_tables(overview_args const& a) {
       if (e.name == "operator_detail") out.push_back(&e);
   return out;
 }
+/// --table's help from the registry: per view, what all means and the tables named alone.
+std::string table_help() {
+  std::string help;
+  for (auto const view : {job_view::paddle, job_view::tensorboard}) {
+    std::string all, alone;
+    for (auto const& e : job_table_entries()) {
+      if (e.view != view || !e.selectable) continue;
+      auto& to = e.in_all ? all : alone;
+      to.append(to.empty() ? "" : ", ").append(e.name);
+      for (auto const also : e.also) alone.append(alone.empty() ? "" : ", ").append(also);
+    }
+    help += view == job_view::paddle ? "" : "; with --compat tb: ";
+    help += "all (" + all + ")" + (alone.empty() ? "" : ", or one of " + alone + " (not in all)");
+  }
+  return help + ". CSV writes one table: name it (memory_*: one of the memory tables)";
+}
 }  // namespace
 
 void add_overview_command(CLI::App& app, context& ctx) {
@@ -66,12 +82,7 @@ void add_overview_command(CLI::App& app, context& ctx) {
       "Overview, model, distributed, kernel and operator summaries (Paddle's tables), or "
       "--compat tb");
   add_analysis_options(cmd, args->common, true, "Trace files or directories (one job)");
-  cmd->add_option("--table", args->table,
-                  "overview, model, distributed, kernels or all (these four); device, memcpy, "
-                  "userdefined, perf (Paddle's other summaries, each on its own), operators (not "
-                  "in all); memory (memory, memory_ops, memory_steps, memory_timeline; not in all; "
-                  "CSV: one of them); with --compat tb: tb, operators, or tb_kernels for CSV")
-      ->capture_default_str();
+  cmd->add_option("--table", args->table, table_help())->capture_default_str();
   std::vector<std::string> const sort_keys(operator_sort_names().begin(),
                                            operator_sort_names().end());
   cmd->add_option("--sort", args->sort,

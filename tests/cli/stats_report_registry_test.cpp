@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// The stats report registry: --report's help lists every entry and nothing else, every entry runs
-// on the bundled sample, options are parsed by their entry and refused where an entry takes none,
-// and each entry's reads ask for the event kinds its report is computed from.
+// The CLI's registries. stats: --report's help lists every entry, every entry runs on the
+// bundled sample, options are parsed by their entry and refused where an entry takes none, and
+// each entry's reads ask for the event kinds its report is computed from. overview: --table's
+// help lists every table of the job table registry.
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
 #include <tracesweep/error.hpp>
+#include <tracesweep/tables/job_table_registry.hpp>
 
 #include "cli/stats_report_registry.hpp"
 #include "support/run_cli.hpp"
@@ -110,6 +112,18 @@ TEST(StatsReportRegistry, ReadsAskForTheKindsEachReportIsComputedFrom) {
   EXPECT_TRUE(reads("nvtx_pushpop_trace").range_sources);
   EXPECT_TRUE(reads("gpu_gaps").gpu_contexts);
   EXPECT_EQ(reads("osrt_sum").kinds, ts::kind_bit(ts::event_kind::os_call));
+}
+
+// overview's --table help comes from the job table registry: every name --table takes is in it.
+TEST(JobTableRegistry, OverviewTableHelpListsEveryTable) {
+  auto const help = run_cli("overview --help").out;
+  for (auto const& e : ts::job_table_entries()) {
+    if (!e.selectable) continue;
+    EXPECT_NE(help.find(std::string(e.name)), std::string::npos) << e.name;
+    for (auto const also : e.also) EXPECT_NE(help.find(std::string(also)), std::string::npos);
+  }
+  EXPECT_NE(help.find("all (overview, model, distributed, kernels)"), std::string::npos) << help;
+  EXPECT_NE(help.find("with --compat tb: all (tb)"), std::string::npos) << help;
 }
 
 }  // namespace
