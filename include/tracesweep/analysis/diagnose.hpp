@@ -73,9 +73,6 @@ struct diagnose_options {
   std::size_t small_copy_count = 10;
   /// Stragglers: mean step time above the median rank's by more than this fraction.
   double straggler_threshold = 0.10;
-  /// Steps of ranks whose trace has no profiler steps (nsys): host ranges whose name matches
-  /// this RE2 pattern (whole name). Empty: none.
-  std::string step_pattern = R"(ProfilerStep#\d+)";
   /// Host ranges whose name matches this RE2 pattern (searched, any case) are data loading.
   std::string data_loader_pattern = R"(dataloader|data_loader|__next__)";
   /// Host rows whose name matches this RE2 pattern (searched, any case) are communication.
