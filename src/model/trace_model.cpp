@@ -2,7 +2,7 @@
 // Building the trace model: producers and ranks from the inputs; on first use one pass over the
 // rows for the dense device ids and the communication flags of the names kernels carry. The
 // other parts are built on first use too (launch_links.cpp, steps.cpp, step_windows.cpp,
-// nesting.cpp).
+// nesting.cpp); communication.cpp holds the communication policies.
 #include <tracesweep/model/trace_model.hpp>
 
 #include <algorithm>

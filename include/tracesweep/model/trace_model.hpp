@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The trace model: what every analysis reads besides the columns, derived once per job from the
-// event table: producers, ranks, dense device ids, the communication classifier, launch links
-// (runtime call ↔ device row), profiler steps and the denominators, the step windows diagnoses
-// read (profiler steps, or user ranges named by the step pattern), host-range nesting.
+// event table: producers, ranks, dense device ids, the one definition of communication (the kernel
+// pattern and the TensorBoard and Paddle rules as named policies), launch links (runtime call ↔
+// device row), profiler steps and the denominators, the step windows diagnoses read (profiler
+// steps, or user ranges named by the step pattern), host-range nesting.
 // Analyses take (model, backend) and derive none of this themselves.
 #pragma once
 
@@ -40,6 +41,20 @@ struct model_options {
   /// Regex (RE2, any case) a host user range's whole name must match to be a step window of a
   /// rank without profiler steps (nsys). Empty: no user range is a step window.
   std::string step_pattern = R"(ProfilerStep#\d+)";
+};
+
+/// Which rule says a name is communication. Profilers disagree, and each report reproduces its
+/// profiler's own rule, so the model holds them all under one definition:
+enum class communication_policy : std::uint8_t {
+  /// Kernel names the communication pattern (model_options::comm_pattern) finds, any case.
+  kernels_by_pattern,
+  /// TensorBoard's NCCL host ops: exactly nccl:broadcast, nccl:reduce, nccl:all_reduce,
+  /// nccl:all_gather or nccl:reduce_scatter.
+  tensorboard_nccl_ops,
+  /// TensorBoard's Gloo host ops: the same five names with the prefix gloo:.
+  tensorboard_gloo_ops,
+  /// Paddle's kernel rule: the name contains "nccl" or "xccl", any case.
+  paddle_names,
 };
 
 /// One step window of a rank or thread: the rows of one name (the rank's threads may each record
@@ -94,10 +109,13 @@ class trace_model {
   /// Dense device id of every row (no_device for rows that are not device activity).
   [[nodiscard]] std::span<group_id const> device_group() const;
 
-  /// Whether string `name` is a communication kernel name, per string id of the pool.
+  /// Whether string `name` is a communication kernel name (kernels_by_pattern), per string id of
+  /// the pool.
   [[nodiscard]] bool is_communication(string_id name) const;
-  /// The communication flag (0/1) of every string id (set only for names kernels carry).
+  /// The kernels_by_pattern flag (0/1) of every string id (set only for names kernels carry).
   [[nodiscard]] std::span<std::uint8_t const> communication_names() const;
+  /// Whether `name` is communication by `policy` (see communication_policy).
+  [[nodiscard]] bool is_communication(std::string_view name, communication_policy policy) const;
 
   // Launch links. A device row (kernel, memcpy, memset) was launched by the first api_call row of
   // the same input and rank with the same correlation id (≥ 0).

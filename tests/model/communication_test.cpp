@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// The model's one definition of communication and its named policies, on names that separate
+// them: the kernel pattern (any case, searched), TensorBoard's fixed NCCL and Gloo op names,
+// Paddle's "nccl"/"xccl" substrings.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <string_view>
+
+#include <tracesweep/model/trace_model.hpp>
+
+#include "support/table_builder.hpp"
+
+namespace ts = tracesweep;
+using ts::communication_policy;
+using ts::event_kind;
+
+namespace {
+
+struct verdicts {
+  std::string_view name;
+  bool by_pattern, tb_nccl, tb_gloo, paddle;
+};
+
+constexpr std::array<verdicts, 9> cases{{
+    {"nccl:all_reduce", true, true, false, true},
+    {"ncclKernel_AllReduce_RING_LL_Sum_float", true, false, false, true},
+    {"xccl_allreduce", false, false, false, true},
+    {"gloo:all_reduce", false, false, true, false},
+    {"rcclKernel_AllGather", true, false, false, false},
+    {"NCCL:all_reduce", true, false, false, true},  // TensorBoard's names are exact
+    {"nccl:send", true, false, false, true},        // not one of TensorBoard's five ops
+    {"gloo:all_reduce_coalesced", false, false, false, false},
+    {"c_allreduce_XCCL", false, false, false, true},  // Paddle's rule ignores case
+}};
+
+}  // namespace
+
+TEST(Communication, EachPolicyOnNamesThatSeparateThem) {
+  ts::test::table_builder b;
+  b.input("kineto-json").host(event_kind::cpu_op, 0, 1, 1);
+  ts::trace_model const m(b.done());
+  for (auto const& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(m.is_communication(c.name, communication_policy::kernels_by_pattern), c.by_pattern);
+    EXPECT_EQ(m.is_communication(c.name, communication_policy::tensorboard_nccl_ops), c.tb_nccl);
+    EXPECT_EQ(m.is_communication(c.name, communication_policy::tensorboard_gloo_ops), c.tb_gloo);
+    EXPECT_EQ(m.is_communication(c.name, communication_policy::paddle_names), c.paddle);
+  }
+}
+
+// The kernel policy follows model_options::comm_pattern; the profilers' rules do not.
+TEST(Communication, OnlyTheKernelPolicyTakesThePattern) {
+  ts::test::table_builder b;
+  b.input("kineto-json").host(event_kind::cpu_op, 0, 1, 1);
+  ts::model_options o;
+  o.comm_pattern = "^gloo:";
+  ts::trace_model const m(b.done(), o);
+  EXPECT_TRUE(m.is_communication("gloo:all_reduce", communication_policy::kernels_by_pattern));
+  EXPECT_FALSE(m.is_communication("nccl:all_reduce", communication_policy::kernels_by_pattern));
+  EXPECT_TRUE(m.is_communication("nccl:all_reduce", communication_policy::tensorboard_nccl_ops));
+  EXPECT_TRUE(m.is_communication("xccl_allreduce", communication_policy::paddle_names));
+}
+
+// The per-string-id flags are the kernel policy on the names kernels carry, and only those.
+TEST(Communication, KernelFlagsAreTheKernelPolicy) {
+  ts::test::table_builder b;
+  b.input("kineto-json");
+  b.host(event_kind::cpu_op, 0, 10, 1, 0, -1, "nccl:all_reduce");
+  b.device(event_kind::kernel, 0, 5, 0, 7, 0, -1, "ncclKernel_AllReduce");
+  b.device(event_kind::kernel, 5, 9, 0, 7, 0, -1, "xccl_allreduce");
+  auto const& t = b.done();
+  ts::trace_model const m(t);
+  EXPECT_TRUE(m.is_communication(t.strings().find("ncclKernel_AllReduce")));
+  EXPECT_FALSE(m.is_communication(t.strings().find("xccl_allreduce")));
+  EXPECT_FALSE(m.is_communication(t.strings().find("nccl:all_reduce")));  // no kernel's name
+}
