@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The communication policies (see communication_policy in trace_model.hpp): the kernel pattern,
-// TensorBoard's fixed host-op names and Paddle's substring rule, answered by the model.
+// TensorBoard's fixed host-op names, Paddle's substring rule and the host-row pattern, answered by
+// the model.
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -41,6 +42,8 @@ bool trace_model::is_communication(std::string_view name, communication_policy p
       return is_tensorboard_op(name, "gloo");
     case communication_policy::paddle_names:
       return is_paddle_comm_name(name);
+    case communication_policy::host_rows_by_pattern:
+      return _host_comm_regex.matches(name);
   }
   return false;
 }

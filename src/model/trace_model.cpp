@@ -103,7 +103,10 @@ trace_model::nesting_part const& trace_model::nesting() const {
 }
 
 trace_model::trace_model(event_table const& table, model_options const& options)
-    : _table(table), _comm_regex(options.comm_pattern), _lazy(std::make_unique<lazy_parts>()) {
+    : _table(table),
+      _comm_regex(options.comm_pattern),
+      _host_comm_regex(options.host_comm_pattern),
+      _lazy(std::make_unique<lazy_parts>()) {
   if (!options.step_pattern.empty()) _step_regex = name_regex::whole_name(options.step_pattern);
   for (auto const& info : table.inputs()) {
     _producers.push_back(producer_of_format(info.format));

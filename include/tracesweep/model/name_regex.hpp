@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The general name matcher: one case-insensitive RE2 search per name, compiled once; or, made by
 // whole_name, a match of the whole name. RE2 runs in linear time in the name's length, whatever
-// the pattern. The model's communication pattern and step pattern, and diagnose's host patterns,
-// are name_regexes.
+// the pattern. The model's patterns (kernel and host communication, steps) and diagnose's
+// data-loader pattern are name_regexes.
 #pragma once
 
 #include <cstdint>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The trace model: what every analysis reads besides the columns, derived once per job from the
 // event table: producers, ranks, dense device ids, the one definition of communication (the kernel
-// pattern and the TensorBoard and Paddle rules as named policies), launch links (runtime call ↔
-// device row), profiler steps and the denominators, the step windows diagnoses read (profiler
-// steps, or user ranges named by the step pattern), host-range nesting.
+// pattern, the TensorBoard and Paddle rules and the host-row pattern as named policies), launch
+// links (runtime call ↔ device row), profiler steps and the denominators, the step windows
+// diagnoses read (profiler steps, or user ranges named by the step pattern), host-range nesting.
 // Analyses take (model, backend) and derive none of this themselves.
 #pragma once
 
@@ -41,6 +41,11 @@ struct model_options {
   /// Regex (RE2, any case) a host user range's whole name must match to be a step window of a
   /// rank without profiler steps (nsys). Empty: no user range is a step window.
   std::string step_pattern = R"(ProfilerStep#\d+)";
+  /// Regex (RE2) searched case-insensitively in host row names to mark communication
+  /// (communication_policy::host_rows_by_pattern: the diagnosis's rule).
+  std::string host_comm_pattern =
+      R"(nccl|c10d::|gloo|allreduce|all_reduce|allgather|all_gather|reduce_scatter|alltoall|)"
+      R"(broadcast|barrier|record_param_comms)";
 };
 
 /// Which rule says a name is communication. Profilers disagree, and each report reproduces its
@@ -55,6 +60,9 @@ enum class communication_policy : std::uint8_t {
   tensorboard_gloo_ops,
   /// Paddle's kernel rule: the name contains "nccl" or "xccl", any case.
   paddle_names,
+  /// The diagnosis's rule for host rows (calls, ops, ranges): names the host communication
+  /// pattern (model_options::host_comm_pattern) finds, any case.
+  host_rows_by_pattern,
 };
 
 /// One step window of a rank or thread: the rows of one name (the rank's threads may each record
@@ -78,8 +86,8 @@ struct denominator {
 
 class trace_model {
  public:
-  /// Derives the model from `table`, which must outlive it. Throws pattern_error when the
-  /// communication or the step pattern does not compile. Producers and ranks are derived here
+  /// Derives the model from `table`, which must outlive it. Throws pattern_error when a pattern
+  /// of `options` does not compile. Producers and ranks are derived here
   /// (and the patterns compiled); devices with the communication names, launch links, steps, step
   /// windows and nesting on first use (once each, thread-safe), so an analysis pays only for the
   /// parts it reads.
@@ -206,6 +214,7 @@ class trace_model {
 
   event_table const& _table;
   name_regex _comm_regex;
+  name_regex _host_comm_regex;
   std::optional<name_regex> _step_regex;  ///< none for an empty step pattern
   std::vector<producer> _producers;
   std::vector<std::int32_t> _ranks;
