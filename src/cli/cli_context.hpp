@@ -33,6 +33,7 @@ struct analysis_args {
   std::vector<std::string> inputs;
   std::string format = "text";
   std::string comm_pattern = "nccl|rccl";
+  std::string step_pattern = model_options{}.step_pattern;  ///< diagnose's --step-pattern
   /// The row filters' texts (empty: not given); see filter_of.
   std::string filter_name, time_range, filter_nvtx, ranks, steps;
 };

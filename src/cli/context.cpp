@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include <tracesweep/error.hpp>
-#include <tracesweep/model/comm_classifier.hpp>
+#include <tracesweep/model/name_regex.hpp>
 #include <tracesweep/output/writer.hpp>
 
 namespace tracesweep::cli {
@@ -172,7 +172,7 @@ std::uint32_t kinds_read_by(row_filter const& f) {
 int context::run_analysis(analysis_args const& args, read_options const& options,
                           std::string const& table_name, analysis_fn const& analyze,
                           result_shape_fn const& shape, activity_needs const& needs) {
-  (void)comm_classifier(args.comm_pattern);  // a bad pattern fails before any input is read
+  (void)name_regex(args.comm_pattern);  // a bad pattern fails before any input is read
   auto const filter = filter_of(args);
   if (!table_name.empty() && shape) {
     std::ostringstream discard;
@@ -190,7 +190,10 @@ int context::run_analysis(analysis_args const& args, read_options const& options
   auto be = make_backend(table);
   output::result_set results;
   try {
-    trace_model const model(table, {args.comm_pattern});
+    model_options mo;
+    mo.comm_pattern = args.comm_pattern;
+    mo.step_pattern = args.step_pattern;
+    trace_model const model(table, mo);
     job_session const session(model, *be, needs);
     results = analyze(session);
   } catch (std::overflow_error const& e) {

@@ -2,7 +2,7 @@
 // tracesweep diagnose: bottleneck diagnosis of one trace or a whole job (docs/diagnose.md).
 #include <tracesweep/analysis/diagnose.hpp>
 #include <tracesweep/error.hpp>
-#include <tracesweep/model/comm_classifier.hpp>
+#include <tracesweep/model/name_regex.hpp>
 
 #include "cli/cli_context.hpp"
 
@@ -71,12 +71,12 @@ void add_threshold_options(CLI::App* cmd, diagnose_options& o) {
 }
 
 /// Compiles the patterns before any file is read, so a bad one is a usage error naming its flag.
-void check_patterns(diagnose_options const& o) {
+void check_patterns(std::string const& step_pattern, diagnose_options const& o) {
   std::pair<char const*, std::string const*> const patterns[] = {
-      {"--step-pattern", &o.step_pattern}, {"--data-loader-pattern", &o.data_loader_pattern}};
+      {"--step-pattern", &step_pattern}, {"--data-loader-pattern", &o.data_loader_pattern}};
   for (auto const& [flag, pattern] : patterns) {
     try {
-      comm_classifier const compiled(*pattern);
+      name_regex const compiled(*pattern);
     } catch (pattern_error const& e) {
       throw usage_error(std::string(flag) + " " + e.what());
     }
@@ -99,7 +99,7 @@ void add_diagnose_command(CLI::App& app, context& ctx) {
   cmd->add_option("--top", o.top, "Instances kept per list, largest first (0 = all)")
       ->capture_default_str();
   add_threshold_options(cmd, o);
-  cmd->add_option("--step-pattern", o.step_pattern,
+  cmd->add_option("--step-pattern", args->common.step_pattern,
                   "RE2: host ranges named like this are steps where the trace has none (nsys)")
       ->capture_default_str();
   cmd->add_option("--data-loader-pattern", o.data_loader_pattern,
@@ -107,7 +107,7 @@ void add_diagnose_command(CLI::App& app, context& ctx) {
       ->capture_default_str();
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
-      check_patterns(args->options);
+      check_patterns(args->common.step_pattern, args->options);
       return ctx.run_analysis(
           args->common, {}, args->table,
           [&](job_session const& session) {

@@ -6,7 +6,7 @@
 #include <tracesweep/error.hpp>
 #include <tracesweep/fleet/job_diff.hpp>
 #include <tracesweep/fleet/results_store.hpp>
-#include <tracesweep/model/comm_classifier.hpp>
+#include <tracesweep/model/name_regex.hpp>
 
 #include "cli/cli_context.hpp"
 
@@ -85,7 +85,7 @@ void add_diff_command(CLI::App& app, context& ctx) {
     ctx.run = [&ctx, args] {
       auto options = args->options;
       if (args->fail_above >= 0) options.fail_above_percent = args->fail_above;
-      (void)comm_classifier(args->comm_pattern);
+      (void)name_regex(args->comm_pattern);
       std::optional<output_file> file;
       ctx.open_output(file);
       std::vector<fleet::job_record> before, after;

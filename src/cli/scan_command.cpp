@@ -13,7 +13,7 @@
 #include <tracesweep/backend.hpp>
 #include <tracesweep/error.hpp>
 #include <tracesweep/fleet/scan.hpp>
-#include <tracesweep/model/comm_classifier.hpp>
+#include <tracesweep/model/name_regex.hpp>
 
 #include "cli/cli_context.hpp"
 #include "cli/progress_line.hpp"
@@ -83,7 +83,7 @@ void add_scan_command(CLI::App& app, context& ctx) {
           throw usage_error(std::string("--shard ") + e.what());
         }
       }
-      (void)comm_classifier(options.analysis.comm_pattern);
+      (void)name_regex(options.analysis.comm_pattern);
       options.analysis.filter = filter_of(args->filters);
       options.analysis.reading.max_event_bytes = ctx.max_event_bytes;
       options.analysis.reading.max_inflate_ratio = ctx.max_inflate_ratio;

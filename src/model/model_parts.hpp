@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The parts of the trace model derived on first use: devices, launch links, the kernel time of
-// the calls, steps, nesting. Each is
-// built by its own file from the table (and the parts it needs) once, under its once_flag.
+// the calls, steps, step names and step windows, nesting. Each is built by its own file from the
+// table (and the parts it needs) once, under its once_flag.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +20,7 @@ struct trace_model::devices_part {
   std::vector<group_id> device_group;       ///< per row
   std::vector<std::uint8_t> communication;  ///< per string id
 
-  devices_part(event_table const& t, comm_classifier const& classifier);
+  devices_part(event_table const& t, name_regex const& comm_regex);
 };
 
 struct trace_model::links_part {
@@ -59,6 +59,20 @@ struct trace_model::steps_part {
   explicit steps_part(trace_model const& model);
 };
 
+/// The step pattern's verdict on the names host user ranges carry.
+struct trace_model::step_names_part {
+  std::vector<std::uint8_t> step_name;  ///< per string id: 1 for a step name
+
+  step_names_part(event_table const& t, name_regex const* step_regex);
+};
+
+struct trace_model::step_windows_part {
+  std::vector<std::vector<step_window>> by_rank;  ///< by rank index
+  std::map<std::pair<std::int32_t, std::int64_t>, std::vector<step_window>> by_thread;
+
+  explicit step_windows_part(trace_model const& model);
+};
+
 struct trace_model::nesting_part {
   std::vector<std::int64_t> parent;  ///< per row, -1 for none
   std::vector<std::size_t> outermost_stages;
@@ -67,11 +81,14 @@ struct trace_model::nesting_part {
 };
 
 struct trace_model::lazy_parts {
-  std::once_flag devices_once, links_once, call_times_once, steps_once, nesting_once;
+  std::once_flag devices_once, links_once, call_times_once, steps_once, step_names_once,
+      windows_once, nesting_once;
   std::unique_ptr<devices_part> devices;
   std::unique_ptr<links_part> links;
   std::unique_ptr<call_times_part> call_times;
   std::unique_ptr<steps_part> steps;
+  std::unique_ptr<step_names_part> step_names;
+  std::unique_ptr<step_windows_part> windows;
   std::unique_ptr<nesting_part> nesting;
 };
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Building the trace model: producers and ranks from the inputs; on first use one pass over the
 // rows for the dense device ids and the communication flags of the names kernels carry. The
-// other parts are built on first use too (launch_links.cpp, steps.cpp, nesting.cpp).
+// other parts are built on first use too (launch_links.cpp, steps.cpp, step_windows.cpp,
+// nesting.cpp); communication.cpp holds the communication policies.
 #include <tracesweep/model/trace_model.hpp>
 
 #include <algorithm>
@@ -61,7 +62,7 @@ bool trace_model::rank_has_producer(std::int32_t rank, producer p) const {
 
 trace_model::devices_part const& trace_model::device_part() const {
   std::call_once(_lazy->devices_once,
-                 [&] { _lazy->devices = std::make_unique<devices_part>(_table, _classifier); });
+                 [&] { _lazy->devices = std::make_unique<devices_part>(_table, _comm_regex); });
   return *_lazy->devices;
 }
 
@@ -81,6 +82,20 @@ trace_model::steps_part const& trace_model::step_part() const {
   return *_lazy->steps;
 }
 
+trace_model::step_names_part const& trace_model::step_names() const {
+  std::call_once(_lazy->step_names_once, [&] {
+    _lazy->step_names =
+        std::make_unique<step_names_part>(_table, _step_regex ? &*_step_regex : nullptr);
+  });
+  return *_lazy->step_names;
+}
+
+trace_model::step_windows_part const& trace_model::windows() const {
+  std::call_once(_lazy->windows_once,
+                 [&] { _lazy->windows = std::make_unique<step_windows_part>(*this); });
+  return *_lazy->windows;
+}
+
 trace_model::nesting_part const& trace_model::nesting() const {
   std::call_once(_lazy->nesting_once,
                  [&] { _lazy->nesting = std::make_unique<nesting_part>(_table); });
@@ -88,7 +103,11 @@ trace_model::nesting_part const& trace_model::nesting() const {
 }
 
 trace_model::trace_model(event_table const& table, model_options const& options)
-    : _table(table), _classifier(options.comm_pattern), _lazy(std::make_unique<lazy_parts>()) {
+    : _table(table),
+      _comm_regex(options.comm_pattern),
+      _host_comm_regex(options.host_comm_pattern),
+      _lazy(std::make_unique<lazy_parts>()) {
+  if (!options.step_pattern.empty()) _step_regex = name_regex::whole_name(options.step_pattern);
   for (auto const& info : table.inputs()) {
     _producers.push_back(producer_of_format(info.format));
     _ranks.insert(_ranks.end(), info.ranks.begin(), info.ranks.end());
@@ -97,8 +116,7 @@ trace_model::trace_model(event_table const& table, model_options const& options)
   _ranks.erase(std::unique(_ranks.begin(), _ranks.end()), _ranks.end());
 }
 
-trace_model::devices_part::devices_part(event_table const& table,
-                                        comm_classifier const& classifier) {
+trace_model::devices_part::devices_part(event_table const& table, name_regex const& comm_regex) {
   // Dense device ids: provisional in order of first sight, then renumbered by
   // (rank, device, input). Consecutive rows mostly share a device, so the last key is cached.
   std::size_t const n = table.size();
@@ -138,7 +156,7 @@ trace_model::devices_part::devices_part(event_table const& table,
   for (std::size_t id = 0; id < kernel_name.size(); ++id)
     if (kernel_name[id])
       communication[id] =
-          classifier.matches(table.strings().at(static_cast<string_id>(id))) ? 1 : 0;
+          comm_regex.matches(table.strings().at(static_cast<string_id>(id))) ? 1 : 0;
 }
 
 std::span<device_identity const> trace_model::devices() const {

@@ -1,26 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reads the split off the model's nesting: communication ranges are what the reader marked
 // (event_role::communication_range); each kernel is classified by the ranges above the API call
-// that launched it.
+// that launched it, else by the model's paddle_names communication policy.
 #include "tables/paddle_comm.hpp"
 
-#include <cctype>
-#include <string>
-#include <string_view>
-
 namespace tracesweep::tables {
-
-namespace {
-
-bool contains_any(std::string_view name, std::initializer_list<std::string_view> parts) {
-  std::string low(name);
-  for (auto& c : low) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (auto p : parts)
-    if (low.find(p) != std::string::npos) return true;
-  return false;
-}
-
-}  // namespace
 
 std::vector<comm_split> paddle_comm_split(trace_model const& model) {
   auto const& t = model.table();
@@ -47,7 +31,7 @@ std::vector<comm_split> paddle_comm_split(trace_model const& model) {
       }
     // Rule 3: kernels of a node's own calls, when the node is not communication.
     if (!comm(node)) {
-      if (contains_any(t.strings().at(t.name[i]), {"nccl", "xccl"}))
+      if (model.is_communication(t.strings().at(t.name[i]), communication_policy::paddle_names))
         split.gpu_comm.push_back(i);
       else
         split.compute.push_back(i);

@@ -28,15 +28,6 @@ bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 
-bool is_nccl_op(std::string_view n) {
-  return n == "nccl:broadcast" || n == "nccl:reduce" || n == "nccl:all_reduce" ||
-         n == "nccl:all_gather" || n == "nccl:reduce_scatter";
-}
-bool is_gloo_op(std::string_view n) {
-  return n == "gloo:broadcast" || n == "gloo:reduce" || n == "gloo:all_reduce" ||
-         n == "gloo:all_gather" || n == "gloo:reduce_scatter";
-}
-
 /// The plugin's event types: from the kind, else from the family the reader saw in the category.
 enum class tb_type { none, op, python, user_annotation, runtime, kernel, memcpy, memset, step };
 
@@ -80,6 +71,13 @@ struct group_less {
 
 std::vector<tb_overview> compute_tb_overview(trace_model const& model, backend& be) {
   auto const& table = model.table();
+  // The plugin's collectives: NCCL and Gloo host ops by its fixed names (the model's policies).
+  auto const is_nccl_op = [&](std::string_view n) {
+    return model.is_communication(n, communication_policy::tensorboard_nccl_ops);
+  };
+  auto const is_gloo_op = [&](std::string_view n) {
+    return model.is_communication(n, communication_policy::tensorboard_gloo_ops);
+  };
   auto const& pool = table.strings();
   auto const n_inputs = table.inputs().size();
 

@@ -224,14 +224,15 @@ void random_tables_match_the_oracle(std::int64_t scale, std::uint64_t seed) {
       host.push_back({event_kind::profiler_step, "ProfilerStep#1", 0, 1700 * scale, r});
     }
     auto const& t = b.done();
-    ts::trace_model const model(t);
+    ts::model_options mo;
+    mo.host_comm_pattern = "nccl";
+    ts::trace_model const model(t, mo);
     auto be = ts::make_cpu_backend(1);
     ts::diagnose_options o;
     o.min_gap_ns = scale;
     o.top = 0;
     o.timeline_bins = 2;
     o.data_loader_pattern = "DataLoader";
-    o.host_communication_pattern = "nccl";
     auto const d = ts::diagnose(model, *be, o);
     std::sort(launches.begin(), launches.end());
     std::vector<std::int64_t> points;

@@ -73,15 +73,8 @@ struct diagnose_options {
   std::size_t small_copy_count = 10;
   /// Stragglers: mean step time above the median rank's by more than this fraction.
   double straggler_threshold = 0.10;
-  /// Steps of ranks whose trace has no profiler steps (nsys): host ranges whose name matches
-  /// this RE2 pattern (whole name). Empty: none.
-  std::string step_pattern = R"(ProfilerStep#\d+)";
   /// Host ranges whose name matches this RE2 pattern (searched, any case) are data loading.
   std::string data_loader_pattern = R"(dataloader|data_loader|__next__)";
-  /// Host rows whose name matches this RE2 pattern (searched, any case) are communication.
-  std::string host_communication_pattern =
-      R"(nccl|c10d::|gloo|allreduce|all_reduce|allgather|all_gather|reduce_scatter|alltoall|)"
-      R"(broadcast|barrier|record_param_comms)";
   /// Per-instance lists (gaps, long tail, bursts, small copies) keep the top this many; 0 = all.
   std::size_t top = 50;
   /// Host events listed per gap or long-tail instance.

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // The trace model: what every analysis reads besides the columns, derived once per job from the
-// event table: producers, ranks, dense device ids, the communication classifier, launch links
-// (runtime call ↔ device row), profiler steps and the denominators, host-range nesting.
+// event table: producers, ranks, dense device ids, the one definition of communication (the kernel
+// pattern, the TensorBoard and Paddle rules and the host-row pattern as named policies), launch
+// links (runtime call ↔ device row), profiler steps and the denominators, the step windows
+// diagnoses read (profiler steps, or user ranges named by the step pattern), host-range nesting.
 // Analyses take (model, backend) and derive none of this themselves.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,7 +17,7 @@
 
 #include <tracesweep/event_table.hpp>
 #include <tracesweep/intervals.hpp>
-#include <tracesweep/model/comm_classifier.hpp>
+#include <tracesweep/model/name_regex.hpp>
 
 namespace tracesweep {
 
@@ -35,6 +38,38 @@ inline constexpr group_id no_device = UINT32_MAX;
 struct model_options {
   /// Regex searched case-insensitively in kernel names to mark communication (RE2 syntax).
   std::string comm_pattern = "nccl|rccl";
+  /// Regex (RE2, any case) a host user range's whole name must match to be a step window of a
+  /// rank without profiler steps (nsys). Empty: no user range is a step window.
+  std::string step_pattern = R"(ProfilerStep#\d+)";
+  /// Regex (RE2) searched case-insensitively in host row names to mark communication
+  /// (communication_policy::host_rows_by_pattern: the diagnosis's rule).
+  std::string host_comm_pattern =
+      R"(nccl|c10d::|gloo|allreduce|all_reduce|allgather|all_gather|reduce_scatter|alltoall|)"
+      R"(broadcast|barrier|record_param_comms)";
+};
+
+/// Which rule says a name is communication. Profilers disagree, and each report reproduces its
+/// profiler's own rule, so the model holds them all under one definition:
+enum class communication_policy : std::uint8_t {
+  /// Kernel names the communication pattern (model_options::comm_pattern) finds, any case.
+  kernels_by_pattern,
+  /// TensorBoard's NCCL host ops: exactly nccl:broadcast, nccl:reduce, nccl:all_reduce,
+  /// nccl:all_gather or nccl:reduce_scatter.
+  tensorboard_nccl_ops,
+  /// TensorBoard's Gloo host ops: the same five names with the prefix gloo:.
+  tensorboard_gloo_ops,
+  /// Paddle's kernel rule: the name contains "nccl" or "xccl", any case.
+  paddle_names,
+  /// The diagnosis's rule for host rows (calls, ops, ranges): names the host communication
+  /// pattern (model_options::host_comm_pattern) finds, any case.
+  host_rows_by_pattern,
+};
+
+/// One step window of a rank or thread: the rows of one name (the rank's threads may each record
+/// it) merged, from the earliest start to the latest end.
+struct step_window {
+  string_id name = 0;
+  std::int64_t start = 0, end = 0;
 };
 
 /// A rank's denominator (Paddle §1.4): |∪ its steps| when it has steps, else its span.
@@ -51,10 +86,11 @@ struct denominator {
 
 class trace_model {
  public:
-  /// Derives the model from `table`, which must outlive it. Throws pattern_error when the
-  /// communication pattern does not compile. Producers and ranks are derived here (and the
-  /// pattern compiled); devices with the communication names, launch links, steps and nesting
-  /// on first use (once each, thread-safe), so an analysis pays only for the parts it reads.
+  /// Derives the model from `table`, which must outlive it. Throws pattern_error when a pattern
+  /// of `options` does not compile. Producers and ranks are derived here
+  /// (and the patterns compiled); devices with the communication names, launch links, steps, step
+  /// windows and nesting on first use (once each, thread-safe), so an analysis pays only for the
+  /// parts it reads.
   trace_model(event_table const& table, model_options const& options = {});
   ~trace_model();
   trace_model(trace_model&&) noexcept;
@@ -81,10 +117,13 @@ class trace_model {
   /// Dense device id of every row (no_device for rows that are not device activity).
   [[nodiscard]] std::span<group_id const> device_group() const;
 
-  /// Whether string `name` is a communication kernel name, per string id of the pool.
+  /// Whether string `name` is a communication kernel name (kernels_by_pattern), per string id of
+  /// the pool.
   [[nodiscard]] bool is_communication(string_id name) const;
-  /// The communication flag (0/1) of every string id (set only for names kernels carry).
+  /// The kernels_by_pattern flag (0/1) of every string id (set only for names kernels carry).
   [[nodiscard]] std::span<std::uint8_t const> communication_names() const;
+  /// Whether `name` is communication by `policy` (see communication_policy).
+  [[nodiscard]] bool is_communication(std::string_view name, communication_policy policy) const;
 
   // Launch links. A device row (kernel, memcpy, memset) was launched by the first api_call row of
   // the same input and rank with the same correlation id (≥ 0).
@@ -121,6 +160,24 @@ class trace_model {
   /// max end − min start over its kept rows.
   [[nodiscard]] denominator rank_denominator(std::size_t rank_index) const;
 
+  // Step windows: what a diagnosis takes as a rank's steps. Unlike steps() above, a rank without
+  // profiler steps (an nsys export) has as steps its host user ranges (device < 0, end > start)
+  // whose whole name matches the step pattern (model_options::step_pattern; training loops push
+  // NVTX ranges named ProfilerStep#12). The rows of one name become one window, from the
+  // earliest start to the latest end (each thread of a rank may record the step). Step windows
+  // move no denominator.
+
+  /// Whether host user ranges named `name` are steps by the step pattern (whole name, any case);
+  /// false for names no host user range carries, and for every name when the pattern is empty.
+  [[nodiscard]] bool is_step_name(string_id name) const;
+  /// The step windows of rank ranks()[rank_index]: its profiler steps when it has any, else its
+  /// user ranges named like steps; merged by name, ascending by (start, end, name).
+  [[nodiscard]] std::span<step_window const> step_windows(std::size_t rank_index) const;
+  /// The step windows thread (input, thread) recorded itself, from the same rows, merged and
+  /// ordered the same way; empty when it recorded none.
+  [[nodiscard]] std::span<step_window const> thread_step_windows(std::int32_t input,
+                                                                 std::int64_t thread) const;
+
   // Host-range nesting, from one sweep per (input, thread) over the host rows (device < 0) in
   // (start, API calls after ranges, −end, row) order, as Paddle builds its node tree (§1.2):
   // - a range's parent is the innermost range still open when it starts (ranges ending at or
@@ -143,16 +200,22 @@ class trace_model {
   struct links_part;
   struct call_times_part;
   struct steps_part;
+  struct step_names_part;
+  struct step_windows_part;
   struct nesting_part;
   struct lazy_parts;
   [[nodiscard]] devices_part const& device_part() const;
   [[nodiscard]] links_part const& links() const;
   [[nodiscard]] call_times_part const& call_times() const;
   [[nodiscard]] steps_part const& step_part() const;
+  [[nodiscard]] step_names_part const& step_names() const;
+  [[nodiscard]] step_windows_part const& windows() const;
   [[nodiscard]] nesting_part const& nesting() const;
 
   event_table const& _table;
-  comm_classifier _classifier;
+  name_regex _comm_regex;
+  name_regex _host_comm_regex;
+  std::optional<name_regex> _step_regex;  ///< none for an empty step pattern
   std::vector<producer> _producers;
   std::vector<std::int32_t> _ranks;
   std::unique_ptr<lazy_parts> _lazy;

@@ -64,28 +64,29 @@ diagnosis diagnose(job_session const& session, diagnose_options const& options) 
   out.options = options;
   // Compiles every pattern before any work, so a bad one fails first.
   host_classifier const classifier(model, options);
-  // The steps (and with them the model's launch links) are host work of their own: another
-  // thread builds them while the backend works on the device activity. Nothing of the result
-  // depends on which finishes first.
-  auto steps_ready =
-      std::async(std::launch::async, [&model, &options] { return find_steps(model, options); });
+  // The model's step windows (and with them its launch links) are host work of their own:
+  // another thread builds them while the backend works on the device activity. Nothing of the
+  // result depends on which finishes first.
+  auto steps_ready = std::async(std::launch::async, [&model] {
+    if (!model.ranks().empty()) (void)model.step_windows(0);  // builds every rank's
+  });
   auto const needs = diagnose_needs(options);
   auto const& activity = session.activity(needs);
   auto const holes = session.gaps(needs);
   auto const unions = unions_of(activity);
   auto const& order = session.device_order();
-  auto const steps = steps_ready.get();
+  steps_ready.get();
 
   auto const threads = main_threads(model, order);
   auto const gaps = attribute_gaps(model, order, holes, classifier, threads, out);
-  find_verdicts(model, unions, activity, gaps, steps, threads, out);
-  find_periodic_gaps(model, activity, gaps, steps, out);
+  find_verdicts(model, unions, activity, gaps, threads, out);
+  find_periodic_gaps(model, activity, gaps, out);
   find_long_tail(model, activity, classifier, out);
   find_bursts(model, order, classifier, out);
-  find_sync_and_copies(model, classifier, activity, steps, out);
-  find_stragglers(model, steps, out);
+  find_sync_and_copies(model, classifier, activity, out);
+  find_stragglers(model, out);
   build_timeline(model, unions, activity, out);
-  find_memory_growth(model, steps, out);
+  find_memory_growth(model, out);
   return out;
 }
 

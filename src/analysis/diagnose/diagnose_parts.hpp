@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the diagnosis steps share: the device activity of each device in start order and its
-// unions (both from the job session), the host rows of each thread with what each means for a gap,
-// and the step windows of each rank. Each step of the diagnosis is one file in this folder.
+// unions (both from the job session), the host rows of each thread with what each means for a gap;
+// the step windows are the model's (trace_model::step_windows). Each step of the diagnosis is one
+// file in this folder.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,7 @@
 #include <vector>
 
 #include <tracesweep/analysis/diagnose.hpp>
-#include <tracesweep/model/comm_classifier.hpp>
+#include <tracesweep/model/name_regex.hpp>
 #include <tracesweep/session/job_session.hpp>
 
 namespace tracesweep::diagnose_detail {
@@ -119,22 +120,8 @@ struct host_window {
 [[nodiscard]] std::optional<host_index::key> launching_thread(trace_model const& model,
                                                               std::int64_t row);
 
-/// One step of a rank: rows of one name (the rank's threads may each record it) become one
-/// window, from the earliest start to the latest end.
-struct step {
-  string_id name = 0;
-  std::int64_t start = 0, end = 0;
-};
-/// Profiler steps (or, for ranks without any, host ranges named like steps) per rank index, by
-/// start.
-struct step_windows {
-  std::vector<std::vector<step>> rows;
-  /// The steps each (input, thread) recorded itself: a device's steps are its launching thread's.
-  std::map<std::pair<std::int32_t, std::int64_t>, std::vector<step>> by_thread;
-};
-/// The index of the step of `steps` in progress at `at`, or -1.
-[[nodiscard]] std::int64_t step_at(std::span<step const> steps, std::int64_t at);
-[[nodiscard]] step_windows find_steps(trace_model const& model, diagnose_options const& options);
+/// The index of the step of `steps` (the model's step windows) in progress at `at`, or -1.
+[[nodiscard]] std::int64_t step_at(std::span<step_window const> steps, std::int64_t at);
 
 /// A table row as a context event.
 [[nodiscard]] context_event describe(trace_model const& model, std::size_t row);
@@ -156,22 +143,19 @@ struct attributed_gap {
     diagnosis& out);
 void find_verdicts(trace_model const& model, std::span<device_unions const> unions,
                    activity_result const& activity, std::span<attributed_gap const> gaps,
-                   step_windows const& steps,
                    std::span<std::optional<host_index::key> const> threads, diagnosis& out);
 void find_periodic_gaps(trace_model const& model, activity_result const& activity,
-                        std::span<attributed_gap const> gaps, step_windows const& steps,
-                        diagnosis& out);
+                        std::span<attributed_gap const> gaps, diagnosis& out);
 void find_long_tail(trace_model const& model, activity_result const& activity,
                     host_classifier const& classifier, diagnosis& out);
 void find_bursts(trace_model const& model, device_rows const& order,
                  host_classifier const& classifier, diagnosis& out);
 void find_sync_and_copies(trace_model const& model, host_classifier const& classifier,
-                          activity_result const& activity, step_windows const& steps,
-                          diagnosis& out);
-void find_stragglers(trace_model const& model, step_windows const& steps, diagnosis& out);
+                          activity_result const& activity, diagnosis& out);
+void find_stragglers(trace_model const& model, diagnosis& out);
 void build_timeline(trace_model const& model, std::span<device_unions const> unions,
                     activity_result const& activity, diagnosis& out);
-void find_memory_growth(trace_model const& model, step_windows const& steps, diagnosis& out);
+void find_memory_growth(trace_model const& model, diagnosis& out);
 
 }  // namespace tracesweep::diagnose_detail
 

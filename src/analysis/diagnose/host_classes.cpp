@@ -36,10 +36,7 @@ bool is_memcpy_name(std::string_view name) {
 
 host_classifier::host_classifier(trace_model const& model, diagnose_options const& options)
     : _model(model) {
-  comm_classifier const loader(options.data_loader_pattern);
-  comm_classifier const comm(options.host_communication_pattern);
-  std::optional<comm_classifier> step;
-  if (!options.step_pattern.empty()) step.emplace("^(?:" + options.step_pattern + ")$");
+  name_regex const loader(options.data_loader_pattern);
   auto const& t = model.table();
   auto const& pool = t.strings();
   // Only names host rows carry are looked at.
@@ -52,9 +49,9 @@ host_classifier::host_classifier(trace_model const& model, diagnose_options cons
     std::uint8_t f = 0;
     if (is_sync_name(name)) f |= sync_name;
     if (is_memcpy_name(name)) f |= memcpy_name;
-    if (comm.matches(name)) f |= comm_name;
+    if (model.is_communication(name, communication_policy::host_rows_by_pattern)) f |= comm_name;
     if (loader.matches(name)) f |= loader_name;
-    if (step && step->matches(name)) f |= step_name;
+    if (model.is_step_name(t.name[i])) f |= step_name;
     _flags[t.name[i]] = f;
   }
 }

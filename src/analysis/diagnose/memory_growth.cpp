@@ -11,12 +11,11 @@ namespace tracesweep::diagnose_detail {
 namespace {
 
 /// The diagnosis's step windows per rank index, as memory windows.
-std::vector<std::vector<memory_window>> windows_of(trace_model const& model,
-                                                   step_windows const& steps) {
+std::vector<std::vector<memory_window>> windows_of(trace_model const& model) {
   auto const& strings = model.table().strings();
-  std::vector<std::vector<memory_window>> out(steps.rows.size());
-  for (std::size_t r = 0; r < steps.rows.size(); ++r)
-    for (auto const& s : steps.rows[r])
+  std::vector<std::vector<memory_window>> out(model.ranks().size());
+  for (std::size_t r = 0; r < out.size(); ++r)
+    for (auto const& s : model.step_windows(r))
       out[r].push_back({std::string(strings.at(s.name)), s.start, s.end});
   return out;
 }
@@ -40,11 +39,11 @@ memory_finding staircase(memory_step_row const& first, memory_step_row const& la
 
 }  // namespace
 
-void find_memory_growth(trace_model const& model, step_windows const& steps, diagnosis& out) {
+void find_memory_growth(trace_model const& model, diagnosis& out) {
   auto const& table = model.table();
   auto const series = memory_series_of(table);
   if (series.empty()) return;
-  auto const peaks = memory_step_peaks(model, series, windows_of(model, steps));
+  auto const peaks = memory_step_peaks(model, series, windows_of(model));
   auto const& o = out.options;
   // Maximal runs of increases: rows [begin, k] where each row grows from the one before.
   std::size_t begin = 0;

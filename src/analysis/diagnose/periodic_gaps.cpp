@@ -29,7 +29,8 @@ namespace {
 
 /// Whether at least 75 % of `steps` hold the middle of a gap of `list`, and there are not more
 /// gaps than steps and one.
-bool once_per_step(std::span<step const> steps, std::vector<attributed_gap const*> const& list) {
+bool once_per_step(std::span<step_window const> steps,
+                   std::vector<attributed_gap const*> const& list) {
   if (steps.size() < 3 || list.size() > steps.size() + 1) return false;
   std::vector<bool> hit(steps.size(), false);
   for (auto const* g : list)
@@ -42,8 +43,7 @@ bool once_per_step(std::span<step const> steps, std::vector<attributed_gap const
 }  // namespace
 
 void find_periodic_gaps(trace_model const& model, activity_result const& activity,
-                        std::span<attributed_gap const> gaps, step_windows const& steps,
-                        diagnosis& out) {
+                        std::span<attributed_gap const> gaps, diagnosis& out) {
   auto const& o = out.options;
   std::map<std::pair<group_id, idle_cause>, std::vector<attributed_gap const*>> series;
   for (auto const& g : gaps) series[{g.device, g.cause}].push_back(&g);
@@ -60,7 +60,7 @@ void find_periodic_gaps(trace_model const& model, activity_result const& activit
       return std::abs(static_cast<double>(d - period)) <= o.periodic_tolerance * double(period);
     });
     auto const r = model.rank_index(model.devices()[key.first].rank);
-    bool const per_step = r < steps.rows.size() && once_per_step(steps.rows[r], list);
+    bool const per_step = r < model.ranks().size() && once_per_step(model.step_windows(r), list);
     if (static_cast<double>(regular) < 0.8 * static_cast<double>(intervals.size()) && !per_step)
       continue;
     periodic_gap_finding f;

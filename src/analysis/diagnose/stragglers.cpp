@@ -9,10 +9,10 @@
 
 namespace tracesweep::diagnose_detail {
 
-void find_stragglers(trace_model const& model, step_windows const& steps, diagnosis& out) {
+void find_stragglers(trace_model const& model, diagnosis& out) {
   auto const ranks = model.ranks();
   for (std::size_t r = 0; r < ranks.size(); ++r) {
-    auto const& rows = steps.rows[r];
+    auto const rows = model.step_windows(r);
     if (rows.empty()) continue;
     rank_steps s;
     s.rank = ranks[r];

@@ -65,7 +65,7 @@ void find_memcpy(trace_model const& model, activity_result const& activity, diag
   }
 }
 
-void find_small_copies(trace_model const& model, step_windows const& steps, diagnosis& out) {
+void find_small_copies(trace_model const& model, diagnosis& out) {
   auto const& t = model.table();
   auto const& o = out.options;
   auto const groups = model.device_group();
@@ -77,11 +77,11 @@ void find_small_copies(trace_model const& model, step_windows const& steps, diag
     if ((t.subkind[i] != h2d && t.subkind[i] != d2h) || t.bytes_of(i) > o.small_copy_bytes)
       continue;
     auto const r = model.rank_index(t.rank[i]);
-    if (r >= steps.rows.size()) continue;
+    if (r >= model.ranks().size()) continue;
     // The step the copy was issued in: its launch call's, else its own start.
     auto const call = model.launcher(i);
     auto const at = call >= 0 ? t.start_ns[static_cast<std::size_t>(call)] : t.start_ns[i];
-    auto const s = step_at(steps.rows[r], at);
+    auto const s = step_at(model.step_windows(r), at);
     if (s < 0) continue;
     auto& f = per_step[{groups[i], s, t.subkind[i]}];
     ++f.copies;
@@ -95,7 +95,8 @@ void find_small_copies(trace_model const& model, step_windows const& steps, diag
     f.where = key_of(model, g);
     f.step = static_cast<std::int32_t>(s);
     auto const r = model.rank_index(f.where.rank);
-    f.step_name = std::string(t.strings().at(steps.rows[r][static_cast<std::size_t>(s)].name));
+    f.step_name =
+        std::string(t.strings().at(model.step_windows(r)[static_cast<std::size_t>(s)].name));
     f.direction = std::string(memcpy_label(dir));
     found.push_back(std::move(f));
   }
@@ -110,11 +111,10 @@ void find_small_copies(trace_model const& model, step_windows const& steps, diag
 }  // namespace
 
 void find_sync_and_copies(trace_model const& model, host_classifier const& classifier,
-                          activity_result const& activity, step_windows const& steps,
-                          diagnosis& out) {
+                          activity_result const& activity, diagnosis& out) {
   find_sync(model, classifier, out);
   find_memcpy(model, activity, out);
-  find_small_copies(model, steps, out);
+  find_small_copies(model, out);
 }
 
 }  // namespace tracesweep::diagnose_detail

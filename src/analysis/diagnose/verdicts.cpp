@@ -60,8 +60,8 @@ std::vector<std::vector<attributed_gap const*>> gaps_by_device(std::span<attribu
 }
 
 void add_step_verdicts(trace_model const& model, std::size_t g, device_unions const& u,
-                       std::vector<attributed_gap const*> const& gaps, std::span<step const> steps,
-                       diagnosis& out) {
+                       std::vector<attributed_gap const*> const& gaps,
+                       std::span<step_window const> steps, diagnosis& out) {
   auto const& t = model.table();
   for (std::size_t s = 0; s < steps.size(); ++s) {
     verdict_row v;
@@ -90,7 +90,6 @@ void add_step_verdicts(trace_model const& model, std::size_t g, device_unions co
 
 void find_verdicts(trace_model const& model, std::span<device_unions const> unions,
                    activity_result const& activity, std::span<attributed_gap const> gaps,
-                   step_windows const& steps,
                    std::span<std::optional<host_index::key> const> threads, diagnosis& out) {
   std::size_t const devices = activity.devices.size();
   auto const by_device = gaps_by_device(gaps, devices);
@@ -112,10 +111,11 @@ void find_verdicts(trace_model const& model, std::span<device_unions const> unio
   }
   for (std::size_t g = 0; g < devices; ++g) {
     auto const r = model.rank_index(model.devices()[g].rank);
-    if (r >= steps.rows.size() || steps.rows[r].empty()) continue;
+    if (r >= model.ranks().size() || model.step_windows(r).empty()) continue;
     // The steps of the thread that launches the device's work, else the rank's.
-    auto const own = threads[g] ? steps.by_thread.find(*threads[g]) : steps.by_thread.end();
-    auto const& windows = own != steps.by_thread.end() ? own->second : steps.rows[r];
+    auto const own = threads[g] ? model.thread_step_windows(threads[g]->first, threads[g]->second)
+                                : std::span<step_window const>{};
+    auto const windows = !own.empty() ? own : model.step_windows(r);
     add_step_verdicts(model, g, unions[g], by_device[g], windows, out);
   }
 }
