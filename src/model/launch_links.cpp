@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
 
 #include <tracesweep/stats.hpp>
 
@@ -13,35 +16,101 @@ namespace tracesweep {
 
 namespace {
 
-/// The first api_call row of each (input, rank, correlation) in one open-addressing table
-/// (linear probing, at most half full): one allocation for every call, and no table sized by the
-/// inputs × ranks of a job. Correlation ids are unique within one process (CUPTI's, and Kineto's
-/// per rank); an nsys export of several processes repeats them, so a link never crosses ranks.
+/// The dense id of each (input, rank) that holds calls, found in one pass: rows of one input are
+/// contiguous and hold few ranks, so the last pair answers most look-ups.
+class rank_groups {
+ public:
+  /// The id of (input, rank), or npos when it holds no call.
+  [[nodiscard]] std::size_t find(std::int32_t input, std::int32_t rank) const {
+    if (input == _last_input && rank == _last_rank) return _last_id;
+    for (auto const& [key, id] : _ids)
+      if (key.first == input && key.second == rank) {
+        _last_input = input, _last_rank = rank, _last_id = id;
+        return id;
+      }
+    return npos;
+  }
+  /// The id of (input, rank), a new one when it had none.
+  std::size_t add(std::int32_t input, std::int32_t rank) {
+    if (auto const id = find(input, rank); id != npos) return id;
+    _ids.push_back({{input, rank}, _ids.size()});
+    return find(input, rank);
+  }
+  [[nodiscard]] std::size_t size() const noexcept { return _ids.size(); }
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+ private:
+  /// The pairs are few (an input holds one rank, or an nsys export its processes): a scan.
+  std::vector<std::pair<std::pair<std::int32_t, std::int32_t>, std::size_t>> _ids;
+  mutable std::int32_t _last_input = -1, _last_rank = -1;
+  mutable std::size_t _last_id = npos;
+};
+
+/// The first api_call row of each (input, rank, correlation). Correlation ids are unique within
+/// one process (CUPTI's, and Kineto's per rank); an nsys export of several processes repeats
+/// them, so a link never crosses ranks. Ids count up within a process, so an (input, rank) whose
+/// ids are dense gets a direct table (8 bytes an id, a cache-friendly index); the calls of the
+/// others share one open-addressing table (linear probing, at most half full; one allocation).
+/// Nothing is sized by the job's inputs × ranks.
 class call_index {
  public:
   explicit call_index(event_table const& t) : _t(t) {
-    std::size_t calls = 0;
-    for (std::size_t i = 0; i < t.size(); ++i) calls += is_call(i) ? 1 : 0;
-    _slots.resize(std::bit_ceil(std::max<std::size_t>(16, 2 * calls)));
-    _mask = _slots.size() - 1;
+    std::size_t sparse_calls = 0;
     for (std::size_t i = 0; i < t.size(); ++i) {
       if (!is_call(i)) continue;
-      auto& s = _slots[probe(key_of(i))];
-      if (s.row < 0) s = {key_of(i), static_cast<std::int64_t>(i)};  // the first call wins
+      auto const g = _groups.add(_t.input_of(i), _t.rank[i]);
+      if (g == _ranges.size()) _ranges.emplace_back();
+      auto& r = _ranges[g];
+      auto const c = _t.correlation_of(i);
+      r.lo = std::min(r.lo, c), r.hi = std::max(r.hi, c);
+      ++r.count;
+    }
+    for (auto& r : _ranges) {
+      auto const span = static_cast<std::uint64_t>(r.hi - r.lo) + 1;
+      r.dense = span <= 4 * r.count + 1024;
+      if (r.dense) r.slots.assign(span, -1);
+      if (!r.dense) sparse_calls += r.count;
+    }
+    _sparse.resize(sparse_calls == 0 ? 0
+                                     : std::bit_ceil(std::max<std::size_t>(16, 2 * sparse_calls)));
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (!is_call(i)) continue;
+      auto const g = _groups.find(_t.input_of(i), _t.rank[i]);
+      auto const c = _t.correlation_of(i);
+      auto const row = static_cast<std::int64_t>(i);
+      auto& r = _ranges[g];
+      if (r.dense) {
+        auto& slot = r.slots[static_cast<std::size_t>(c - r.lo)];
+        if (slot < 0) slot = row;  // the first call wins
+        continue;
+      }
+      auto& s = _sparse[probe(g, c)];
+      if (s.row < 0) s = {{c, g}, row};
     }
   }
 
   /// The call row with device row `i`'s (input, rank, correlation), or -1.
   [[nodiscard]] std::int64_t find(std::size_t i) const {
-    if (_t.correlation_of(i) < 0) return -1;
-    return _slots[probe(key_of(i))].row;
+    auto const c = _t.correlation_of(i);
+    if (c < 0) return -1;
+    auto const g = _groups.find(_t.input_of(i), _t.rank[i]);
+    if (g == rank_groups::npos) return -1;
+    auto const& r = _ranges[g];
+    if (c < r.lo || c > r.hi) return -1;
+    return r.dense ? r.slots[static_cast<std::size_t>(c - r.lo)] : _sparse[probe(g, c)].row;
   }
 
  private:
+  struct range {
+    std::int64_t lo = std::numeric_limits<std::int64_t>::max();
+    std::int64_t hi = std::numeric_limits<std::int64_t>::min();
+    std::size_t count = 0;
+    bool dense = false;
+    std::vector<std::int64_t> slots;
+  };
   struct key {
     std::int64_t correlation = 0;
-    std::int32_t input = 0;
-    std::int32_t rank = 0;
+    std::size_t group = 0;
     friend bool operator==(key const&, key const&) = default;
   };
   struct slot {
@@ -52,25 +121,23 @@ class call_index {
   [[nodiscard]] bool is_call(std::size_t i) const {
     return _t.kind[i] == event_kind::api_call && _t.correlation_of(i) >= 0;
   }
-  [[nodiscard]] key key_of(std::size_t i) const {
-    return {_t.correlation_of(i), _t.input_of(i), _t.rank[i]};
-  }
-  /// The slot holding `k`, or the empty one where it would go.
-  [[nodiscard]] std::size_t probe(key const& k) const {
-    // A 64-bit mix (splitmix64's finaliser) of the three fields, in unsigned arithmetic.
-    std::uint64_t h = static_cast<std::uint64_t>(k.correlation) * 0x9e3779b97f4a7c15u ^
-                      (std::uint64_t{static_cast<std::uint32_t>(k.input)} << 32 |
-                       static_cast<std::uint32_t>(k.rank));
+  /// The sparse slot holding (group, correlation), or the empty one where it would go.
+  [[nodiscard]] std::size_t probe(std::size_t group, std::int64_t correlation) const {
+    // A 64-bit mix (splitmix64's finaliser) of both, in unsigned arithmetic.
+    std::uint64_t h = static_cast<std::uint64_t>(correlation) * 0x9e3779b97f4a7c15u ^ group;
     h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
     h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
     h ^= h >> 31;
-    for (std::size_t at = h & _mask;; at = (at + 1) & _mask)
-      if (_slots[at].row < 0 || _slots[at].k == k) return at;
+    std::size_t const mask = _sparse.size() - 1;
+    key const k{correlation, group};
+    for (std::size_t at = h & mask;; at = (at + 1) & mask)
+      if (_sparse[at].row < 0 || _sparse[at].k == k) return at;
   }
 
   event_table const& _t;
-  std::vector<slot> _slots;
-  std::size_t _mask = 0;
+  rank_groups _groups;
+  std::vector<range> _ranges;
+  std::vector<slot> _sparse;
 };
 
 }  // namespace
