@@ -139,22 +139,36 @@ group_id classed_group(activity_request const& r, std::size_t i) {
   return r.device_group[i] * class_count + class_of(r.kind[i], r.name[i], r.communication);
 }
 
-/// Every device row in its (device × class) group, in row order.
-interval_columns classed_rows(activity_request const& r) {
+/// Widens the window of device row `i`'s device in `rows` to cover the row.
+void widen_window(activity_request const& r, std::size_t i,
+                  std::vector<device_activity_row>& rows) {
+  auto& row = rows[r.device_group[i]];
+  row.window_start = std::min(row.window_start, r.start[i]);
+  row.window_end = std::max(row.window_end, r.end[i]);
+}
+
+/// Every device row in its (device × class) group, in row order; the windows in `rows`.
+interval_columns classed_rows(activity_request const& r, std::vector<device_activity_row>& rows) {
   std::size_t n = 0;
   for (auto const k : r.kind) n += is_device_activity(k) ? 1 : 0;
   interval_columns out;
   out.reserve(n);
-  for (std::size_t i = 0; i < r.start.size(); ++i)
-    if (is_device_activity(r.kind[i])) out.push(r.start[i], r.end[i], classed_group(r, i));
+  for (std::size_t i = 0; i < r.start.size(); ++i) {
+    if (!is_device_activity(r.kind[i])) continue;
+    out.push(r.start[i], r.end[i], classed_group(r, i));
+    widen_window(r, i, rows);
+  }
   return out;
 }
 
 /// The same rows sorted by (group, start), from `r.order` (by device, start) by a stable
 /// counting pass over the classes: a union over them has nothing left to sort.
-interval_columns classed_rows_in_order(activity_request const& r) {
+interval_columns classed_rows_in_order(activity_request const& r,
+                                       std::vector<device_activity_row>& rows) {
   std::vector<std::size_t> next(r.device_count * class_count + 1, 0);
-  for (auto const i : r.order) ++next[classed_group(r, i) + 1];
+  // Counted in row order (the order holds the same rows): sequential reads, not the order's.
+  for (std::size_t i = 0; i < r.kind.size(); ++i)
+    if (is_device_activity(r.kind[i])) ++next[classed_group(r, i) + 1];
   for (std::size_t g = 1; g < next.size(); ++g) next[g] += next[g - 1];
   interval_columns out;
   out.start.resize(r.order.size()), out.end.resize(r.order.size()),
@@ -163,6 +177,7 @@ interval_columns classed_rows_in_order(activity_request const& r) {
     auto const g = classed_group(r, i);
     auto const at = next[g]++;
     out.start[at] = r.start[i], out.end[at] = r.end[i], out.group[at] = g;
+    widen_window(r, i, rows);
   }
   return out;
 }
@@ -192,26 +207,21 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
     out.kernels = be.segmented_stats(kernel_names, kernel_durations, {});
   }
 
-  // Row selection: every device row in group (device × class).
-  for (std::size_t i = 0; i < r.start.size(); ++i) {
-    if (!is_device_activity(r.kind[i])) continue;
-    auto& row = rows[r.device_group[i]];
-    row.window_start = std::min(row.window_start, r.start[i]);
-    row.window_end = std::max(row.window_end, r.end[i]);
-  }
-  interval_columns classed = r.order.empty() ? classed_rows(r) : classed_rows_in_order(r);
+  // Row selection: every device row in group (device × class); the windows on the way.
+  interval_columns classed =
+      r.order.empty() ? classed_rows(r, rows) : classed_rows_in_order(r, rows);
 
   // One union (one sort) per device × class; the classes are disjoint, so every other union is a
   // linear merge of theirs: kernels = communication ∪ computation, activity = kernels ∪ copies.
   auto by_class = be.union_by_group(classed.view());
   classed = {};
-  auto const comm_union = union_class(by_class, class_count, comm_class);
-  auto const comp_union = union_class(by_class, class_count, comp_class);
+  auto comm_union = union_class(by_class, class_count, comm_class);
+  auto comp_union = union_class(by_class, class_count, comp_class);
   auto const copy_union = union_class(by_class, class_count, copy_class);
   auto const set_union = union_class(by_class, class_count, set_class);
   by_class = {};
-  auto const kernel_union = merge_unions(comm_union, comp_union);
-  auto const activity_union = merge_unions(kernel_union, merge_unions(copy_union, set_union));
+  auto kernel_union = merge_unions(comm_union, comp_union);
+  auto activity_union = merge_unions(kernel_union, merge_unions(copy_union, set_union));
   auto const busy = busy_per_group(activity_union, devices);
   auto const kernel_busy = busy_per_group(kernel_union, devices);
   auto const copy_busy = busy_per_group(copy_union, devices);
@@ -237,11 +247,11 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
   }
   out.gaps = be.gap_scan(activity_union, group_windows{window_start, window_end}, r.min_gap,
                          r.top_per_group);
-  if (r.keep_unions) {
-    out.activity_union = activity_union;
-    out.kernel_union = kernel_union;
-    out.communication_union = comm_union;
-    out.computation_union = comp_union;
+  if (r.keep_unions) {  // no longer needed here: moved, not copied
+    out.activity_union = std::move(activity_union);
+    out.kernel_union = std::move(kernel_union);
+    out.communication_union = std::move(comm_union);
+    out.computation_union = std::move(comp_union);
   }
   return out;
 }
