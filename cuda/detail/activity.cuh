@@ -267,19 +267,6 @@ resident_intervals<Context> union_of_rows(Context& ctx, typename Context::stream
   return union_device(ctx, {r_start.data(), r_end.data(), r_group.data(), n}, s);
 }
 
-/// Starts the three downloads of a union on the device into `out` (sized here): its columns
-/// are there after the next ctx.synchronize(s).
-template <class Context>
-void download_union_async(Context& ctx, typename Context::stream_type s,
-                          resident_intervals<Context> const& u, interval_union& out) {
-  out.group.resize(u.size);
-  out.start.resize(u.size);
-  out.end.resize(u.size);
-  ctx.download_async(out.group.data(), u.group.data(), u.size, s);
-  ctx.download_async(out.start.data(), u.start.data(), u.size, s);
-  ctx.download_async(out.end.data(), u.end.data(), u.size, s);
-}
-
 struct gather_u32_fn {
   uint32_t const* v;
   TRACESWEEP_HOST_DEVICE uint32_t operator()(uint32_t row) const { return v[row]; }

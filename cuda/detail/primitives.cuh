@@ -389,17 +389,26 @@ resident_intervals<Context> union_device(Context& ctx, device_intervals raw,
 }
 
 /// Per-group union of intervals resident on the device; the result comes back to the host.
+/// Starts the three downloads of a union on the device into `out` (sized here): its columns
+/// are there after the next ctx.synchronize(s).
+template <class Context>
+void download_union_async(Context& ctx, typename Context::stream_type s,
+                          resident_intervals<Context> const& u, interval_union& out) {
+  out.group.resize(u.size);
+  out.start.resize(u.size);
+  out.end.resize(u.size);
+  ctx.download_async(out.group.data(), u.group.data(), u.size, s);
+  ctx.download_async(out.start.data(), u.start.data(), u.size, s);
+  ctx.download_async(out.end.data(), u.end.data(), u.size, s);
+}
+
 template <class Context>
 interval_union union_resident(Context& ctx, device_intervals raw, typename Context::stream_type s) {
   auto const u = union_device(ctx, raw, s);
   interval_union out;
   if (u.size == 0) return out;
-  out.group.resize(u.size);
-  out.start.resize(u.size);
-  out.end.resize(u.size);
-  ctx.download(out.group.data(), u.group.data(), u.size, s);
-  ctx.download(out.start.data(), u.start.data(), u.size, s);
-  ctx.download(out.end.data(), u.end.data(), u.size, s);
+  download_union_async(ctx, s, u, out);
+  ctx.synchronize(s);
   return out;
 }
 
