@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -16,33 +17,34 @@ namespace tracesweep {
 
 namespace {
 
-/// The dense id of each (input, rank) that holds calls, found in one pass: rows of one input are
-/// contiguous and hold few ranks, so the last pair answers most look-ups.
+/// The dense id of each (input, rank) that holds calls. Rows of one input are contiguous and
+/// hold few ranks, so the last pair answers most look-ups; a hash map the others (a job may hold
+/// thousands of single-rank inputs).
 class rank_groups {
  public:
   /// The id of (input, rank), or npos when it holds no call.
   [[nodiscard]] std::size_t find(std::int32_t input, std::int32_t rank) const {
-    if (input == _last_input && rank == _last_rank) return _last_id;
-    for (auto const& [key, id] : _ids)
-      if (key.first == input && key.second == rank) {
-        _last_input = input, _last_rank = rank, _last_id = id;
-        return id;
-      }
-    return npos;
+    auto const k = key(input, rank);
+    if (k == _last_key) return _last_id;
+    auto const it = _ids.find(k);
+    if (it == _ids.end()) return npos;
+    _last_key = k, _last_id = it->second;
+    return it->second;
   }
   /// The id of (input, rank), a new one when it had none.
   std::size_t add(std::int32_t input, std::int32_t rank) {
-    if (auto const id = find(input, rank); id != npos) return id;
-    _ids.push_back({{input, rank}, _ids.size()});
+    _ids.try_emplace(key(input, rank), _ids.size());
     return find(input, rank);
   }
-  [[nodiscard]] std::size_t size() const noexcept { return _ids.size(); }
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
  private:
-  /// The pairs are few (an input holds one rank, or an nsys export its processes): a scan.
-  std::vector<std::pair<std::pair<std::int32_t, std::int32_t>, std::size_t>> _ids;
-  mutable std::int32_t _last_input = -1, _last_rank = -1;
+  static std::uint64_t key(std::int32_t input, std::int32_t rank) {
+    return std::uint64_t{static_cast<std::uint32_t>(input)} << 32 |
+           static_cast<std::uint32_t>(rank);
+  }
+  std::unordered_map<std::uint64_t, std::size_t> _ids;
+  mutable std::uint64_t _last_key = static_cast<std::uint64_t>(-1);
   mutable std::size_t _last_id = npos;
 };
 
