@@ -90,17 +90,9 @@ interval_union stitch_unions(std::vector<interval_union> const& parts) {
   std::sort(all.begin(), all.end(), [](member const& a, member const& b) {
     return std::tie(a.group, a.start) < std::tie(b.group, b.start);
   });
-  interval_union out;
-  for (auto const& m : all) {
-    if (!out.group.empty() && out.group.back() == m.group && m.start <= out.end.back()) {
-      out.end.back() = std::max(out.end.back(), m.end);
-      continue;
-    }
-    out.group.push_back(m.group);
-    out.start.push_back(m.start);
-    out.end.push_back(m.end);
-  }
-  return out;
+  union_builder out(all.size());
+  for (auto const& m : all) out.add(m.group, m.start, m.end);
+  return out.finish();
 }
 
 std::vector<gap> select_top_gaps(std::vector<gap> gaps, std::size_t top_per_group) {

@@ -29,6 +29,42 @@ struct interval_union {
   [[nodiscard]] interval_view view() const noexcept { return {start, end, group}; }
 };
 
+/// The one host union sweep. Members arrive in (group, start) order; a member that overlaps or
+/// touches the open member of its group extends it, any other closes it and opens a new one.
+/// Callers drop zero-length members they do not want (a union has none); the builder keeps what
+/// it is given. The CPU backend's union, merge_unions, the CUDA backend's stitching of chunk
+/// unions and the row filter's windows all build through it.
+class union_builder {
+ public:
+  union_builder() = default;
+  /// Room for `members` members, so that adding them never regrows the columns.
+  explicit union_builder(std::size_t members);
+
+  void add(group_id g, std::int64_t s, std::int64_t e) {
+    if (_open && g == _group && s <= _end) {
+      if (e > _end) _end = e;
+      return;
+    }
+    close();
+    _group = g, _start = s, _end = e, _open = true;
+  }
+
+  /// Adds a union whose members all come at or after the ones added so far, in order: its
+  /// leading members of the open group merge into it, the rest are appended as they are.
+  void append(interval_union const& u);
+
+  /// The union built so far; the builder is left empty.
+  [[nodiscard]] interval_union finish();
+
+ private:
+  void close();
+  interval_union _out;
+  group_id _group = 0;
+  std::int64_t _start = 0;
+  std::int64_t _end = 0;
+  bool _open = false;
+};
+
 /// Total covered length per group (index = group id, `group_count` entries).
 [[nodiscard]] std::vector<std::int64_t> busy_per_group(interval_union const& u,
                                                        std::size_t group_count);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <tracesweep/intervals.hpp>
 
@@ -25,33 +26,50 @@ std::vector<std::int64_t> busy_per_group(interval_union const& u, std::size_t gr
   return busy;
 }
 
+union_builder::union_builder(std::size_t members) {
+  _out.group.reserve(members), _out.start.reserve(members), _out.end.reserve(members);
+}
+
+void union_builder::close() {
+  if (!_open) return;
+  _out.group.push_back(_group), _out.start.push_back(_start), _out.end.push_back(_end);
+  _open = false;
+}
+
+void union_builder::append(interval_union const& u) {
+  std::size_t k = 0;
+  for (; k < u.size() && _open && u.group[k] == _group && u.start[k] <= _end; ++k)
+    _end = std::max(_end, u.end[k]);
+  if (k == u.size()) return;
+  close();
+  auto const last = u.size() - 1;  // stays open: a later member may still extend it
+  _out.group.insert(_out.group.end(), u.group.begin() + long(k), u.group.begin() + long(last));
+  _out.start.insert(_out.start.end(), u.start.begin() + long(k), u.start.begin() + long(last));
+  _out.end.insert(_out.end.end(), u.end.begin() + long(k), u.end.begin() + long(last));
+  _group = u.group[last], _start = u.start[last], _end = u.end[last], _open = true;
+}
+
+interval_union union_builder::finish() {
+  close();
+  return std::exchange(_out, {});
+}
+
 interval_union merge_unions(interval_union const& a, interval_union const& b) {
-  interval_union out;
-  std::size_t const total = a.size() + b.size();
-  out.group.reserve(total), out.start.reserve(total), out.end.reserve(total);
-  auto push = [&out](group_id g, std::int64_t s, std::int64_t e) {
-    // Inputs come in (group, start) order: a member overlapping or touching the last one of its
-    // group extends it, as union_by_group's sweep does.
-    if (!out.group.empty() && out.group.back() == g && s <= out.end.back()) {
-      out.end.back() = std::max(out.end.back(), e);
-      return;
-    }
-    out.group.push_back(g), out.start.push_back(s), out.end.push_back(e);
-  };
+  union_builder out(a.size() + b.size());
   std::size_t i = 0, j = 0;
   while (i < a.size() || j < b.size()) {
     bool const from_a =
         j == b.size() || (i < a.size() && (a.group[i] < b.group[j] ||
                                            (a.group[i] == b.group[j] && a.start[i] <= b.start[j])));
     if (from_a) {
-      push(a.group[i], a.start[i], a.end[i]);
+      out.add(a.group[i], a.start[i], a.end[i]);
       ++i;
     } else {
-      push(b.group[j], b.start[j], b.end[j]);
+      out.add(b.group[j], b.start[j], b.end[j]);
       ++j;
     }
   }
-  return out;
+  return out.finish();
 }
 
 interval_union union_class(interval_union const& u, group_id classes, group_id which) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Union per group: drop empty intervals, sort by (group, start) with the radix sort (a packed
-// 64-bit key when group and start range fit, else two stable passes), then a linear sweep with a
-// running maximum of the end. The sweep runs in contiguous chunks that are stitched afterwards.
+// 64-bit key when group and start range fit, else two stable passes), then the host sweep
+// (union_builder) in contiguous chunks that are stitched afterwards.
 #include <algorithm>
 #include <bit>
 #include <limits>
@@ -15,41 +15,22 @@
 namespace tracesweep::cpu {
 namespace {
 
-void push(interval_union& out, group_id g, std::int64_t s, std::int64_t e) {
-  out.group.push_back(g);
-  out.start.push_back(s);
-  out.end.push_back(e);
-}
-
 /// Sweep of items [begin, end) in (group, start) order; `get(i)` yields (group, start, end).
 template <typename Get>
 interval_union sweep_range(Get const& get, std::size_t begin, std::size_t end) {
-  interval_union out;
-  if (begin == end) return out;
-  // At most one segment per item. Reserving that bound up front costs only address space (pages
-  // are touched as segments are written) and avoids the regrowth copies of push_back, which
-  // dominated when nearly every interval is its own segment.
-  out.group.reserve(end - begin);
-  out.start.reserve(end - begin);
-  out.end.reserve(end - begin);
-  auto [g, s, e] = get(begin);
-  for (std::size_t i = begin + 1; i < end; ++i) {
-    auto const [g2, s2, e2] = get(i);
-    if (g2 != g || s2 > e) {
-      push(out, g, s, e);
-      g = g2;
-      s = s2;
-      e = e2;
-    } else if (e2 > e) {
-      e = e2;
-    }
+  // At most one member per item. Reserving that bound up front costs only address space (pages
+  // are touched as members are written) and avoids the regrowth copies, which dominated when
+  // nearly every interval is its own member.
+  union_builder out(end - begin);
+  for (std::size_t i = begin; i < end; ++i) {
+    auto const [g, s, e] = get(i);
+    out.add(g, s, e);
   }
-  push(out, g, s, e);
-  return out;
+  return out.finish();
 }
 
-/// Runs the sweep on `threads` chunks and joins the chunk results: a chunk's leading segments
-/// that overlap or touch the previous chunk's last segment of the same group merge into it.
+/// Runs the sweep on `threads` chunks and joins the chunk results: a chunk's leading members
+/// that overlap or touch the previous chunk's last member of the same group merge into it.
 template <typename Get>
 interval_union sweep(Get const& get, std::size_t n, unsigned threads) {
   unsigned const workers = useful_threads(threads, n, 1 << 18);
@@ -59,25 +40,11 @@ interval_union sweep(Get const& get, std::size_t n, unsigned threads) {
     parts[w] = sweep_range(get, b, e);
   });
   if (workers == 1) return std::move(parts[0]);
-  interval_union out = std::move(parts[0]);
   std::size_t total = 0;
   for (auto const& part : parts) total += part.size();
-  out.group.reserve(total);
-  out.start.reserve(total);
-  out.end.reserve(total);
-  for (unsigned w = 1; w < workers; ++w) {
-    interval_union const& part = parts[w];
-    std::size_t k = 0;
-    while (k < part.size() && !out.group.empty() && part.group[k] == out.group.back() &&
-           part.start[k] <= out.end.back()) {
-      out.end.back() = std::max(out.end.back(), part.end[k]);
-      ++k;
-    }
-    out.group.insert(out.group.end(), part.group.begin() + k, part.group.end());
-    out.start.insert(out.start.end(), part.start.begin() + k, part.start.end());
-    out.end.insert(out.end.end(), part.end.begin() + k, part.end.end());
-  }
-  return out;
+  union_builder out(total);
+  for (auto const& part : parts) out.append(part);
+  return out.finish();
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <tracesweep/model/row_filter.hpp>
 
 #include <tracesweep/error.hpp>
+#include <tracesweep/intervals.hpp>
 #include <tracesweep/model/trace_model.hpp>
 
 #include <re2/re2.h>
@@ -34,14 +35,11 @@ class rank_windows {
       std::sort(list.begin(), list.end(), [](window a, window b) {
         return std::pair(a.start, a.end) < std::pair(b.start, b.end);
       });
-      std::vector<window> merged;
-      for (auto w : list) {
-        if (!merged.empty() && w.start <= merged.back().end)
-          merged.back().end = std::max(merged.back().end, w.end);
-        else
-          merged.push_back(w);
-      }
-      list = std::move(merged);
+      union_builder merged(list.size());
+      for (auto w : list) merged.add(0, w.start, w.end);
+      auto const u = merged.finish();
+      list.resize(u.size());
+      for (std::size_t k = 0; k < u.size(); ++k) list[k] = {u.start[k], u.end[k]};
     }
   }
 

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// Host helpers over interval unions: merge_unions and union_class against a brute-force
-// coverage oracle (which nanoseconds of which group are covered), on random small unions.
+// Host helpers over interval unions: the union builder (member by member and whole unions
+// appended), merge_unions and union_class against a brute-force coverage oracle (which
+// nanoseconds of which group are covered), on random small unions.
 #include <gtest/gtest.h>
 
 #include <tracesweep/intervals.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -48,6 +51,64 @@ void expect_valid(interval_union const& u) {
     if (u.group[i] == u.group[i - 1]) {
       EXPECT_GT(u.start[i], u.end[i - 1]) << i;
     }
+  }
+}
+
+// Members in (group, start) order, overlapping, touching or apart: the builder covers what they
+// cover and leaves a union (touching members merged).
+TEST(UnionBuilder, CoversWhatItsMembersCoverAndStaysAUnion) {
+  std::mt19937 rng(3);
+  for (int round = 0; round < 500; ++round) {
+    std::vector<std::tuple<group_id, std::int64_t, std::int64_t>> members;
+    for (int k = 0; k < 12; ++k) {
+      auto const s = std::uniform_int_distribution<std::int64_t>(0, 30)(rng);
+      members.emplace_back(std::uniform_int_distribution<group_id>(0, 2)(rng), s,
+                           s + std::uniform_int_distribution<std::int64_t>(1, 6)(rng));
+    }
+    std::sort(members.begin(), members.end());
+    union_builder b(members.size());
+    interval_union raw;
+    for (auto const& [g, s, e] : members) {
+      b.add(g, s, e);
+      raw.group.push_back(g), raw.start.push_back(s), raw.end.push_back(e);
+    }
+    auto const u = b.finish();
+    expect_valid(u);
+    EXPECT_EQ(coverage(u), coverage(raw));
+  }
+}
+
+// A union cut in consecutive parts and appended part by part is the union again: members either
+// side of a cut that touch or overlap join.
+TEST(UnionBuilder, AppendingTheChunksOfAUnionGivesItBack) {
+  std::mt19937 rng(5);
+  for (int round = 0; round < 300; ++round) {
+    auto const whole = random_union(rng, 3);
+    std::vector<std::size_t> cuts{0, whole.size()};
+    for (int k = 0; k < 3; ++k)
+      cuts.push_back(std::uniform_int_distribution<std::size_t>(0, whole.size())(rng));
+    std::sort(cuts.begin(), cuts.end());
+    union_builder b;
+    for (std::size_t c = 0; c + 1 < cuts.size(); ++c) {
+      interval_union part;
+      for (auto i = cuts[c]; i < cuts[c + 1]; ++i) {
+        // Stretch each part's last member to the next one's start: they touch across the cut.
+        bool const stretch =
+            i + 1 == cuts[c + 1] && i + 1 < whole.size() && whole.group[i + 1] == whole.group[i];
+        part.group.push_back(whole.group[i]), part.start.push_back(whole.start[i]);
+        part.end.push_back(stretch ? whole.start[i + 1] : whole.end[i]);
+      }
+      b.append(part);
+    }
+    auto const u = b.finish();
+    expect_valid(u);
+    interval_union stretched = whole;
+    for (std::size_t c = 1; c + 1 < cuts.size(); ++c) {
+      auto const i = cuts[c];
+      if (i > 0 && i < whole.size() && whole.group[i] == whole.group[i - 1])
+        stretched.end[i - 1] = whole.start[i];
+    }
+    EXPECT_EQ(coverage(u), coverage(stretched));
   }
 }
 
