@@ -52,9 +52,9 @@ struct trace_model::call_times_part {
 };
 
 struct trace_model::steps_part {
-  std::vector<std::size_t> rows;     ///< step rows by (rank index, start, row)
-  std::vector<std::size_t> offsets;  ///< rank index r owns rows[offsets[r], offsets[r + 1])
-  std::vector<denominator> denominators;
+  std::vector<std::size_t> rows;      ///< step rows by (rank index, start, row)
+  std::vector<std::size_t> offsets;   ///< rank index r owns rows[offsets[r], offsets[r + 1])
+  std::vector<std::int64_t> span_ns;  ///< per rank index: max end − min start of kept rows
 
   explicit steps_part(trace_model const& model);
 };

@@ -82,4 +82,32 @@ device_rows const& job_session::device_order() const {
   return _parts->order;
 }
 
+table_devices const& job_session::table_device_groups() const {
+  std::call_once(_parts->devices_once,
+                 [this] { _parts->devices = session_detail::group_table_devices(_model); });
+  return _parts->devices;
+}
+
+interval_union const& job_session::unions(table_union which) const {
+  auto const k = static_cast<std::size_t>(which);
+  std::call_once(_parts->union_once.at(k), [&] {
+    _parts->unions[k] = session_detail::compute_table_union(*this, table_device_groups(), which);
+  });
+  return _parts->unions[k];
+}
+
+std::span<table_device const> job_session::rank_devices() const {
+  return table_device_groups().by_rank;
+}
+
+std::span<table_device const> job_session::input_devices() const {
+  return table_device_groups().by_input;
+}
+
+denominator job_session::rank_denominator(std::size_t rank_index) const {
+  std::call_once(_parts->denominators_once,
+                 [this] { _parts->denominators = session_detail::compute_denominators(*this); });
+  return _parts->denominators.at(rank_index);
+}
+
 }  // namespace tracesweep

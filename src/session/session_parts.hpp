@@ -2,17 +2,33 @@
 // The job session's kept parts and the one computation behind each.
 #pragma once
 
+#include <array>
 #include <mutex>
+#include <vector>
 
 #include <tracesweep/session/job_session.hpp>
 
 namespace tracesweep {
+
+/// The job tables' groupings of GPUs, and the group of each kernel row in them.
+struct table_devices {
+  std::vector<table_device> by_rank;   ///< (rank index, device), ascending
+  std::vector<table_device> by_input;  ///< (input, device), ascending
+  std::vector<group_id> rank_group;    ///< per kernel row: its index in by_rank (else no_device)
+  std::vector<group_id> input_group;   ///< per kernel row: its index in by_input (else no_device)
+};
 
 struct job_session::parts {
   std::once_flag activity_once;
   activity_result activity;
   std::once_flag order_once;
   device_rows order;
+  std::once_flag devices_once;
+  table_devices devices;
+  std::array<std::once_flag, table_union_count> union_once;
+  std::array<interval_union, table_union_count> unions;
+  std::once_flag denominators_once;
+  std::vector<denominator> denominators;
 };
 
 namespace session_detail {
@@ -23,6 +39,16 @@ namespace session_detail {
 /// Each device's rows by (start, row): the backend's sort_pairs (key: device above the start's
 /// offset from the earliest start) when the keys fit 64 bits, else a host sort.
 [[nodiscard]] device_rows order_device_rows(trace_model const& model, backend& be);
+
+/// The GPUs the job tables group kernels by, and each kernel row's group.
+[[nodiscard]] table_devices group_table_devices(trace_model const& model);
+
+/// The union `which` by the backend (groups as table_union says).
+[[nodiscard]] interval_union compute_table_union(job_session const& session,
+                                                 table_devices const& devices, table_union which);
+
+/// Each rank's denominator from the steps union and the model's spans.
+[[nodiscard]] std::vector<denominator> compute_denominators(job_session const& session);
 
 }  // namespace session_detail
 }  // namespace tracesweep

@@ -11,7 +11,9 @@
 
 namespace tracesweep {
 
-distributed_summary compute_distributed(trace_model const& model, backend& be) {
+distributed_summary compute_distributed(job_session const& session) {
+  auto const& model = session.model();
+  auto& be = session.primitives();
   auto const& table = model.table();
   auto const nr = model.ranks().size();
   auto const split = tables::paddle_comm_split(model);
@@ -49,7 +51,7 @@ distributed_summary compute_distributed(trace_model const& model, backend& be) {
   std::vector<std::uint32_t> keys;
   std::vector<std::int64_t> values;
   for (std::size_t r = 0; r < nr; ++r) {
-    auto const denom = model.rank_denominator(r);
+    auto const denom = session.rank_denominator(r);
     rank_distributed d;
     d.rank = model.ranks()[r];
     d.total_ns = denom.total_ns;

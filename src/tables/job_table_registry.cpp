@@ -16,22 +16,22 @@ namespace {
 using namespace tables;
 
 job_table_output tb(job_session const& s, job_table_request const&) {
-  auto const v = compute_tb_overview(s.model(), s.primitives());
+  auto const v = compute_tb_overview(s);
   return {{tb_flat(v), tb_gpus_flat(v), tb_kernels_flat(v)}, {tb_json(v)}};
 }
 
 job_table_output overview(job_session const& s, job_table_request const&) {
-  auto const v = compute_overview(s.model(), s.primitives());
+  auto const v = compute_overview(s);
   return {{overview_flat(v)}, {overview_json(v)}};
 }
 
 job_table_output model(job_session const& s, job_table_request const&) {
-  auto const v = compute_model_summary(s.model(), s.primitives());
+  auto const v = compute_model_summary(s);
   return {{model_flat(v)}, {model_json(v)}};
 }
 
 job_table_output distributed(job_session const& s, job_table_request const&) {
-  auto const v = compute_distributed(s.model(), s.primitives());
+  auto const v = compute_distributed(s);
   return {{distributed_flat(v), across_ranks_table(v)}, {distributed_json(v)}};
 }
 
@@ -57,12 +57,12 @@ job_table_output tb_operators(job_session const& s, job_table_request const& r) 
 }
 
 job_table_output device(job_session const& s, job_table_request const&) {
-  auto const v = compute_device_summary(s.model(), s.primitives());
+  auto const v = compute_device_summary(s);
   return {{device_flat(v)}, {device_json(v)}};
 }
 
 job_table_output memcpy_summary(job_session const& s, job_table_request const&) {
-  auto const v = compute_user_range_summary(s.model(), user_range_table::memory_manipulation);
+  auto const v = compute_user_range_summary(s, user_range_table::memory_manipulation);
   return {{user_ranges_flat(
               "memcpy",
               "Memory Manipulation Summary (user ranges naming memcpy, memorycopy or memset)", v)},
@@ -70,13 +70,13 @@ job_table_output memcpy_summary(job_session const& s, job_table_request const&) 
 }
 
 job_table_output userdefined(job_session const& s, job_table_request const&) {
-  auto const v = compute_user_range_summary(s.model(), user_range_table::user_defined);
+  auto const v = compute_user_range_summary(s, user_range_table::user_defined);
   return {{user_ranges_flat("userdefined", "UserDefined Summary", v)},
           {user_ranges_json("userdefined", v)}};
 }
 
 job_table_output perf(job_session const& s, job_table_request const&) {
-  auto const v = compute_perf_summary(s.model(), s.primitives());
+  auto const v = compute_perf_summary(s);
   return {{perf_flat(v)}, {perf_json(v)}};
 }
 

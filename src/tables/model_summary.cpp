@@ -15,7 +15,9 @@ namespace tracesweep {
 
 using tables::model_slot_count;
 
-std::vector<rank_model_summary> compute_model_summary(trace_model const& model, backend& be) {
+std::vector<rank_model_summary> compute_model_summary(job_session const& session) {
+  auto const& model = session.model();
+  auto& be = session.primitives();
   auto const& table = model.table();
   auto const nr = model.ranks().size();
 
@@ -56,7 +58,7 @@ std::vector<rank_model_summary> compute_model_summary(trace_model const& model, 
   std::vector<rank_model_summary> out(nr);
   for (std::size_t r = 0; r < nr; ++r) {
     out[r].rank = model.ranks()[r];
-    out[r].total_ns = model.rank_denominator(r).total_ns;
+    out[r].total_ns = session.rank_denominator(r).total_ns;
   }
   for (std::size_t j = 0; j < cs.size(); ++j) {
     auto const r = cs[j].key / model_slot_count;

@@ -59,7 +59,9 @@ constexpr int communication_order = 4;
 
 }  // namespace
 
-std::vector<rank_overview> compute_overview(trace_model const& model, backend& be) {
+std::vector<rank_overview> compute_overview(job_session const& session) {
+  auto const& model = session.model();
+  auto& be = session.primitives();
   auto const& table = model.table();
   auto const nr = model.ranks().size();
 
@@ -82,12 +84,12 @@ std::vector<rank_overview> compute_overview(trace_model const& model, backend& b
   std::vector<rank_overview> out(nr);
   std::vector<std::map<std::string, int>> order(nr);  // per rank: device row type → order
   for (std::size_t r = 0; r < nr; ++r) {
-    auto const d = model.rank_denominator(r);
+    auto const d = session.rank_denominator(r);
     out[r].rank = model.ranks()[r];
     out[r].total_ns = d.total_ns;
     out[r].total_from = d.from_steps ? "steps" : "span";
   }
-  auto const items = compute_model_summary(model, be);
+  auto const items = compute_model_summary(session);
   for (auto const& [key, id] : groups) {
     auto const& [r, dev, type] = key;
     auto const i = first_row[id];

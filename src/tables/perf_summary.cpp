@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Perf Summary (Paddle §1.13) from the steps and the data-loader ranges of each rank.
+// Perf Summary (Paddle §1.13) from the steps and the session's union of data-loader ranges of
+// each rank.
 #include <tracesweep/tables/perf_summary.hpp>
 
 #include <algorithm>
@@ -9,29 +10,6 @@
 namespace tracesweep {
 
 namespace {
-
-/// Per rank index, the union of its data-loader host ranges (the backend's union).
-interval_union loader_union(trace_model const& model, backend& be) {
-  auto const& t = model.table();
-  std::vector<std::int64_t> s, e;
-  std::vector<group_id> g;
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    if (t.kind[i] != event_kind::data_loader || t.device[i] >= 0) continue;
-    s.push_back(t.start_ns[i]), e.push_back(t.end_ns[i]);
-    g.push_back(static_cast<group_id>(model.rank_index(t.rank[i])));
-  }
-  return be.union_by_group({s, e, g});
-}
-
-/// |∪ of group `rank` in `u` ∩ [start, end)|.
-std::int64_t covered(interval_union const& u, group_id rank, std::int64_t start, std::int64_t end) {
-  auto it = std::lower_bound(u.group.begin(), u.group.end(), rank);
-  std::int64_t total = 0;
-  for (auto k = static_cast<std::size_t>(it - u.group.begin()); k < u.size() && u.group[k] == rank;
-       ++k)
-    total += std::max<std::int64_t>(0, std::min(end, u.end[k]) - std::max(start, u.start[k]));
-  return total;
-}
 
 cost_summary summarize(std::vector<std::int64_t> const& v) {
   cost_summary c;
@@ -45,9 +23,10 @@ cost_summary summarize(std::vector<std::int64_t> const& v) {
 
 }  // namespace
 
-std::vector<rank_perf> compute_perf_summary(trace_model const& model, backend& be) {
+std::vector<rank_perf> compute_perf_summary(job_session const& session) {
+  auto const& model = session.model();
   auto const& t = model.table();
-  auto const loaders = loader_union(model, be);
+  auto const& loaders = session.unions(table_union::data_loaders_by_rank);
   std::vector<rank_perf> out(model.ranks().size());
   for (std::size_t r = 0; r < out.size(); ++r) {
     auto& o = out[r];
@@ -55,9 +34,10 @@ std::vector<rank_perf> compute_perf_summary(trace_model const& model, backend& b
     auto const steps = model.steps(r);
     if (steps.empty()) continue;
     std::vector<std::int64_t> batch, reader;
+    auto const loading = members_of(loaders, static_cast<group_id>(r));
     for (auto i : steps) {
       batch.push_back(t.end_ns[i] - t.start_ns[i]);
-      reader.push_back(covered(loaders, static_cast<group_id>(r), t.start_ns[i], t.end_ns[i]));
+      reader.push_back(loading.covered(t.start_ns[i], t.end_ns[i]));
     }
     o.steps = static_cast<std::int64_t>(steps.size());
     o.batch_cost = summarize(batch);

@@ -69,7 +69,9 @@ struct group_less {
 
 }  // namespace
 
-std::vector<tb_overview> compute_tb_overview(trace_model const& model, backend& be) {
+std::vector<tb_overview> compute_tb_overview(job_session const& session) {
+  auto const& model = session.model();
+  auto& be = session.primitives();
   auto const& table = model.table();
   // The plugin's collectives: NCCL and Gloo host ops by its fixed names (the model's policies).
   auto const is_nccl_op = [&](std::string_view n) {
@@ -302,36 +304,27 @@ std::vector<tb_overview> compute_tb_overview(trace_model const& model, backend& 
 
     // GPU metrics over [first step start, last step end].
     auto const w0 = steps.front().start, w1 = steps.back().end;
-    std::vector<std::int32_t> gpu_ids;
     std::vector<std::size_t> kernels;
     for (std::size_t k = 0; k < rows.size(); ++k)
-      if (type[k] == tb_type::kernel) {
-        kernels.push_back(rows[k]);
-        gpu_ids.push_back(table.device[rows[k]]);
-      }
-    std::sort(gpu_ids.begin(), gpu_ids.end());
-    gpu_ids.erase(std::unique(gpu_ids.begin(), gpu_ids.end()), gpu_ids.end());
-    gpu_ids.erase(std::remove_if(gpu_ids.begin(), gpu_ids.end(), [](auto d) { return d < 0; }),
-                  gpu_ids.end());
-    auto gpu_index = [&](std::int32_t d) {
-      return static_cast<std::size_t>(std::lower_bound(gpu_ids.begin(), gpu_ids.end(), d) -
-                                      gpu_ids.begin());
-    };
-    std::vector<std::int64_t> us, ue;
-    std::vector<group_id> ug;
-    for (auto i : kernels) {
-      if (table.device[i] < 0) continue;
-      auto const a = std::max(table.start_ns[i], w0), b = std::min(table.end_ns[i], w1);
-      if (a < b)
-        us.push_back(a), ue.push_back(b),
-            ug.push_back(static_cast<group_id>(gpu_index(table.device[i])));
-    }
-    auto const util = busy_per_group(be.union_by_group({us, ue, ug}), gpu_ids.size());
+      if (type[k] == tb_type::kernel) kernels.push_back(rows[k]);
+    // The input's GPUs: a run of the session's (input, device) groups, kernels' unions per GPU.
+    auto const& gpu_busy = session.unions(table_union::kernels_by_input_device);
+    auto const gpus = session.input_devices();
+    auto const first_gpu = std::lower_bound(
+        gpus.begin(), gpus.end(), table_device{in, std::numeric_limits<std::int32_t>::min()});
+    auto const last_gpu = std::lower_bound(
+        gpus.begin(), gpus.end(), table_device{in + 1, std::numeric_limits<std::int32_t>::min()});
+    std::vector<std::int32_t> gpu_ids;
+    for (auto it = first_gpu; it != last_gpu; ++it) gpu_ids.push_back(it->device);
     auto const window = static_cast<double>(w1 - w0);
     for (std::size_t gi = 0; gi < gpu_ids.size(); ++gi) {
+      auto const group =
+          static_cast<group_id>(first_gpu - gpus.begin()) + static_cast<group_id>(gi);
       tb_gpu gm;
       gm.device = gpu_ids[gi];
-      gm.utilization = window > 0 ? static_cast<double>(util[gi]) / window : 0;
+      gm.utilization =
+          window > 0 ? static_cast<double>(members_of(gpu_busy, group).covered(w0, w1)) / window
+                     : 0;
       // Est. SM efficiency: sweep of blocks-per-SM sums, each segment capped at 1.
       struct endpoint {
         std::int64_t time;

@@ -61,8 +61,9 @@ std::vector<std::int64_t> step_device_time(trace_model const& model,
 
 }  // namespace
 
-std::vector<rank_user_ranges> compute_user_range_summary(trace_model const& model,
+std::vector<rank_user_ranges> compute_user_range_summary(job_session const& session,
                                                          user_range_table which) {
+  auto const& model = session.model();
   auto const& t = model.table();
   tables::launched_device_time const launched(model);
   std::vector<std::map<std::string, user_range_item>> by_name(model.ranks().size());
@@ -78,7 +79,7 @@ std::vector<rank_user_ranges> compute_user_range_summary(trace_model const& mode
   for (std::size_t r = 0; r < out.size(); ++r) {
     auto& o = out[r];
     o.rank = model.ranks()[r];
-    o.total_ns = model.rank_denominator(r).total_ns;
+    o.total_ns = session.rank_denominator(r).total_ns;
     o.step_gpu_ns = step_gpu[r];
     for (auto& [name, m] : by_name[r]) {
       m.cpu_avg_ns = double(m.cpu_total_ns) / double(m.calls);

@@ -187,9 +187,9 @@ TEST(TraceModel, KernelTimeLaunched) {
   EXPECT_EQ(m.kernel_time_launched_in(5, 0, 100), 0);  // no such rank
 }
 
-// Steps are host profiler_step rows per rank, by start; the denominator is |∪ steps| (touching
-// and overlapping steps merge) else the span of the kept rows. NVTX ranges are never steps.
-TEST(TraceModel, StepsAndDenominators) {
+// Steps are host profiler_step rows per rank, by start; a rank's span is max end − min start of
+// its kept rows. NVTX ranges are never steps. (The denominators: tests/session.)
+TEST(TraceModel, StepsAndSpans) {
   ts::test::table_builder b;
   b.input("kineto-json");
   auto const s2 = b.host(event_kind::profiler_step, 100, 200, 1, 0);
@@ -209,15 +209,9 @@ TEST(TraceModel, StepsAndDenominators) {
   EXPECT_EQ(rows_of(m.steps(0)), (std::vector<std::size_t>{s1, s2, s3, s4}));
   EXPECT_TRUE(m.steps(1).empty());
   EXPECT_TRUE(m.steps(2).empty());
-  auto const d0 = m.rank_denominator(0);
-  EXPECT_TRUE(d0.from_steps);
-  EXPECT_EQ(d0.total_ns, 260 + 10);  // [0,260) ∪ [300,310)
-  auto const d1 = m.rank_denominator(1);
-  EXPECT_FALSE(d1.from_steps);
-  EXPECT_EQ(d1.total_ns, 30);  // [1000, 1030)
-  auto const d2 = m.rank_denominator(2);
-  EXPECT_FALSE(d2.from_steps);
-  EXPECT_EQ(d2.total_ns, 25);  // [5, 30)
+  EXPECT_EQ(m.rank_span(0), 450);  // [-50, 400)
+  EXPECT_EQ(m.rank_span(1), 30);   // [1000, 1030): the unlaunched kernel is not kept
+  EXPECT_EQ(m.rank_span(2), 25);   // [5, 30)
 }
 
 // One thread, times in ns:
@@ -296,7 +290,7 @@ TEST(TraceModel, LazyPartsAreBuiltOnce) {
   std::vector<std::thread> threads;
   std::vector<std::int64_t> totals(4);
   for (std::size_t i = 0; i < totals.size(); ++i)
-    threads.emplace_back([&, i] { totals[i] = m.rank_denominator(0).total_ns; });
+    threads.emplace_back([&, i] { totals[i] = m.rank_span(0); });
   for (auto& t : threads) t.join();
   for (auto v : totals) EXPECT_EQ(v, 10);
 }

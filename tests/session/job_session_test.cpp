@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The job session: its unions against a brute-force union of each device's rows, its device order
-// against a sort of the rows, what its needs cover, and that each part is computed once for every
-// analysis of a job (a backend that counts its calls).
+// against a sort of the rows, its job-table unions and denominators against brute force, what its
+// needs cover, and that each part is computed once for every analysis of a job (a backend that
+// counts its calls).
 #include <algorithm>
+#include <filesystem>
 #include <map>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <tuple>
@@ -122,6 +125,76 @@ void check_session(ts::trace_model const& model) {
   }
 }
 
+/// The brute-force union of the rows `key` puts in a group (std::nullopt: in none), by key.
+template <typename Key, typename KeyOf>
+std::map<Key, span_list> brute_unions(ts::trace_model const& model, KeyOf const& key) {
+  auto const& t = model.table();
+  std::map<Key, span_list> out;
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (auto const k = key(i)) out[*k].emplace_back(t.start_ns[i], t.end_ns[i]);
+  for (auto& [k, spans] : out) spans = brute_union(spans);
+  return out;
+}
+
+/// Checks the session's job-table unions of `model` against brute force, each computed once.
+void check_table_unions(ts::trace_model const& model) {
+  using device_key = std::pair<std::size_t, std::int32_t>;
+  auto const& t = model.table();
+  counting_backend counted;
+  ts::job_session const session(model, counted, {});
+  auto const kept_kernels = brute_unions<device_key>(model, [&](std::size_t i) {
+    return t.kind[i] == event_kind::kernel && model.kept(i)
+               ? std::optional(device_key(model.rank_index(t.rank[i]), t.device[i]))
+               : std::nullopt;
+  });
+  auto const input_kernels = brute_unions<device_key>(model, [&](std::size_t i) {
+    return t.kind[i] == event_kind::kernel && t.device[i] >= 0
+               ? std::optional(device_key(static_cast<std::size_t>(t.input_of(i)), t.device[i]))
+               : std::nullopt;
+  });
+  auto const loaders = brute_unions<std::size_t>(model, [&](std::size_t i) {
+    return t.kind[i] == event_kind::data_loader && t.device[i] < 0
+               ? std::optional(model.rank_index(t.rank[i]))
+               : std::nullopt;
+  });
+  auto const steps = brute_unions<std::size_t>(model, [&](std::size_t i) {
+    return t.kind[i] == event_kind::profiler_step && t.device[i] < 0
+               ? std::optional(model.rank_index(t.rank[i]))
+               : std::nullopt;
+  });
+  int first_round = 0;
+  for (int twice = 0; twice < 2; ++twice) {
+    if (twice) first_round = counted.calls["union_by_group"];
+    auto const by_rank = session.rank_devices();
+    ASSERT_EQ(by_rank.size(), kept_kernels.size());
+    std::size_t g = 0;
+    for (auto const& [key, spans] : kept_kernels) {
+      EXPECT_EQ(std::pair(by_rank[g].owner, by_rank[g].device), key);
+      EXPECT_EQ(members(session.unions(ts::table_union::kept_kernels_by_rank_device),
+                        static_cast<ts::group_id>(g++)),
+                spans);
+    }
+    auto const by_input = session.input_devices();
+    ASSERT_EQ(by_input.size(), input_kernels.size());
+    g = 0;
+    for (auto const& [key, spans] : input_kernels) {
+      EXPECT_EQ(std::pair(by_input[g].owner, by_input[g].device), key);
+      EXPECT_EQ(members(session.unions(ts::table_union::kernels_by_input_device),
+                        static_cast<ts::group_id>(g++)),
+                spans);
+    }
+    for (std::size_t r = 0; r < model.ranks().size(); ++r) {
+      auto const id = static_cast<ts::group_id>(r);
+      auto const of = [&](auto const& m) { return m.count(r) ? m.at(r) : span_list{}; };
+      EXPECT_EQ(members(session.unions(ts::table_union::data_loaders_by_rank), id), of(loaders));
+      EXPECT_EQ(members(session.unions(ts::table_union::steps_by_rank), id), of(steps));
+    }
+  }
+  // One backend union each at most (an empty one asks the backend nothing), none the second time.
+  EXPECT_LE(first_round, 4);
+  EXPECT_EQ(counted.calls["union_by_group"], first_round);
+}
+
 /// Fills `b` with random device rows on 3 devices, a quarter of the kernels communication.
 ts::event_table const& random_table(std::uint64_t seed, ts::test::table_builder& b) {
   std::mt19937_64 rng(seed);
@@ -148,17 +221,59 @@ TEST(JobSession, UnionsAndOrderEqualBruteForceOnRandomTables) {
   }
 }
 
-TEST(JobSession, UnionsAndOrderEqualBruteForceOnEveryRealTrace) {
-  TRACESWEEP_REQUIRE_TRACES_DIR(dir);
+/// Runs `check` on the model of every readable real trace.
+template <typename Check>
+void on_every_real_trace(std::filesystem::path const& dir, Check const& check) {
   std::size_t checked = 0;
   for (auto const& path : ts::test::trace_files(dir)) {
     SCOPED_TRACE(path.string());
     ts::event_table table;
     if (!ts::test::read_trace(path, table)) continue;
-    check_session(ts::trace_model(table));
+    check(ts::trace_model(table));
     ++checked;
   }
   EXPECT_GT(checked, 0u);
+}
+
+TEST(JobSession, UnionsAndOrderEqualBruteForceOnEveryRealTrace) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(dir);
+  on_every_real_trace(dir, check_session);
+}
+
+TEST(JobSession, TableUnionsEqualBruteForceOnEveryRealTrace) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(dir);
+  on_every_real_trace(dir, check_table_unions);
+}
+
+// A rank's denominator is |∪ its steps| (touching and overlapping steps merge), else the span of
+// its kept rows; NVTX ranges named like steps move no denominator.
+TEST(JobSession, DenominatorsAreTheStepsUnionElseTheSpan) {
+  ts::test::table_builder b;
+  b.input("kineto-json");
+  b.host(event_kind::profiler_step, 0, 100, 1, 0);
+  b.host(event_kind::profiler_step, 150, 260, 2, 0);  // overlaps the next
+  b.host(event_kind::profiler_step, 100, 200, 1, 0);  // touches the first
+  b.host(event_kind::cpu_op, -50, 400, 1, 0);         // the span does not matter with steps
+  b.host(event_kind::profiler_step, 320, 320, 1, 0);  // empty: adds nothing
+  b.host(event_kind::profiler_step, 300, 310, 1, 0);
+  b.input("kineto-json");
+  b.host(event_kind::cpu_op, 1000, 1030, 1, 1);
+  b.input("nsys-sqlite");
+  b.host(event_kind::api_call, 5, 30, 1, 2);
+  b.host(event_kind::user_range, 10, 20, 1, 2, -1, "ProfilerStep#1");
+  ts::trace_model const m(b.done());
+  counting_backend counted;
+  ts::job_session const session(m, counted, {});
+  auto const d0 = session.rank_denominator(0);
+  EXPECT_TRUE(d0.from_steps);
+  EXPECT_EQ(d0.total_ns, 260 + 10);  // [0,260) ∪ [300,310)
+  auto const d1 = session.rank_denominator(1);
+  EXPECT_FALSE(d1.from_steps);
+  EXPECT_EQ(d1.total_ns, 30);  // [1000, 1030)
+  auto const d2 = session.rank_denominator(2);
+  EXPECT_FALSE(d2.from_steps);
+  EXPECT_EQ(d2.total_ns, 25);                     // [5, 30)
+  EXPECT_EQ(counted.calls["union_by_group"], 1);  // one backend union for every rank
 }
 
 TEST(JobSession, NeedsCombineAndCover) {

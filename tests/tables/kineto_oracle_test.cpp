@@ -107,8 +107,8 @@ TEST(KinetoOracle, OverviewAndDistributedOnEveryTrace) {
     SCOPED_TRACE(f.string());
     ts::event_table t;
     ts::read_input(f.string(), t, {});
-    auto const ov = ts::compute_overview(ts::trace_model(t), *be);
-    auto const dist = ts::compute_distributed(ts::trace_model(t), *be);
+    auto const ov = ts::compute_overview(ts::job_session(ts::trace_model(t), *be, {}));
+    auto const dist = ts::compute_distributed(ts::job_session(ts::trace_model(t), *be, {}));
     // Oracle, per rank.
     auto const totals = totals_of(t);
     std::map<std::int32_t, std::vector<ivl>> comm, comp;
@@ -194,7 +194,7 @@ TEST(KinetoOracle, DistributedAcrossRanksTwoRankJob) {
   for (unsigned threads : {1u, 2u}) {
     SCOPED_TRACE(threads);
     auto be = ts::make_cpu_backend(threads);
-    auto const d = ts::compute_distributed(ts::trace_model(t), *be);
+    auto const d = ts::compute_distributed(ts::job_session(ts::trace_model(t), *be, {}));
     ASSERT_EQ(d.ranks.size(), 2u);
     for (std::size_t k = 0; k < 2; ++k) {
       EXPECT_EQ(d.ranks[k].rank, static_cast<std::int32_t>(k));
@@ -320,7 +320,7 @@ void check_model_summary(ts::event_table const& t, ts::backend& be, int& traces_
     if (t.kind[i] == ts::event_kind::kernel) all_kernels[t.rank[i]] += t.end_ns[i] - t.start_ns[i];
   if (!totals.steps.empty()) ++traces_with_steps;
   auto const want = model_oracle(t, total);
-  auto const got = ts::compute_model_summary(ts::trace_model(t), be);
+  auto const got = ts::compute_model_summary(ts::job_session(ts::trace_model(t), be, {}));
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t k = 0; k < want.size(); ++k) {
     auto const& [r, items] = want[k];

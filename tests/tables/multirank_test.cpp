@@ -103,7 +103,7 @@ TEST(MultiRankTables, DistributedThreeRanks) {
   for (unsigned threads : {1u, 2u}) {
     SCOPED_TRACE(threads);
     auto be = ts::make_cpu_backend(threads);
-    auto const d = ts::compute_distributed(ts::trace_model(t), *be);
+    auto const d = ts::compute_distributed(ts::job_session(ts::trace_model(t), *be, {}));
     ASSERT_EQ(d.ranks.size(), 3u);
     struct want {
       std::int32_t rank;
@@ -134,7 +134,7 @@ TEST(MultiRankTables, DistributedThreeRanks) {
 TEST(MultiRankTables, DistributedTwoRanksEvenMedian) {
   auto const t = read({dir + "/rank0.json", dir + "/rank2.json"});
   auto be = ts::make_cpu_backend(2);
-  auto const d = ts::compute_distributed(ts::trace_model(t), *be);
+  auto const d = ts::compute_distributed(ts::job_session(ts::trace_model(t), *be, {}));
   ASSERT_EQ(d.ranks.size(), 2u);
   EXPECT_EQ(d.ranks[0].rank, 0);
   EXPECT_EQ(d.ranks[1].rank, 2);
@@ -148,7 +148,7 @@ TEST(MultiRankTables, DistributedTwoRanksEvenMedian) {
 TEST(MultiRankTables, KinetoModelSummary) {
   auto const t = read({dir});
   auto be = ts::make_cpu_backend(2);
-  auto const ms = ts::compute_model_summary(ts::trace_model(t), *be);
+  auto const ms = ts::compute_model_summary(ts::job_session(ts::trace_model(t), *be, {}));
   ASSERT_EQ(ms.size(), 3u);
   struct want {
     char const* name;

@@ -53,7 +53,7 @@ struct loaded {
 TEST(PaddleSummaries, Device) {
   loaded l;
   ts::trace_model const model(l.table, {});
-  auto const d = ts::compute_device_summary(model, *l.be);
+  auto const d = ts::compute_device_summary(ts::job_session(model, *l.be, {}));
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].total_ns, 250 * us);
   EXPECT_EQ(d[0].total_from, "steps");
@@ -70,7 +70,8 @@ TEST(PaddleSummaries, Device) {
 TEST(PaddleSummaries, MemoryManipulation) {
   loaded l;
   ts::trace_model const model(l.table, {});
-  auto const m = ts::compute_user_range_summary(model, ts::user_range_table::memory_manipulation);
+  auto const m = ts::compute_user_range_summary(ts::job_session(model, *l.be, {}),
+                                                ts::user_range_table::memory_manipulation);
   ASSERT_EQ(m.size(), 1u);
   EXPECT_EQ(m[0].step_gpu_ns, 53 * us);
   ASSERT_EQ(m[0].items.size(), 2u);
@@ -91,7 +92,8 @@ TEST(PaddleSummaries, MemoryManipulation) {
 TEST(PaddleSummaries, UserDefined) {
   loaded l;
   ts::trace_model const model(l.table, {});
-  auto const u = ts::compute_user_range_summary(model, ts::user_range_table::user_defined);
+  auto const u = ts::compute_user_range_summary(ts::job_session(model, *l.be, {}),
+                                                ts::user_range_table::user_defined);
   ASSERT_EQ(u.size(), 1u);
   ASSERT_EQ(u[0].items.size(), 1u);  // internal_cpp_range is C++ UserDefined: not listed
   auto const& m = u[0].items[0];
@@ -111,7 +113,7 @@ TEST(PaddleSummaries, UserDefined) {
 TEST(PaddleSummaries, Perf) {
   loaded l;
   ts::trace_model const model(l.table, {});
-  auto const p = ts::compute_perf_summary(model, *l.be);
+  auto const p = ts::compute_perf_summary(ts::job_session(model, *l.be, {}));
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].steps, 2);
   EXPECT_DOUBLE_EQ(p[0].batch_cost.avg_ns, 125.0 * us);
@@ -176,10 +178,10 @@ TEST(PaddleSummaries, DeviceAndPerfOnEveryRealTrace) {
       }
       covered[key] = total + (cur_e - cur_s);
     }
-    for (auto const& r : ts::compute_device_summary(model, *l.be))
+    for (auto const& r : ts::compute_device_summary(ts::job_session(model, *l.be, {})))
       for (auto const& g : r.gpus) EXPECT_EQ(g.kernel_ns, (covered[{r.rank, g.device}]));
 
-    for (auto const& p : ts::compute_perf_summary(model, *l.be)) {
+    for (auto const& p : ts::compute_perf_summary(ts::job_session(model, *l.be, {}))) {
       std::vector<std::pair<std::int64_t, std::int64_t>> steps;
       for (std::size_t i = 0; i < t.size(); ++i)
         if (t.kind[i] == ts::event_kind::profiler_step && t.device[i] < 0 && t.rank[i] == p.rank)

@@ -56,7 +56,7 @@ ts::overview_row const* find(ts::rank_overview const& o, std::string const& type
 
 TEST(PaddleTables, Overview) {
   loaded l;
-  auto const ov = ts::compute_overview(ts::trace_model(l.table), *l.be);
+  auto const ov = ts::compute_overview(ts::job_session(ts::trace_model(l.table), *l.be, {}));
   ASSERT_EQ(ov.size(), 1u);
   auto const& o = ov[0];
   EXPECT_EQ(o.total_ns, 200 * us);
@@ -97,7 +97,7 @@ TEST(PaddleTables, Overview) {
 
 TEST(PaddleTables, ModelSummary) {
   loaded l;
-  auto const ms = ts::compute_model_summary(ts::trace_model(l.table), *l.be);
+  auto const ms = ts::compute_model_summary(ts::job_session(ts::trace_model(l.table), *l.be, {}));
   ASSERT_EQ(ms.size(), 1u);
   auto const& items = ms[0].items;
   ASSERT_EQ(items.size(), 6u);
@@ -138,7 +138,7 @@ TEST(PaddleTables, ModelSummary) {
 
 TEST(PaddleTables, Distributed) {
   loaded l;
-  auto const d = ts::compute_distributed(ts::trace_model(l.table), *l.be);
+  auto const d = ts::compute_distributed(ts::job_session(ts::trace_model(l.table), *l.be, {}));
   ASSERT_EQ(d.ranks.size(), 1u);
   auto const& r = d.ranks[0];
   // Communication = ∪(cpu comm [1070,1080) [1120,1140); gpu comm [1075,1085) [1076,1078)

@@ -39,7 +39,7 @@ void check_run(std::filesystem::path const& trace, std::string const& overview_l
   ts::event_table table;
   ts::read_input(trace.string(), table, {});
   auto be = ts::make_cpu_backend(2);
-  auto const tb = ts::compute_tb_overview(ts::trace_model(table), *be);
+  auto const tb = ts::compute_tb_overview(ts::job_session(ts::trace_model(table), *be, {}));
   ASSERT_EQ(tb.size(), 1u);
   auto const& o = tb[0];
   metrics_present = table.launch_metrics.size() > 0;

@@ -2,7 +2,7 @@
 // The trace model: what every analysis reads besides the columns, derived once per job from the
 // event table: producers, ranks, dense device ids, the one definition of communication (the kernel
 // pattern, the TensorBoard and Paddle rules and the host-row pattern as named policies), launch
-// links (runtime call ↔ device row), profiler steps and the denominators, the step windows
+// links (runtime call ↔ device row), profiler steps and each rank's span, the step windows
 // diagnoses read (profiler steps, or user ranges named by the step pattern), host-range nesting.
 // Analyses take (model, backend) and derive none of this themselves.
 #pragma once
@@ -70,12 +70,6 @@ enum class communication_policy : std::uint8_t {
 struct step_window {
   string_id name = 0;
   std::int64_t start = 0, end = 0;
-};
-
-/// A rank's denominator (Paddle §1.4): |∪ its steps| when it has steps, else its span.
-struct denominator {
-  std::int64_t total_ns = 0;
-  bool from_steps = false;
 };
 
 /// Kinds Paddle's Model Summary lists as stages (step phases below ProfileStep).
@@ -156,9 +150,9 @@ class trace_model {
 
   /// Step rows of rank ranks()[rank_index], ascending by (start, row).
   [[nodiscard]] std::span<std::size_t const> steps(std::size_t rank_index) const;
-  /// The denominator of rank ranks()[rank_index]: |∪ its steps| (touching steps merge), else
-  /// max end − min start over its kept rows.
-  [[nodiscard]] denominator rank_denominator(std::size_t rank_index) const;
+  /// Max end − min start over the kept rows of rank ranks()[rank_index] (0 when it has none): the
+  /// denominator of a rank without steps (job_session::rank_denominator).
+  [[nodiscard]] std::int64_t rank_span(std::size_t rank_index) const;
 
   // Step windows: what a diagnosis takes as a rank's steps. Unlike steps() above, a rank without
   // profiler steps (an nsys export) has as steps its host user ranges (device < 0, end > start)

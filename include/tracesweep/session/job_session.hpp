@@ -2,10 +2,12 @@
 // The job session: what the analyses of one job read besides the trace model, each part
 // computed once on first use by the job's backend and then kept until the job's last analysis
 // has run: the device activity (each device's window, its unions by class and their lengths, the
-// communication ∩ computation overlap, the idle gaps, per-name kernel statistics) and each
-// device's rows in start order. Analyses take a session and derive none of these themselves.
+// communication ∩ computation overlap, the idle gaps, per-name kernel statistics), each
+// device's rows in start order, the unions the job tables read (steps, kernels per GPU, data
+// loaders) and the denominators. Analyses take a session and derive none of these themselves.
 #pragma once
 
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -52,6 +54,30 @@ struct union_members {
 /// Group `g`'s members of `u` (sorted by group).
 [[nodiscard]] union_members members_of(interval_union const& u, group_id g);
 
+/// A rank's denominator (Paddle §1.4): |∪ its steps| when it has steps, else its span.
+struct denominator {
+  std::int64_t total_ns = 0;
+  bool from_steps = false;
+};
+
+/// Unions the job tables read besides the device activity, each one backend call on first use.
+enum class table_union : std::uint8_t {
+  steps_by_rank,                ///< group = rank index: the rank's profiler steps
+  kept_kernels_by_rank_device,  ///< group = index in rank_devices(): kept kernel rows
+  kernels_by_input_device,      ///< group = index in input_devices(): kernel rows
+  data_loaders_by_rank,         ///< group = rank index: host data-loader ranges
+};
+inline constexpr std::size_t table_union_count = 4;
+
+/// A GPU as the job tables group it: by rank index and device, or by input and device.
+struct table_device {
+  std::size_t owner = 0;  ///< rank index, or input index
+  std::int32_t device = 0;
+  friend auto operator<=>(table_device const&, table_device const&) = default;
+};
+
+struct table_devices;
+
 class job_session {
  public:
   /// `model` and `be` must outlive the session. Nothing is computed here.
@@ -78,8 +104,19 @@ class job_session {
   /// Each device's activity rows by (start, row): one sort by the backend on first use.
   [[nodiscard]] device_rows const& device_order() const;
 
+  /// The union `which`, by the backend on first use (see table_union for its groups).
+  [[nodiscard]] interval_union const& unions(table_union which) const;
+  /// The (rank index, device) of each group of kept_kernels_by_rank_device, ascending.
+  [[nodiscard]] std::span<table_device const> rank_devices() const;
+  /// The (input, device) of each group of kernels_by_input_device, ascending.
+  [[nodiscard]] std::span<table_device const> input_devices() const;
+  /// The denominator of rank ranks()[rank_index]: |∪ its steps| (touching steps merge) from
+  /// unions(steps_by_rank), else the span of its kept rows.
+  [[nodiscard]] denominator rank_denominator(std::size_t rank_index) const;
+
  private:
   struct parts;
+  [[nodiscard]] table_devices const& table_device_groups() const;
   trace_model const& _model;
   backend& _be;
   activity_needs _needs;

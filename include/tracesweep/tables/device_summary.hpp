@@ -10,8 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <tracesweep/backend.hpp>
-#include <tracesweep/model/trace_model.hpp>
+#include <tracesweep/session/job_session.hpp>
 
 namespace tracesweep {
 
@@ -30,7 +29,6 @@ struct rank_device_summary {
 };
 
 /// One entry per rank, ascending.
-[[nodiscard]] std::vector<rank_device_summary> compute_device_summary(trace_model const& model,
-                                                                      backend& be);
+[[nodiscard]] std::vector<rank_device_summary> compute_device_summary(job_session const& session);
 
 }  // namespace tracesweep

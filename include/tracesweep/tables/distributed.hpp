@@ -8,8 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <tracesweep/backend.hpp>
-#include <tracesweep/model/trace_model.hpp>
+#include <tracesweep/session/job_session.hpp>
 
 namespace tracesweep {
 
@@ -36,6 +35,6 @@ struct distributed_summary {
 
 /// Non-Paddle kernels are communication when the model's classifier says so
 /// (model_options::comm_pattern).
-[[nodiscard]] distributed_summary compute_distributed(trace_model const& model, backend& be);
+[[nodiscard]] distributed_summary compute_distributed(job_session const& session);
 
 }  // namespace tracesweep

@@ -12,8 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <tracesweep/backend.hpp>
-#include <tracesweep/model/trace_model.hpp>
+#include <tracesweep/session/job_session.hpp>
 
 namespace tracesweep {
 
@@ -36,7 +35,6 @@ struct rank_model_summary {
 };
 
 /// One entry per rank, ascending.
-[[nodiscard]] std::vector<rank_model_summary> compute_model_summary(trace_model const& model,
-                                                                    backend& be);
+[[nodiscard]] std::vector<rank_model_summary> compute_model_summary(job_session const& session);
 
 }  // namespace tracesweep

@@ -8,8 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <tracesweep/backend.hpp>
-#include <tracesweep/model/trace_model.hpp>
+#include <tracesweep/session/job_session.hpp>
 
 namespace tracesweep {
 
@@ -32,6 +31,6 @@ struct rank_overview {
 };
 
 /// One entry per rank, ascending.
-[[nodiscard]] std::vector<rank_overview> compute_overview(trace_model const& model, backend& be);
+[[nodiscard]] std::vector<rank_overview> compute_overview(job_session const& session);
 
 }  // namespace tracesweep

@@ -10,8 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include <tracesweep/backend.hpp>
-#include <tracesweep/model/trace_model.hpp>
+#include <tracesweep/session/job_session.hpp>
 
 namespace tracesweep {
 
@@ -30,6 +29,6 @@ struct rank_perf {
 };
 
 /// One entry per rank, ascending.
-[[nodiscard]] std::vector<rank_perf> compute_perf_summary(trace_model const& model, backend& be);
+[[nodiscard]] std::vector<rank_perf> compute_perf_summary(job_session const& session);
 
 }  // namespace tracesweep

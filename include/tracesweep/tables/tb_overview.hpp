@@ -11,8 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <tracesweep/backend.hpp>
-#include <tracesweep/model/trace_model.hpp>
+#include <tracesweep/session/job_session.hpp>
 
 namespace tracesweep {
 
@@ -67,6 +66,6 @@ struct tb_overview {
 };
 
 /// One entry per input file.
-[[nodiscard]] std::vector<tb_overview> compute_tb_overview(trace_model const& model, backend& be);
+[[nodiscard]] std::vector<tb_overview> compute_tb_overview(job_session const& session);
 
 }  // namespace tracesweep

@@ -13,8 +13,7 @@
 #include <string>
 #include <vector>
 
-#include <tracesweep/backend.hpp>
-#include <tracesweep/model/trace_model.hpp>
+#include <tracesweep/session/job_session.hpp>
 
 namespace tracesweep {
 
@@ -40,7 +39,7 @@ struct rank_user_ranges {
 [[nodiscard]] bool is_memory_manipulation(std::string_view name) noexcept;
 
 /// One entry per rank, ascending.
-[[nodiscard]] std::vector<rank_user_ranges> compute_user_range_summary(trace_model const& model,
+[[nodiscard]] std::vector<rank_user_ranges> compute_user_range_summary(job_session const& session,
                                                                        user_range_table which);
 
 }  // namespace tracesweep

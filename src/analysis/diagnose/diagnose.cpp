@@ -83,7 +83,7 @@ diagnosis diagnose(job_session const& session, diagnose_options const& options) 
   find_periodic_gaps(model, activity, gaps, out);
   find_long_tail(model, activity, classifier, out);
   find_bursts(model, order, classifier, out);
-  find_sync_and_copies(model, classifier, activity, out);
+  find_sync_and_copies(session, classifier, activity, out);
   find_stragglers(model, out);
   build_timeline(model, unions, activity, out);
   find_memory_growth(model, out);

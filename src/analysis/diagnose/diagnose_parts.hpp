@@ -150,7 +150,7 @@ void find_long_tail(trace_model const& model, activity_result const& activity,
                     host_classifier const& classifier, diagnosis& out);
 void find_bursts(trace_model const& model, device_rows const& order,
                  host_classifier const& classifier, diagnosis& out);
-void find_sync_and_copies(trace_model const& model, host_classifier const& classifier,
+void find_sync_and_copies(job_session const& session, host_classifier const& classifier,
                           activity_result const& activity, diagnosis& out);
 void find_stragglers(trace_model const& model, diagnosis& out);
 void build_timeline(trace_model const& model, std::span<device_unions const> unions,

@@ -15,7 +15,8 @@ namespace tracesweep::diagnose_detail {
 
 namespace {
 
-void find_sync(trace_model const& model, host_classifier const& classifier, diagnosis& out) {
+void find_sync(job_session const& session, host_classifier const& classifier, diagnosis& out) {
+  auto const& model = session.model();
   auto const& t = model.table();
   using key = std::tuple<std::int32_t, std::int32_t, std::int64_t>;  // rank, input, thread
   std::map<key, sync_row> calls, records;
@@ -40,7 +41,7 @@ void find_sync(trace_model const& model, host_classifier const& classifier, diag
   }
   for (auto& [k, row] : calls) {
     auto const r = model.rank_index(row.rank);
-    row.share = share(row.total_ns, model.rank_denominator(r).total_ns);
+    row.share = share(row.total_ns, session.rank_denominator(r).total_ns);
     out.sync.push_back(row);
   }
 }
@@ -110,9 +111,10 @@ void find_small_copies(trace_model const& model, diagnosis& out) {
 
 }  // namespace
 
-void find_sync_and_copies(trace_model const& model, host_classifier const& classifier,
+void find_sync_and_copies(job_session const& session, host_classifier const& classifier,
                           activity_result const& activity, diagnosis& out) {
-  find_sync(model, classifier, out);
+  auto const& model = session.model();
+  find_sync(session, classifier, out);
   find_memcpy(model, activity, out);
   find_small_copies(model, out);
 }
