@@ -7,7 +7,6 @@
 #include <tracesweep/tables/model_summary.hpp>
 
 #include <algorithm>
-#include <numeric>
 
 #include "tables/model_items.hpp"
 
@@ -43,17 +42,9 @@ std::vector<rank_model_summary> compute_model_summary(job_session const& session
       all_kernel_ns[model.rank_index(table.rank[i])] =
           checked_add(all_kernel_ns[model.rank_index(table.rank[i])],
                       table.end_ns[i] - table.start_ns[i], "the kernel time of a rank");
-  // segmented_stats groups by key; sort keys with their values first (the backend sorts).
-  std::vector<std::uint32_t> order(keys.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::vector<std::uint64_t> sort_keys(keys.begin(), keys.end());
-  be.sort_pairs(sort_keys, order);
-  std::vector<std::uint32_t> k2(keys.size());
-  std::vector<std::int64_t> c2(keys.size()), g2(keys.size());
-  for (std::size_t j = 0; j < order.size(); ++j)
-    k2[j] = keys[order[j]], c2[j] = cpu[order[j]], g2[j] = gpu[order[j]];
-  auto const cs = be.segmented_stats(k2, c2, {});
-  auto const gs = be.segmented_stats(k2, g2, {});
+  // segmented_stats groups the keys itself, in any order.
+  auto const cs = be.segmented_stats(keys, cpu, {});
+  auto const gs = be.segmented_stats(keys, gpu, {});
 
   std::vector<rank_model_summary> out(nr);
   for (std::size_t r = 0; r < nr; ++r) {

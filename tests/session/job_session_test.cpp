@@ -18,6 +18,7 @@
 #include <tracesweep/session/job_session.hpp>
 #include <tracesweep/summary.hpp>
 
+#include "support/counting_backend.hpp"
 #include "support/summary_compare.hpp"
 #include "support/table_builder.hpp"
 #include "support/trace_paths.hpp"
@@ -26,47 +27,6 @@ namespace ts = tracesweep;
 using ts::event_kind;
 
 namespace {
-
-/// A backend that counts the calls it forwards to the CPU backend.
-class counting_backend final : public ts::backend {
- public:
-  std::map<std::string, int> calls;
-  [[nodiscard]] std::string_view name() const noexcept override { return "counting"; }
-
- protected:
-  void do_sort_pairs(std::span<std::uint64_t> k, std::span<std::uint32_t> v, int bits) override {
-    ++calls["sort_pairs"];
-    _cpu->sort_pairs(k, v, bits);
-  }
-  ts::interval_union do_union_by_group(ts::interval_view in) override {
-    ++calls["union_by_group"];
-    return _cpu->union_by_group(in);
-  }
-  std::vector<ts::gap> do_gap_scan(ts::interval_union const& u, ts::group_windows w,
-                                   std::int64_t min_gap, std::size_t top) override {
-    ++calls["gap_scan"];
-    return _cpu->gap_scan(u, w, min_gap, top);
-  }
-  std::vector<ts::exact_stats> do_segmented_stats(std::span<std::uint32_t const> k,
-                                                  std::span<std::int64_t const> v,
-                                                  std::span<double const> q) override {
-    ++calls["segmented_stats"];
-    return _cpu->segmented_stats(k, v, q);
-  }
-  std::vector<std::int64_t> do_intersection_by_group(ts::interval_union const& a,
-                                                     ts::interval_union const& b,
-                                                     std::size_t n) override {
-    ++calls["intersection_by_group"];
-    return _cpu->intersection_by_group(a, b, n);
-  }
-  ts::activity_result do_device_activity(ts::activity_request const& r) override {
-    ++calls["device_activity"];
-    return _cpu->device_activity(r);
-  }
-
- private:
-  std::unique_ptr<ts::backend> _cpu = ts::make_cpu_backend(1);
-};
 
 using span_list = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
@@ -140,7 +100,7 @@ std::map<Key, span_list> brute_unions(ts::trace_model const& model, KeyOf const&
 void check_table_unions(ts::trace_model const& model) {
   using device_key = std::pair<std::size_t, std::int32_t>;
   auto const& t = model.table();
-  counting_backend counted;
+  ts::test::counting_backend counted;
   ts::job_session const session(model, counted, {});
   auto const kept_kernels = brute_unions<device_key>(model, [&](std::size_t i) {
     return t.kind[i] == event_kind::kernel && model.kept(i)
@@ -262,7 +222,7 @@ TEST(JobSession, DenominatorsAreTheStepsUnionElseTheSpan) {
   b.host(event_kind::api_call, 5, 30, 1, 2);
   b.host(event_kind::user_range, 10, 20, 1, 2, -1, "ProfilerStep#1");
   ts::trace_model const m(b.done());
-  counting_backend counted;
+  ts::test::counting_backend counted;
   ts::job_session const session(m, counted, {});
   auto const d0 = session.rank_denominator(0);
   EXPECT_TRUE(d0.from_steps);
@@ -334,7 +294,7 @@ TEST(JobSession, SummaryAndDiagnoseShareOneDeviceActivity) {
   ts::diagnose_options o;
   o.min_gap_ns = 10;
   o.top = 0;
-  counting_backend counted;
+  ts::test::counting_backend counted;
   ts::job_session const session(model, counted, ts::summary_needs(so) | ts::diagnose_needs(o));
   auto const s = ts::compute_summary(session, so);
   auto const d = ts::diagnose(session, o);
