@@ -25,8 +25,6 @@
 #include "fleet/fleet_test_support.hpp"
 #include "support/trace_paths.hpp"
 
-extern char** environ;
-
 namespace tracesweep::test {
 namespace {
 
@@ -199,23 +197,6 @@ TEST(FleetScan, ProgressLineOnlyOnATerminal) {
   EXPECT_NE(tty.find(" files"), std::string::npos) << tty;
   EXPECT_NE(tty.find(" GB"), std::string::npos) << tty;
   EXPECT_NE(tty.find("run 1: 3 jobs written"), std::string::npos) << tty;
-}
-
-/// Starts `tracesweep args…` without waiting; returns its pid.
-pid_t spawn_cli(std::vector<std::string> const& args) {
-  std::vector<std::string> argv_s{TRACESWEEP_BINARY};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  return pid;
 }
 
 /// Jobs stored in `db` so far, read without reporting failures (the scan may not have created
