@@ -30,8 +30,10 @@ results_store::results_store(std::string const& path, bool read_only) : _path(pa
   if (read_only && !std::filesystem::exists(path))
     throw input_error(path, "results database", "no such file");
   _db = std::make_unique<sqlite_handle>(path, read_only);
+  // Checked before anything is written: a version this build does not know leaves the file as
+  // it was.
+  int const v = check_schema_version(*_db);
   if (read_only) {
-    int const v = schema_version_of(*_db);
     if (v == 0) throw input_error(path, "results database", "not a tracesweep results database");
     if (v != schema_version)
       throw input_error(path, "results database",
@@ -40,10 +42,12 @@ results_store::results_store(std::string const& path, bool read_only) : _path(pa
                                     v, schema_version));
     return;
   }
+  // Migrated before WAL is set (a migration that fails leaves the file as it was), with foreign
+  // keys off (a migration may rebuild a table).
+  migrate(*_db, schema_version);
   _db->exec("PRAGMA journal_mode = WAL");
   _db->exec("PRAGMA synchronous = NORMAL");
   _db->exec("PRAGMA foreign_keys = ON");
-  migrate(*_db, schema_version);
 }
 
 results_store::~results_store() = default;

@@ -125,7 +125,8 @@ TEST(ResultsStore, MigratesVersionOneKeepingItsRows) {
   }
   EXPECT_EQ(sql_value(db, "PRAGMA user_version"), "1");
   results_store store(db);
-  EXPECT_EQ(sql_value(db, "PRAGMA user_version"), "2");
+  EXPECT_EQ(sql_value(db, "PRAGMA user_version"), std::to_string(results_store::schema_version));
+  EXPECT_EQ(sql_value(db, "PRAGMA foreign_key_check"), "(0 rows)");
   auto const jobs = store.load_jobs(1);
   ASSERT_EQ(jobs.size(), 1u);
   ASSERT_EQ(jobs[0].devices.size(), 1u);

@@ -32,7 +32,7 @@ struct run_info {
 class results_store {
  public:
   /// The schema version this build writes (PRAGMA user_version).
-  static constexpr int schema_version = 2;
+  static constexpr int schema_version = 3;
 
   /// Opens `path`, creating it when absent; migrates an older schema. Throws input_error when
   /// the file is not a results database, or is one of a newer version than this build knows.
