@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // tracesweep scan and report end to end: the real traces plus planted bad files (every good
 // trace stored exactly once, every bad one with its error, kernel statistics against SQL on the
-// nsys export itself, the report's numbers against the stored rows), and kill -9 at random
-// points followed by the same command until the run completes.
+// nsys export itself, the report's numbers against the stored rows; the bad ones tried again by
+// the next scan), and kill -9 at random points followed by the same command until the run
+// completes.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -108,14 +109,18 @@ TEST(FleetScan, RealTracesAndPlantedBadFiles) {
                      "ORDER BY k.name"),
             oracle);
 
-  // The same command again: nothing new, nothing twice.
-  auto const before = sql_value(db, "SELECT count(*) FROM traces");
+  // The same command again: the failed files are tried again (and fail again), no good trace
+  // is stored twice.
+  auto const ok_before = sql_value(db, "SELECT count(*) FROM traces WHERE status = 'ok'");
   auto const again =
       run_cli("scan " + quote(traces) + " " + quote(d / "bad") + " --db " + quote(db));
-  EXPECT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_NE(again.out.find("nothing new"), std::string::npos) << again.out;
-  EXPECT_EQ(sql_value(db, "SELECT count(*) FROM runs"), "1");
-  EXPECT_EQ(sql_value(db, "SELECT count(*) FROM traces"), before);
+  EXPECT_EQ(again.exit_code, 2) << again.err;
+  EXPECT_NE(again.out.find("traces: 0 ok, " + std::to_string(bad.size()) + " failed"),
+            std::string::npos)
+      << again.out;
+  EXPECT_EQ(sql_value(db, "SELECT count(*) FROM runs"), "2");
+  EXPECT_EQ(sql_value(db, "SELECT count(*) FROM traces WHERE status = 'ok'"), ok_before);
+  EXPECT_EQ(sql_rows(db, "SELECT path FROM traces WHERE run_id = 2 ORDER BY path"), bad);
 }
 
 /// The fleet report's numbers against sums over the stored job records.
