@@ -24,6 +24,7 @@ namespace {
 
 struct scan_args {
   fleet::scan_options options;
+  unsigned wait_seconds = 5;
   std::string shard;
   analysis_args filters;  ///< only its filter texts are used
 };
@@ -63,6 +64,10 @@ void add_scan_command(CLI::App& app, context& ctx) {
   cmd->add_option("--shard", args->shard,
                   "K/N: only the jobs whose path hashes to shard K of N (0 <= K < N)");
   cmd->add_option("--label", o.label, "A label for this run (reports and merge use it)");
+  cmd->add_option("--wait", args->wait_seconds,
+                  "Seconds to wait for another scan writing the database, then give up (exit 2)")
+      ->check(non_negative)
+      ->capture_default_str();
   cmd->add_option("--memory-limit", o.memory_limit,
                   "Bytes the jobs in flight may take, by estimate (suffixes K, M, G; "
                   "0 = half the physical memory)")
@@ -76,6 +81,7 @@ void add_scan_command(CLI::App& app, context& ctx) {
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
       auto options = args->options;
+      options.wait = std::chrono::seconds(args->wait_seconds);
       if (!args->shard.empty()) {
         try {
           options.part = fleet::parse_shard(args->shard);
@@ -107,10 +113,13 @@ void add_scan_command(CLI::App& app, context& ctx) {
       }
       std::cout << fmt::format(
           "run {}{}: {} jobs written, {} skipped (already stored); traces: {} ok, {} failed, {} "
-          "already stored\n",
+          "already stored{}\n",
           r.run_id, r.resumed ? " (resumed)" : "", r.jobs_written, r.jobs_skipped, r.traces_ok,
-          r.traces_failed, r.traces_skipped);
-      return r.traces_failed ? static_cast<int>(exit_code::bad_input) : 0;
+          r.traces_failed, r.traces_skipped,
+          r.traces_changed
+              ? fmt::format(", {} changed while scanned (not stored)", r.traces_changed)
+              : "");
+      return r.traces_failed || r.traces_changed ? static_cast<int>(exit_code::bad_input) : 0;
     };
   });
 }

@@ -3,11 +3,14 @@
 // run summary, diagnose and the per-rank kernel statistics, and flatten the answers into rows.
 #include <tracesweep/fleet/job_record.hpp>
 
+#include <sys/stat.h>
 #include <xxhash.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -28,18 +31,23 @@ bool job_record::any_ok() const noexcept {
   return std::any_of(traces.begin(), traces.end(), [](auto const& t) { return t.ok; });
 }
 
+std::optional<file_stamp> stamp_of(std::string const& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  auto const ns = [](timespec const& t) {
+    return std::int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+  };
+  return file_stamp{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+                    static_cast<std::int64_t>(st.st_size), ns(st.st_mtim), ns(st.st_ctim)};
+}
+
 trace_record identify(std::string const& path) {
   trace_record t;
   t.path = path;
-  std::error_code ec;
-  auto const size = fs::file_size(path, ec);
-  if (ec) throw input_error(path, "", "cannot read: " + ec.message());
-  t.size_bytes = static_cast<std::int64_t>(size);
-  auto const mtime = fs::last_write_time(path, ec);
-  if (!ec)
-    t.mtime_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                     std::chrono::file_clock::to_sys(mtime).time_since_epoch())
-                     .count();
+  t.stamp = stamp_of(path);  // before the hash: a change while hashing shows in a later stamp
+  if (!t.stamp) throw input_error(path, "", std::string("cannot read: ") + std::strerror(errno));
+  t.size_bytes = t.stamp->size;
+  t.mtime_ns = t.stamp->mtime_ns;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error(path, "", "cannot open for reading");
   auto* state = XXH3_createState();

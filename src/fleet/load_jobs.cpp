@@ -30,7 +30,8 @@ void load_traces(sqlite_handle const& db, std::int64_t job_id, job_record& job,
   while (q.step()) {
     index[q.integer(0)] = static_cast<std::int32_t>(job.traces.size());
     job.traces.push_back({q.text(1), q.integer(2), q.integer(3), q.text(4), q.text(5),
-                          parse_ranks(q.text(6)), q.integer(7), q.text(8) == "ok", q.text(9)});
+                          parse_ranks(q.text(6)), q.integer(7), q.text(8) == "ok", q.text(9),
+                          std::nullopt});
   }
 }
 

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
+// Merging shard databases: into a copy of OUT (or a new database) beside it, renamed over OUT
+// only when every shard was merged, so a failed merge leaves OUT as it was.
 #include <tracesweep/fleet/merge.hpp>
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -8,6 +12,9 @@
 
 #include <tracesweep/error.hpp>
 #include <tracesweep/fleet/results_store.hpp>
+
+#include "fleet/sqlite_handle.hpp"
+#include "fleet/store_schema.hpp"
 
 namespace tracesweep::fleet {
 
@@ -50,14 +57,50 @@ std::int64_t drop_stored(job_record& job, std::unordered_set<std::string>& store
   return dropped;
 }
 
-}  // namespace
+/// The database a merge writes before it becomes OUT: removed (with its -wal and -shm) unless
+/// kept.
+class temporary_database {
+ public:
+  explicit temporary_database(std::string const& out)
+      : _path(out + ".merging-" + std::to_string(::getpid())) {
+    remove_files();
+  }
+  ~temporary_database() {
+    if (!_kept) remove_files();
+  }
+  temporary_database(temporary_database const&) = delete;
+  temporary_database& operator=(temporary_database const&) = delete;
+  [[nodiscard]] std::string const& path() const noexcept { return _path; }
+  /// Renames it over `out`.
+  void rename_to(std::string const& out) {
+    std::error_code ec;
+    std::filesystem::rename(_path, out, ec);
+    if (ec) throw input_error(out, "merge", "cannot replace it: " + ec.message());
+    _kept = true;
+  }
 
-merge_result merge_stores(std::string const& out_path, std::vector<std::string> const& shards) {
-  std::error_code ec;
-  for (auto const& s : shards)
-    if (std::filesystem::equivalent(s, out_path, ec))
-      throw input_error(s, "merge", "a shard is the output database");
-  results_store out(out_path);
+ private:
+  void remove_files() const {
+    std::error_code ec;
+    for (auto const* suffix : {"", "-wal", "-shm", "-journal"})
+      std::filesystem::remove(_path + suffix, ec);
+  }
+  std::string _path;
+  bool _kept = false;
+};
+
+/// Copies the results database at `out`, when there is one, to `copy` (checked first: a
+/// version this build does not know is refused naming `out`).
+void copy_existing(std::string const& out, std::string const& copy) {
+  if (!std::filesystem::exists(out)) return;
+  sqlite_handle db(out, false);
+  (void)check_schema_version(db);
+  sql_statement q(db, "VACUUM INTO ?");
+  q.bind(1, copy);
+  q.run();
+}
+
+merge_result merge_into(results_store& out, std::vector<std::string> const& shards) {
   merge_result result;
   std::vector<std::pair<std::int64_t, job_record>> jobs;
   for (auto const& path : shards) {
@@ -81,6 +124,24 @@ merge_result merge_stores(std::string const& out_path, std::vector<std::string> 
     out.write_job(run, job);
     ++result.jobs_written;
   }
+  return result;
+}
+
+}  // namespace
+
+merge_result merge_stores(std::string const& out_path, std::vector<std::string> const& shards) {
+  std::error_code ec;
+  for (auto const& s : shards)
+    if (std::filesystem::equivalent(s, out_path, ec))
+      throw input_error(s, "merge", "a shard is the output database");
+  temporary_database merged(out_path);
+  copy_existing(out_path, merged.path());
+  merge_result result;
+  {
+    results_store out(merged.path());
+    result = merge_into(out, shards);
+  }  // (closed: its WAL is checkpointed into the file)
+  merged.rename_to(out_path);
   return result;
 }
 

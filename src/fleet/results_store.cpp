@@ -12,6 +12,7 @@
 #include <tracesweep/error.hpp>
 #include <tracesweep/version.hpp>
 
+#include "fleet/scan_lock.hpp"
 #include "fleet/sqlite_handle.hpp"
 #include "fleet/store_schema.hpp"
 
@@ -30,8 +31,10 @@ results_store::results_store(std::string const& path, bool read_only) : _path(pa
   if (read_only && !std::filesystem::exists(path))
     throw input_error(path, "results database", "no such file");
   _db = std::make_unique<sqlite_handle>(path, read_only);
+  // Checked before anything is written: a version this build does not know leaves the file as
+  // it was.
+  int const v = check_schema_version(*_db);
   if (read_only) {
-    int const v = schema_version_of(*_db);
     if (v == 0) throw input_error(path, "results database", "not a tracesweep results database");
     if (v != schema_version)
       throw input_error(path, "results database",
@@ -40,10 +43,12 @@ results_store::results_store(std::string const& path, bool read_only) : _path(pa
                                     v, schema_version));
     return;
   }
+  // Migrated before WAL is set (a migration that fails leaves the file as it was), with foreign
+  // keys off (a migration may rebuild a table).
+  migrate(*_db, schema_version);
   _db->exec("PRAGMA journal_mode = WAL");
   _db->exec("PRAGMA synchronous = NORMAL");
   _db->exec("PRAGMA foreign_keys = ON");
-  migrate(*_db, schema_version);
 }
 
 results_store::~results_store() = default;
@@ -66,12 +71,12 @@ constexpr char const* run_columns =
 
 }  // namespace
 
-std::optional<run_info> results_store::running_run(std::string const& label,
-                                                   std::string const& arguments,
-                                                   std::string const& shard) const {
+std::optional<run_info> results_store::unfinished_run(std::string const& label,
+                                                      std::string const& arguments,
+                                                      std::string const& shard) const {
   sql_statement q(*_db, std::string(run_columns) +
-                            "WHERE status = 'running' AND label = ? AND arguments = ? AND "
-                            "shard = ? ORDER BY run_id DESC LIMIT 1");
+                            "WHERE status IN ('running', 'interrupted') AND label = ? AND "
+                            "arguments = ? AND shard = ? ORDER BY run_id DESC LIMIT 1");
   q.bind(1, label).bind(2, arguments).bind(3, shard);
   if (q.step()) return run_from(q);
   return std::nullopt;
@@ -80,7 +85,12 @@ std::optional<run_info> results_store::running_run(std::string const& label,
 run_info results_store::begin_run(std::string const& label, std::string const& arguments,
                                   std::string const& shard) {
   std::lock_guard lock(_write);
-  if (auto running = running_run(label, arguments, shard)) return *running;
+  if (auto unfinished = unfinished_run(label, arguments, shard)) {
+    unfinished->status = "running";
+    sql_statement q(*_db, "UPDATE runs SET status = 'running' WHERE run_id = ?");
+    q.bind(1, unfinished->id).run();
+    return *unfinished;
+  }
   run_info run{0, label, utc_now(), "", version_string, "running", arguments, shard};
   run.id = insert_run(run);
   return run;
@@ -114,7 +124,7 @@ void results_store::finish_run(std::int64_t run_id, std::string const& finished_
 
 std::unordered_set<std::string> results_store::stored_hashes() const {
   std::unordered_set<std::string> out;
-  sql_statement q(*_db, "SELECT content_hash FROM traces");
+  sql_statement q(*_db, "SELECT content_hash FROM traces WHERE status = 'ok'");
   while (q.step()) out.insert(q.text(0));
   return out;
 }
@@ -132,12 +142,23 @@ std::int64_t results_store::job_count(std::int64_t run_id) const {
   return q.step() ? q.integer(0) : 0;
 }
 
+std::vector<run_info> results_store::reportable_runs() const {
+  auto all = runs();
+  auto const holder = lock_holder_of(*_db);
+  auto const stale_run = holder && !holder->alive() ? holder->run_id : 0;
+  std::erase_if(all, [&](run_info const& r) {
+    return r.status == "interrupted" || (r.status == "running" && r.id == stale_run);
+  });
+  return all;
+}
+
 std::optional<run_info> results_store::find_run(std::string const& which) const {
-  auto const all = runs();
-  if (which == "latest") return all.empty() ? std::nullopt : std::optional(all.back());
-  if (which == "previous")
-    return all.size() < 2 ? std::nullopt : std::optional(all[all.size() - 2]);
-  for (auto const& r : all)
+  if (which == "latest" || which == "previous") {
+    auto const kept = reportable_runs();
+    std::size_t const back = which == "latest" ? 1 : 2;
+    return kept.size() < back ? std::nullopt : std::optional(kept[kept.size() - back]);
+  }
+  for (auto const& r : runs())
     if (std::to_string(r.id) == which) return r;
   return std::nullopt;
 }

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-// The fleet scan: find jobs, identify their files, drop what is stored, analyze the rest in
-// parallel within the memory budget, one transaction per job.
+// The fleet scan: find jobs, take the store's scan lock, identify their files, drop what is
+// stored, analyze the rest in parallel within the memory budget, and store each job in one
+// transaction unless one of its files changed since it was identified.
 #include <tracesweep/fleet/scan.hpp>
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <unordered_set>
 
@@ -17,6 +21,8 @@
 
 #include <tracesweep/error.hpp>
 #include <tracesweep/fleet/results_store.hpp>
+
+#include "fleet/scan_lock.hpp"
 
 namespace tracesweep::fleet {
 
@@ -73,8 +79,14 @@ std::uint64_t jobs_memory(std::uint64_t total, unsigned workers, scan_options co
   return total > kept ? total - kept : 1;
 }
 
-/// Runs `work(i)` for i in [0, n) on `threads` threads; the first exception stops the others
-/// (they finish the item in hand) and is rethrown.
+/// Workers for `items` items of work: as many as asked for, at most one per item, at least one.
+unsigned workers_for(std::size_t items, unsigned wanted) {
+  return static_cast<unsigned>(std::clamp<std::size_t>(items, 1, std::max(1u, wanted)));
+}
+
+/// Runs `work(i)` for i in [0, n) on up to `threads` threads (fewer when the system starts no
+/// more: the ones running share the work); the first exception stops the others (they finish
+/// the item in hand) and is rethrown.
 template <class Work>
 void parallel_for(std::size_t n, unsigned threads, Work&& work) {
   std::atomic<std::size_t> next{0};
@@ -93,7 +105,10 @@ void parallel_for(std::size_t n, unsigned threads, Work&& work) {
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(loop);
+  try {
+    for (unsigned t = 1; t < workers_for(n, threads); ++t) pool.emplace_back(loop);
+  } catch (std::system_error const&) {  // no more threads: fewer workers
+  }
   loop();
   for (auto& t : pool) t.join();
   if (first) std::rethrow_exception(first);
@@ -106,7 +121,29 @@ trace_record unreadable(std::string const& path, std::string const& why) {
   t.ok = false;
   t.error = why;
   t.content_hash = "path:" + std::to_string(XXH3_64bits(path.data(), path.size()));
+  t.stamp = stamp_of(path);
   return t;
+}
+
+/// The test hook (TRACESWEEP_TEST_SCAN_PAUSE=DIR): at `stage` ("identified": every file hashed,
+/// no run open yet; "analyzed": a job analyzed, not yet checked and stored) the scan waits while
+/// the file DIR/STAGE exists, after creating DIR/STAGE.reached. Tests change files and start
+/// other scans meanwhile.
+void pause_for_test(std::string const& stage) {
+  static char const* const dir = std::getenv("TRACESWEEP_TEST_SCAN_PAUSE");
+  if (!dir || !fs::exists(fs::path(dir) / stage)) return;
+  std::ofstream(fs::path(dir) / (stage + ".reached")).put('\n');
+  while (fs::exists(fs::path(dir) / stage))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
+/// The files of `job` that are no longer what was identified (rewritten, truncated or replaced
+/// since): its answers may mix contents, so the job is not stored.
+std::vector<std::string> changed_files(job_record const& job) {
+  std::vector<std::string> out;
+  for (auto const& t : job.traces)
+    if (stamp_of(t.path) != t.stamp) out.push_back(t.path);
+  return out;
 }
 
 std::string arguments_of(std::vector<std::string> const& roots) {
@@ -166,32 +203,92 @@ std::vector<planned_job> plan(std::vector<job_spec> const& jobs,
 
 }  // namespace
 
+namespace {
+
+/// What the scan's workers share: the store, the run, the counters and the error sink.
+struct scan_state {
+  results_store& store;
+  std::int64_t run_id;
+  scan_progress& progress;
+  scan_result& result;
+  std::function<void(std::string const&)> const& on_error;
+  std::mutex counting;
+};
+
+/// Counts a stored job's traces and reports its failed ones.
+void count_stored(scan_state& s, job_record const& job) {
+  std::lock_guard lock(s.counting);
+  ++s.result.jobs_written;
+  for (auto const& t : job.traces) {
+    s.progress.files_done += 1;
+    s.progress.bytes_done += t.size_bytes;
+    if (t.ok) {
+      ++s.result.traces_ok;
+      continue;
+    }
+    ++s.result.traces_failed;
+    ++s.progress.files_failed;
+    s.on_error(t.error);
+  }
+}
+
+/// Counts a job left out because `changed` files of it changed, and reports each of them.
+void count_changed(scan_state& s, job_record const& job, std::vector<std::string> const& changed) {
+  std::lock_guard lock(s.counting);
+  for (auto const& t : job.traces) {
+    s.progress.files_done += 1;
+    s.progress.bytes_done += t.size_bytes;
+  }
+  s.progress.files_failed += static_cast<std::int64_t>(changed.size());
+  s.result.traces_changed += static_cast<std::int64_t>(changed.size());
+  for (auto const& path : changed)
+    s.on_error(path +
+               ": changed while it was scanned (its size, times or file differ from when it was "
+               "identified): not stored, nor the rest of its job; the next scan reads it again");
+}
+
+/// Stores the analyzed job, unless a file of it changed since it was identified.
+void store_job(scan_state& s, job_record const& job) {
+  pause_for_test("analyzed");
+  if (auto const changed = changed_files(job); !changed.empty())
+    return count_changed(s, job, changed);
+  s.store.write_job(s.run_id, job);
+  count_stored(s, job);
+}
+
+}  // namespace
+
 scan_result run_scan(scan_options const& o, scan_progress& progress,
                      std::function<void(std::string const&)> const& on_error) {
   auto const db = fs::absolute(o.db_path).string();
   auto jobs = find_jobs(o.roots, {db, db + "-wal", db + "-shm", db + "-journal"});
   if (o.part) std::erase_if(jobs, [&](auto const& j) { return !in_shard(j.path, *o.part); });
   results_store store(o.db_path);
+  scan_lock lock(store.handle(), o.label, o.wait);
   auto const shard_text =
       o.part ? std::to_string(o.part->index) + "/" + std::to_string(o.part->count) : "";
   auto const arguments = arguments_of(o.roots);
   scan_result result;
   unsigned const hw = std::max(1u, std::thread::hardware_concurrency());
-  unsigned const workers = o.jobs ? o.jobs : hw;
-  auto planned = plan(jobs, store.stored_hashes(), workers, progress, result);
+  unsigned const wanted = o.jobs ? o.jobs : hw;
+  auto planned = plan(jobs, store.stored_hashes(), wanted, progress, result);
   progress.hashing = false;
-  // A scan with nothing new opens no run, unless it completes one a crash left running.
-  auto const running = store.running_run(o.label, arguments, shard_text);
-  if (planned.empty() && !running) return result;
-  auto const run = running ? *running : store.begin_run(o.label, arguments, shard_text);
+  pause_for_test("identified");
+  // A scan with nothing new opens no run, unless it completes one a crash left with jobs in it.
+  auto const unfinished = store.unfinished_run(o.label, arguments, shard_text);
+  bool const resume = unfinished && (!planned.empty() || store.job_count(unfinished->id) > 0);
+  if (planned.empty() && !resume) return result;
+  auto const run = store.begin_run(o.label, arguments, shard_text);
+  lock.hold_run(run.id);
   result.run_id = run.id;
-  result.resumed = running.has_value();
+  result.resumed = resume;
 
+  unsigned const workers = workers_for(planned.size(), wanted);
   memory_budget budget(
       jobs_memory(o.memory_limit ? o.memory_limit : physical_memory() / 2, workers, o));
   auto analysis = o.analysis;
   analysis.reading.threads = std::max(1u, hw / workers);
-  std::mutex counting;
+  scan_state state{store, run.id, progress, result, on_error, {}};
   parallel_for(planned.size(), workers, [&](std::size_t i) {
     auto& p = planned[i];
     auto const bytes = estimate_job_memory(p.traces);
@@ -204,20 +301,7 @@ scan_result run_scan(scan_options const& o, scan_progress& progress,
       throw;
     }
     budget.release(bytes);
-    store.write_job(run.id, job);
-    std::lock_guard lock(counting);
-    ++result.jobs_written;
-    for (auto const& t : job.traces) {
-      progress.files_done += 1;
-      progress.bytes_done += t.size_bytes;
-      if (t.ok) {
-        ++result.traces_ok;
-        continue;
-      }
-      ++result.traces_failed;
-      ++progress.files_failed;
-      on_error(t.error);
-    }
+    store_job(state, job);
   });
   store.finish_run(run.id);
   return result;

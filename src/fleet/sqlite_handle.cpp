@@ -1,9 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
+// The results store's SQLite connection and statements; SQLite's reasons turned into one-line
+// input_errors, with what a failure to open means when the database's folder is not writable.
 #include "fleet/sqlite_handle.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
 
 #include <tracesweep/error.hpp>
 
 namespace tracesweep::fleet {
+
+namespace {
+
+/// SQLite's reason `why` for `rc`; when the database could not be opened or written and its
+/// folder is not writable, says why that matters: WAL keeps FILE-wal and FILE-shm beside the
+/// database, even to read it.
+std::string with_folder_hint(std::string const& path, int rc, std::string why) {
+  int const primary = rc & 0xff;
+  if (primary != SQLITE_CANTOPEN && primary != SQLITE_READONLY) return why;
+  auto const folder = std::filesystem::absolute(path).parent_path();
+  if (::access(folder.c_str(), W_OK) == 0) return why;
+  return why + " (the folder " + folder.string() +
+         " is not writable: a results database in WAL mode needs a writable folder beside it, "
+         "for its -wal and -shm files)";
+}
+
+}  // namespace
 
 sqlite_handle::sqlite_handle(std::string path, bool read_only) : _path(std::move(path)) {
   int const flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -20,7 +43,7 @@ sqlite_handle::~sqlite_handle() {
 void sqlite_handle::fail(int rc, std::string const& what) const {
   std::string why = _db ? sqlite3_errmsg(_db) : sqlite3_errstr(rc);
   if (why.empty() || why == "not an error") why = sqlite3_errstr(rc);
-  throw input_error(_path, what, why);
+  throw input_error(_path, what, with_folder_hint(_path, rc, why));
 }
 
 void sqlite_handle::exec(std::string const& sql) {
@@ -29,7 +52,7 @@ void sqlite_handle::exec(std::string const& sql) {
   if (rc == SQLITE_OK) return;
   std::string why = message ? message : sqlite3_errstr(rc);
   sqlite3_free(message);
-  throw input_error(_path, "results database", why);
+  throw input_error(_path, "results database", with_folder_hint(_path, rc, why));
 }
 
 sql_statement::sql_statement(sqlite_handle const& db, std::string const& sql) : _db(db) {

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
+// The results store's migrations and the checks around them: a version is checked against the
+// known range both ways before anything is written, and a migration that fails on tables that
+// do not match their version is reported as such.
 #include "fleet/store_schema.hpp"
 
 #include <array>
+#include <stdexcept>
 #include <string>
+
+#include <fmt/format.h>
 
 #include <tracesweep/error.hpp>
 
@@ -67,7 +73,69 @@ CREATE INDEX findings_by_job ON findings(job_id);
 CREATE INDEX steps_by_job ON steps(job_id);
 )sql";
 
-constexpr std::array<char const*, 2> migrations{migration_1, migration_2};
+// Version 3: a run may be 'interrupted' (its scan ended without completing it); a content hash
+// is unique among the traces stored ok only (a trace stored as an error is analysed again by the
+// next scan); the scan lock, one row naming the scan that writes the store.
+constexpr char const* migration_3 = R"sql(
+CREATE TABLE runs_v3(
+  run_id INTEGER PRIMARY KEY, label TEXT NOT NULL DEFAULT '', started_utc TEXT NOT NULL,
+  finished_utc TEXT, tool_version TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'interrupted')),
+  arguments TEXT NOT NULL DEFAULT '', shard TEXT NOT NULL DEFAULT '');
+INSERT INTO runs_v3 SELECT * FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v3 RENAME TO runs;
+CREATE TABLE traces_v3(
+  trace_id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  job_id INTEGER NOT NULL REFERENCES jobs(job_id), path TEXT NOT NULL,
+  size_bytes INTEGER NOT NULL, mtime_ns INTEGER, content_hash TEXT NOT NULL, format TEXT,
+  ranks TEXT, events INTEGER NOT NULL, status TEXT NOT NULL CHECK (status IN ('ok', 'error')),
+  error TEXT);
+INSERT INTO traces_v3 SELECT * FROM traces;
+DROP TABLE traces;
+ALTER TABLE traces_v3 RENAME TO traces;
+CREATE INDEX traces_by_job ON traces(job_id);
+CREATE UNIQUE INDEX ok_traces_by_hash ON traces(content_hash) WHERE status = 'ok';
+CREATE TABLE scan_lock(
+  id INTEGER PRIMARY KEY CHECK (id = 1), host TEXT NOT NULL, pid INTEGER NOT NULL,
+  process_start INTEGER NOT NULL, since_utc TEXT NOT NULL, label TEXT NOT NULL,
+  run_id INTEGER);
+)sql";
+
+constexpr std::array<char const*, 3> migrations{migration_1, migration_2, migration_3};
+constexpr int known = static_cast<int>(migrations.size());
+
+void refuse_unknown(sqlite_handle const& db, int version) {
+  if (version > known)
+    throw input_error(db.path(), "results database",
+                      fmt::format("schema version {} is newer than this tracesweep knows ({}): "
+                                  "use a newer tracesweep",
+                                  version, known));
+  if (version < 0)
+    throw input_error(
+        db.path(), "results database",
+        fmt::format("schema version {} is not one tracesweep writes (1 to {})", version, known));
+}
+
+void refuse_foreign(sqlite_handle const& db) {
+  sql_statement tables(db, "SELECT count(*) FROM sqlite_master");
+  if (tables.step() && tables.integer(0) > 0)
+    throw input_error(db.path(), "results database",
+                      "not a tracesweep results database (it has tables but no schema version)");
+}
+
+/// Runs migration `to` (from version to - 1), saying so when the tables do not match.
+void apply_migration(sqlite_handle& db, int to) {
+  try {
+    db.exec(migrations[static_cast<std::size_t>(to - 1)]);
+  } catch (input_error const& e) {
+    throw input_error(db.path(), "results database",
+                      fmt::format("schema version {} does not match its tables (migrating to "
+                                  "{}: {}); was PRAGMA user_version changed by hand?",
+                                  to - 1, to, e.why()));
+  }
+  db.exec("PRAGMA user_version = " + std::to_string(to));
+}
 
 }  // namespace
 
@@ -76,27 +144,18 @@ int schema_version_of(sqlite_handle const& db) {
   return q.step() ? static_cast<int>(q.integer(0)) : 0;
 }
 
+int check_schema_version(sqlite_handle const& db) {
+  int const version = schema_version_of(db);
+  refuse_unknown(db, version);
+  if (version == 0) refuse_foreign(db);
+  return version;
+}
+
 void migrate(sqlite_handle& db, int target) {
-  int const known = static_cast<int>(migrations.size());
+  if (target < 0 || target > known) throw std::logic_error("migrate: no such schema version");
   db.exec("BEGIN IMMEDIATE");
   try {
-    int const version = schema_version_of(db);
-    if (version > known)
-      throw input_error(db.path(), "results database",
-                        "schema version " + std::to_string(version) +
-                            " is newer than this tracesweep knows (" + std::to_string(known) +
-                            "): use a newer tracesweep");
-    if (version == 0) {
-      sql_statement tables(db, "SELECT count(*) FROM sqlite_master");
-      if (tables.step() && tables.integer(0) > 0)
-        throw input_error(db.path(), "results database",
-                          "not a tracesweep results database (it has tables but no schema "
-                          "version)");
-    }
-    for (int v = version; v < target && v < known; ++v) {
-      db.exec(migrations[static_cast<std::size_t>(v)]);
-      db.exec("PRAGMA user_version = " + std::to_string(v + 1));
-    }
+    for (int v = check_schema_version(db); v < target; ++v) apply_migration(db, v + 1);
     db.exec("COMMIT");
   } catch (...) {
     sqlite3_exec(db.get(), "ROLLBACK", nullptr, nullptr, nullptr);

@@ -1,20 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fleet tests' helpers: a scratch directory removed at the end, SQL queries over a results
-// database as text rows, and generating small Kineto jobs with the CLI.
+// database as text rows, generating small Kineto jobs with the CLI, and starting the CLI as a
+// process of its own (concurrent scans, kill -9, the scan's pause hook).
 #pragma once
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "support/run_cli.hpp"
+
+extern char** environ;
 
 namespace tracesweep::test {
 
@@ -88,6 +97,47 @@ inline void generate_job(std::filesystem::path const& dir, int ranks, std::uint6
   args += " -o " + quote(dir.string() + "/");
   auto const r = run_cli(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+/// Starts `tracesweep args…` without waiting (stdout to /dev/null, stderr to `err`), with the
+/// test process's environment; returns its pid.
+inline pid_t spawn_cli(std::vector<std::string> const& args,
+                       std::filesystem::path const& err = "/dev/null") {
+  std::vector<std::string> argv_s{TRACESWEEP_BINARY};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+/// Waits for `pid`: its exit code, or 128 + the signal that ended it.
+inline int wait_exit(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/// Waits until `file` exists while `pid` runs: false when the process ended first or after
+/// `seconds`.
+inline bool wait_for_file(std::filesystem::path const& file, pid_t pid, int seconds = 60) {
+  auto const give_up = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < give_up) {
+    if (std::filesystem::exists(file)) return true;
+    siginfo_t info{};  // (WNOWAIT: the exit is left for wait_exit)
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid)
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
 }
 
 }  // namespace tracesweep::test

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,18 @@
 
 namespace tracesweep::fleet {
 
+/// What tells a file's content apart without reading it: device, inode, size, modification and
+/// status-change times (ns). A file rewritten in place, truncated, or replaced by another has
+/// another stamp, even when its modification time is set back.
+struct file_stamp {
+  std::uint64_t device = 0, inode = 0;
+  std::int64_t size = 0, mtime_ns = 0, ctime_ns = 0;
+  bool operator==(file_stamp const&) const = default;
+};
+
+/// The stamp of the file at `path`; nullopt when it cannot be read.
+[[nodiscard]] std::optional<file_stamp> stamp_of(std::string const& path);
+
 struct trace_record {
   std::string path;
   std::int64_t size_bytes = 0;
@@ -29,6 +42,8 @@ struct trace_record {
   std::int64_t events = 0;
   bool ok = true;
   std::string error;  ///< the one-line error when not ok
+  /// The file when it was identified (before its hash was taken); not stored.
+  std::optional<file_stamp> stamp;
 };
 
 /// One device of one trace over the whole trace: summary activity and diagnose's verdict.
@@ -88,7 +103,7 @@ struct job_record {
   [[nodiscard]] bool any_ok() const noexcept;
 };
 
-/// The identity of a file: size, modification time and XXH3-128 of its bytes. Throws
+/// The identity of a file: its stamp, size, modification time and XXH3-128 of its bytes. Throws
 /// input_error when it cannot be read.
 [[nodiscard]] trace_record identify(std::string const& path);
 

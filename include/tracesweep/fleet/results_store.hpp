@@ -24,7 +24,7 @@ struct run_info {
   std::string label;
   std::string started_utc, finished_utc;
   std::string tool_version;
-  std::string status;     ///< "running" or "complete"
+  std::string status;     ///< "running", "complete" or "interrupted" (its scan ended first)
   std::string arguments;  ///< what was scanned (roots), for resuming and merging
   std::string shard;      ///< "K/N", or "" for a whole scan
 };
@@ -32,7 +32,7 @@ struct run_info {
 class results_store {
  public:
   /// The schema version this build writes (PRAGMA user_version).
-  static constexpr int schema_version = 2;
+  static constexpr int schema_version = 3;
 
   /// Opens `path`, creating it when absent; migrates an older schema. Throws input_error when
   /// the file is not a results database, or is one of a newer version than this build knows.
@@ -45,21 +45,22 @@ class results_store {
   /// Applies migrations 1…`version` to an empty database (tests build old versions with it).
   static void create_at_version(std::string const& path, int version);
 
-  /// The latest run still "running" with these label, arguments and shard (a killed scan being
-  /// completed), or a new run.
+  /// The latest unfinished run with these label, arguments and shard (a killed scan being
+  /// completed), running again, or a new run.
   run_info begin_run(std::string const& label, std::string const& arguments,
                      std::string const& shard);
-  /// The latest run still "running" with these label, arguments and shard, if any.
-  [[nodiscard]] std::optional<run_info> running_run(std::string const& label,
-                                                    std::string const& arguments,
-                                                    std::string const& shard) const;
+  /// The latest run still "running" or "interrupted" with these label, arguments and shard.
+  [[nodiscard]] std::optional<run_info> unfinished_run(std::string const& label,
+                                                       std::string const& arguments,
+                                                       std::string const& shard) const;
   /// Marks the run complete, now (or at `finished_utc` when given).
   void finish_run(std::int64_t run_id, std::string const& finished_utc = {});
   /// A new run with exactly these fields (merge).
   std::int64_t insert_run(run_info const& run);
   void update_run(run_info const& run);
 
-  /// The content hashes of every stored trace (any run, any status).
+  /// The content hashes of every trace stored ok (any run): a trace stored as an error is
+  /// analysed again.
   [[nodiscard]] std::unordered_set<std::string> stored_hashes() const;
   /// Writes the job and its traces and answers in one transaction. Thread-safe.
   void write_job(std::int64_t run_id, job_record const& job);
@@ -67,7 +68,8 @@ class results_store {
   [[nodiscard]] std::vector<run_info> runs() const;
   [[nodiscard]] std::int64_t job_count(std::int64_t run_id) const;
   /// The run `which` names: "latest" (the newest), "previous" (the one before it) or an id;
-  /// nullopt when there is none.
+  /// nullopt when there is none. latest and previous skip interrupted runs, and the run of a
+  /// scan that was killed before a later scan could mark it interrupted.
   [[nodiscard]] std::optional<run_info> find_run(std::string const& which) const;
   /// Every job of the run with its traces and answers, by job path.
   [[nodiscard]] std::vector<job_record> load_jobs(std::int64_t run_id) const;
@@ -76,6 +78,9 @@ class results_store {
   [[nodiscard]] std::string const& path() const noexcept { return _path; }
 
  private:
+  /// Every run but the interrupted ones, oldest first.
+  [[nodiscard]] std::vector<run_info> reportable_runs() const;
+
   std::string _path;
   std::unique_ptr<sqlite_handle> _db;
   mutable std::mutex _write;

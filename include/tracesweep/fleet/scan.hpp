@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // A fleet scan: every job under some directories (or one shard of them) analyzed with summary
 // and diagnose, in parallel across jobs within a memory budget, each job written to the results
-// store in one transaction. Traces whose content is already stored are skipped, so running the
-// same scan again after a crash completes the run.
+// store in one transaction, one scan writing a store at a time. Traces whose content is already
+// stored ok are skipped, so running the same scan again after a crash completes the run.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -31,6 +32,8 @@ struct scan_options {
   std::uint64_t host_bytes_per_worker = 0;
   /// How each job is analyzed (reading.threads is set per job: hardware threads / jobs).
   analyze_options analysis;
+  /// How long to wait for another scan writing the store before giving up.
+  std::chrono::milliseconds wait{5000};
 };
 
 /// Counters a scan updates as it goes, for a progress display (read them from any thread).
@@ -46,11 +49,15 @@ struct scan_result {
   bool resumed = false;
   std::int64_t jobs_written = 0, jobs_skipped = 0;
   std::int64_t traces_ok = 0, traces_failed = 0, traces_skipped = 0;
+  /// Files that changed while they were scanned: their jobs are not stored (the next scan reads
+  /// them again).
+  std::int64_t traces_changed = 0;
 };
 
 /// Runs the scan. `on_error` receives the one-line error of each trace that failed, as it is
-/// recorded. Throws input_error when a root cannot be listed or the database cannot be written
-/// (whatever was committed stays).
+/// recorded, and of each file that changed while it was scanned. Throws input_error when a root
+/// cannot be listed, the database cannot be written (whatever was committed stays; the run is
+/// marked interrupted) or another scan holds it for longer than `wait`.
 scan_result run_scan(scan_options const& options, scan_progress& progress,
                      std::function<void(std::string const&)> const& on_error);
 
