@@ -47,16 +47,6 @@ struct column_view {
   [[nodiscard]] bool empty() const noexcept { return size == 0; }
 };
 
-/// Non-owning view of `size` device values that may be written.
-template <class T>
-struct mutable_column_view {
-  T* data = nullptr;
-  std::size_t size = 0;
-  [[nodiscard]] T* begin() const noexcept { return data; }
-  [[nodiscard]] T* end() const noexcept { return data + size; }
-  operator column_view<T>() const noexcept { return {data, size}; }  // NOLINT: like cudf
-};
-
 /// An owning device column of `T`, allocated from `Context` on a given stream.
 template <class T, class Context>
 class column {
@@ -75,9 +65,6 @@ class column {
   [[nodiscard]] T* data() noexcept { return _data.data(); }
   [[nodiscard]] T const* data() const noexcept { return _data.data(); }
   [[nodiscard]] column_view<T> view() const noexcept { return {_data.data(), _data.size()}; }
-  [[nodiscard]] mutable_column_view<T> mutable_view() noexcept {
-    return {_data.data(), _data.size()};
-  }
   /// Frees the device memory now (on the column's stream).
   void release() noexcept { _data = buffer_type{}; }
 

@@ -141,7 +141,7 @@ enum class backend_choice { automatic, cpu, cuda };
 /// Rows of work from which `automatic` picks the GPU when one is usable. An estimate, not a
 /// measurement: a CUB sort of 2^16 keys is launch-bound (30–130 µs) and creating the CUDA
 /// context, pool and pinned staging costs tens of milliseconds, while the all-core CPU backend
-/// handles 10^6 rows in a few milliseconds (docs/design-and-performance.md §1.9, §5.2).
+/// handles 10^6 rows in a few milliseconds (../shared/docs/design-and-performance.md §1.9, §5.2).
 /// To be measured on an H200 with bench/device-check.sh.
 inline constexpr std::size_t cuda_auto_min_rows = 1'000'000;
 

@@ -16,10 +16,4 @@ std::string_view to_string(event_kind k) noexcept {
   return kind_labels[static_cast<std::size_t>(k)];
 }
 
-std::optional<event_kind> parse_event_kind(std::string_view s) noexcept {
-  for (std::size_t i = 0; i < kind_labels.size(); ++i)
-    if (kind_labels[i] == s) return static_cast<event_kind>(i);
-  return std::nullopt;
-}
-
 }  // namespace tracesweep

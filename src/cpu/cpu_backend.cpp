@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CPU reference backend: forwards each call to its primitive on a fixed thread budget.
-// Arguments are checked once by the public backend calls (src/core/backend.cpp).
+// Arguments are checked once by the public backend calls (src/backends/backend.cpp).
 #include <algorithm>
 #include <thread>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CPU backend's primitives as free functions (one .cpp each), so that tests and benchmarks
 // can time the stages separately. Results never depend on `threads` (>= 1). The arguments must
-// satisfy the preconditions the public backend calls check (src/core/backend.cpp).
+// satisfy the preconditions the public backend calls check (src/backends/backend.cpp).
 #pragma once
 
 #include <cstdint>

@@ -203,14 +203,6 @@ bool trace_model::kept(std::size_t row) const {
   return links().kept[row] != 0;
 }
 
-std::int64_t trace_model::kernel_time_launched_by(std::size_t call) const {
-  auto const& v = call_times().launched_by_call;
-  auto const it =
-      std::lower_bound(v.begin(), v.end(), call,
-                       [](auto const& entry, std::size_t row) { return entry.first < row; });
-  return it != v.end() && it->first == call ? it->second : 0;
-}
-
 std::int64_t trace_model::kernel_time_inside(std::int32_t input, std::int64_t thread,
                                              std::int64_t start, std::int64_t end) const {
   auto const& l = call_times();

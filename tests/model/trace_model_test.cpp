@@ -169,10 +169,12 @@ TEST(TraceModel, KernelTimeLaunched) {
   b.device(event_kind::kernel, 50, 57, 0, 7, 0, 3);  // 7
   b.device(event_kind::kernel, 60, 62, 0, 8, 0, 3);  // 2 more from the same call
   ts::trace_model const m(b.done());
-  EXPECT_EQ(m.kernel_time_launched_by(0), 10);  // the memcpy it launched does not count
-  EXPECT_EQ(m.kernel_time_launched_by(3), 3);
-  EXPECT_EQ(m.kernel_time_launched_by(5), 9);
-  EXPECT_EQ(m.kernel_time_launched_by(1), 0);  // a kernel row
+  // Rank 0: calls starting at 10 → 10 (the memcpy it launched does not count), 15 → 3, 40 → 9.
+  EXPECT_EQ(m.kernel_time_launched_in(0, 10, 11), 10);
+  EXPECT_EQ(m.kernel_time_launched_in(0, 15, 16), 3);
+  EXPECT_EQ(m.kernel_time_launched_in(0, 10, 40), 13);  // half-open: the call at 40 is out
+  EXPECT_EQ(m.kernel_time_launched_in(0, 40, 41), 9);
+  EXPECT_EQ(m.kernel_time_launched_in(0, 20, 40), 0);  // kernels run there, no call starts
   // Thread 1: calls [10,20) → 10 and [40,50) → 9.
   EXPECT_EQ(m.kernel_time_inside(0, 1, 10, 50), 19);
   EXPECT_EQ(m.kernel_time_inside(0, 1, 10, 49), 10);  // the second call ends past 49

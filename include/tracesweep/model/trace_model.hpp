@@ -129,9 +129,6 @@ class trace_model {
   /// Whether `row` takes part in the job tables: Paddle drops device rows no runtime call
   /// launched (§1.2); every other row is kept.
   [[nodiscard]] bool kept(std::size_t row) const;
-  /// Kernel time (kernel rows only, durations added) launched by API call `call`; 0 for a call
-  /// that launched no kernel and for any other row.
-  [[nodiscard]] std::int64_t kernel_time_launched_by(std::size_t call) const;
   /// Paddle's rule: kernel time (kernel rows only, durations added) launched by the API calls of
   /// thread (input, thread) that lie wholly inside [start, end].
   [[nodiscard]] std::int64_t kernel_time_inside(std::int32_t input, std::int64_t thread,
