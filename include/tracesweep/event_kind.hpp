@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string_view>
 
 namespace tracesweep {
@@ -29,7 +28,6 @@ inline constexpr int event_kind_count = 14;
 
 /// Stable lower-case label ("kernel", "api_call", …) used in JSON and CSV output.
 [[nodiscard]] std::string_view to_string(event_kind k) noexcept;
-[[nodiscard]] std::optional<event_kind> parse_event_kind(std::string_view s) noexcept;
 
 /// True for the kinds that occupy a GPU: kernel, memcpy, memset.
 [[nodiscard]] constexpr bool is_device_activity(event_kind k) noexcept {
@@ -67,13 +65,16 @@ enum class category_role : std::uint8_t {
 };
 
 /// What the reader decided about a row besides its kind, one byte in the table's `role` column:
-/// the category's family and whether Paddle counts the row as a communication range.
+/// the category's family, whether Paddle counts the row as a communication range, and whether it
+/// is a user range recorded from Python (Paddle's PythonUserDefined).
 class event_role {
  public:
   constexpr event_role() noexcept = default;
-  constexpr explicit event_role(category_role family, bool communication_range = false) noexcept
+  constexpr explicit event_role(category_role family, bool communication_range = false,
+                                bool python_range = false) noexcept
       : _bits(static_cast<std::uint8_t>(static_cast<std::uint8_t>(family) |
-                                        (communication_range ? comm_bit : 0))) {}
+                                        (communication_range ? comm_bit : 0) |
+                                        (python_range ? python_bit : 0))) {}
 
   [[nodiscard]] constexpr category_role family() const noexcept {
     return static_cast<category_role>(_bits & family_mask);
@@ -83,11 +84,15 @@ class event_role {
   [[nodiscard]] constexpr bool communication_range() const noexcept {
     return (_bits & comm_bit) != 0;
   }
+  /// A user range Paddle recorded from Python code (category PythonUserDefined): the ranges its
+  /// UserDefined Summary lists (its C++ UserDefined ranges are internal).
+  [[nodiscard]] constexpr bool python_range() const noexcept { return (_bits & python_bit) != 0; }
   friend constexpr bool operator==(event_role, event_role) noexcept = default;
 
  private:
   static constexpr std::uint8_t family_mask = 0x0F;
   static constexpr std::uint8_t comm_bit = 0x10;
+  static constexpr std::uint8_t python_bit = 0x20;
   std::uint8_t _bits = 0;
 };
 static_assert(sizeof(event_role) == 1);

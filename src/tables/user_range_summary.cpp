@@ -28,9 +28,9 @@ bool selected(trace_model const& model, std::size_t i, user_range_table which) {
   bool const memory = is_memory_manipulation(t.strings().at(t.name[i]));
   if (which == user_range_table::memory_manipulation) return memory;
   if (memory) return false;
-  // Paddle prints only PythonUserDefined here (its C++ UserDefined ranges are internal).
-  return model.row_producer(i) != producer::paddle ||
-         t.strings().at(t.category[i]) == "PythonUserDefined";
+  // Paddle prints only the ranges recorded from Python (the reader's role; its C++ UserDefined
+  // ranges are internal).
+  return model.row_producer(i) != producer::paddle || t.role[i].python_range();
 }
 
 void add_instance(user_range_item& m, std::int64_t cpu, std::int64_t gpu) {

@@ -89,6 +89,19 @@ TEST(ReaderRoles, PaddlePhasesAndCommunication) {
   EXPECT_EQ(role_of(t, "cudaLaunchKernel").family(), category_role::none);
 }
 
+// Only PythonUserDefined ranges are Python ranges (the UserDefined Summary lists them).
+TEST(ReaderRoles, PaddlePythonUserRanges) {
+  ts::event_table t;
+  ts::read_input(std::string(TABLES_FIXTURES) + "/paddle_summaries.paddle_trace.json", t, {});
+  std::size_t python = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    bool const from_python = t.strings().at(t.category[i]) == "PythonUserDefined";
+    EXPECT_EQ(t.role[i].python_range(), from_python) << t.strings().at(t.name[i]);
+    python += from_python;
+  }
+  EXPECT_GT(python, 0u);
+}
+
 TEST(ReaderRoles, NsysRowsHaveNone) {
   ts::event_table t;
   ts::read_input(std::string(TRACESWEEP_SOURCE_DIR) + "/datasets/samples/train_2rank.sqlite", t,

@@ -98,6 +98,7 @@ category_info classify_category(std::string_view cat) noexcept {
   if (info.family == category_role::none) info.family = family_of(cat);
   info.communication = cat == "Communication";
   info.communication_by_name = cat == "Operator";
+  info.python_range = cat == "PythonUserDefined";
   return info;
 }
 

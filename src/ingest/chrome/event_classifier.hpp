@@ -30,6 +30,8 @@ struct category_info {
   /// Paddle's Operator category: a communication range when the name says so
   /// (is_communication_op_name).
   bool communication_by_name = false;
+  /// Paddle's PythonUserDefined category: a user range recorded from Python.
+  bool python_range = false;
 };
 
 /// Classifies a `cat` string exactly as written (case-sensitive) for the kind; the family

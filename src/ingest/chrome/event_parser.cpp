@@ -621,7 +621,8 @@ void event_parser::parse(event_chunk const& chunk, bool paddle_schema, std::stri
     out.correlation.push_back(f.has_correlation ? f.correlation : -1);
     out.bytes.push_back(f.bytes);
     out.role.emplace_back(
-        info.family, info.communication || (info.communication_by_name && memo.communication_op));
+        info.family, info.communication || (info.communication_by_name && memo.communication_op),
+        info.python_range);
   }
 }
 
