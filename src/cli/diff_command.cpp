@@ -39,7 +39,7 @@ fleet::job_record analyze_side(context& ctx, std::string const& path, diff_args 
   o.make_backend = ctx.backend_factory(ctx.threads);
   auto job = fleet::analyze_job(spec, std::move(traces), o);
   for (auto const& t : job.traces)
-    if (!t.ok) std::cerr << "tracesweep: " << t.error << '\n';
+    if (!t.ok) std::cerr << error_line(t.error) << '\n';
   if (!job.any_ok()) throw input_error(path, "", "no input could be read");
   return job;
 }

@@ -99,7 +99,7 @@ void add_scan_command(CLI::App& app, context& ctx) {
       {
         progress_line line(scan_progress_text(progress), !ctx.quiet && isatty(STDERR_FILENO) == 1);
         r = fleet::run_scan(options, progress,
-                            [&](std::string const& e) { line.print_above("tracesweep: " + e); });
+                            [&](std::string const& e) { line.print_above(error_line(e)); });
       }
       if (r.run_id == 0) {
         std::cout << fmt::format("nothing new: {} traces already stored\n", r.traces_skipped);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // CSV (RFC 4180): one table, a header of column names, LF line ends; a field is quoted when it
 // holds a comma, quote, CR or LF. Lists and maps are one field: entries joined by ";", "key=value".
+// Fields are valid UTF-8 (bytes that are not become U+FFFD).
+#include <tracesweep/output/safe_text.hpp>
 #include <tracesweep/output/writer.hpp>
 
 #include "output/render.hpp"
@@ -9,7 +11,8 @@ namespace tracesweep::output {
 
 namespace {
 
-std::string quoted(std::string const& s) {
+std::string quoted(std::string_view raw) {
+  auto const s = valid_utf8(raw);
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string o = "\"";
   for (char const c : s) {

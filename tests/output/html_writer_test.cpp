@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <tracesweep/error.hpp>
+#include <tracesweep/output/safe_text.hpp>
 #include <tracesweep/output/writer.hpp>
 
 #include "output/html_sample.hpp"
@@ -70,7 +71,7 @@ TEST(output_html, one_self_contained_page) {
   for (auto const* banned : {"http:", "https:", "<script", "<link", "@import", "url(", "<img",
                              "<iframe", "@font-face", "src="})
     EXPECT_EQ(page.find(banned), std::string::npos) << banned;
-  EXPECT_TRUE(valid_utf8(page));
+  EXPECT_TRUE(out::is_valid_utf8(page));
 }
 
 TEST(output_html, strings_are_escaped) {
