@@ -82,6 +82,9 @@ int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
       ->capture_default_str();
   app.add_flag("--wide", ctx.wide,
                "Text: never elide kernel names to fit $COLUMNS or the terminal's width");
+  app.add_flag("--csv-safe", ctx.csv_safe,
+               "CSV: prefix a field that starts with =, +, - or @ (and is not a number) with ', "
+               "so that a spreadsheet does not run it as a formula");
   app.add_flag("-q,--quiet", ctx.quiet,
                "No progress line while reading (shown only on a terminal)");
   app.add_option("--device-memory-limit", ctx.device_memory_limit,

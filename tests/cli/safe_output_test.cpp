@@ -2,7 +2,8 @@
 // What leaves the tool from hostile trace content, end to end: an nsys export whose kernel names
 // hold terminal escapes (ESC[2J, an OSC title ended by BEL, CR, LF), bytes that are not UTF-8 and
 // a spreadsheet formula. Text output and error lines show control characters escaped; every
-// output and the fleet store hold valid UTF-8; CSV keeps the exact strings.
+// output and the fleet store hold valid UTF-8; CSV keeps the exact strings, and with --csv-safe
+// prefixes the formula with '.
 #include <sqlite3.h>
 
 #include <filesystem>
@@ -89,6 +90,16 @@ TEST_F(safe_output, csv_keeps_exact_strings_in_valid_utf8) {
   EXPECT_TRUE(is_valid_utf8(r.out));
   EXPECT_NE(r.out.find("bad\xef\xbf\xbd\xef\xbf\xbdname"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(escapes), std::string::npos) << "CSV keeps the exact string";
+}
+
+TEST_F(safe_output, csv_safe_prefixes_the_formula) {
+  auto const plain = run_cli("summary --table kernels --format csv " + quote(trace));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.out.find("\n\"=HYPERLINK("), std::string::npos) << "off by default";
+  auto const safe = run_cli("--csv-safe summary --table kernels --format csv " + quote(trace));
+  ASSERT_EQ(safe.exit_code, 0) << safe.err;
+  EXPECT_NE(safe.out.find("\n\"'=HYPERLINK("), std::string::npos) << safe.out;
+  EXPECT_EQ(safe.out.find("\n\"=HYPERLINK("), std::string::npos);
 }
 
 TEST_F(safe_output, the_store_holds_valid_utf8) {

@@ -357,6 +357,28 @@ TEST(output_csv, invalid_utf8_becomes_replacement_characters) {
   EXPECT_EQ(write("csv", named("caf\xc3\xa9 a\xff")), "name\ncaf\xc3\xa9 a\xef\xbf\xbd\n");
 }
 
+TEST(output_csv, csv_safe_prefixes_formula_looking_text_and_keeps_numbers) {
+  auto t = table("t", "T");
+  t.add("name", value_type::string);
+  t.add("n", value_type::integer);
+  t.add("x", value_type::real);
+  t.add("text_number", value_type::string);
+  for (auto const* name : {"=HYPERLINK(\"http://x\")", "+1+cmd|' /C calc'!A0", "-2-3", "@SUM(A1)"})
+    t.add_row({std::string(name), std::int64_t{-5}, -0.25, std::string("-1.5e3")});
+  t.add_row({std::string("plain"), std::int64_t{1}, 2.0, std::string("+7")});
+  out::write_options safe;
+  safe.csv_safe = true;
+  EXPECT_EQ(write("csv", one(t), "", safe),
+            "name,n,x,text_number\n"
+            "\"'=HYPERLINK(\"\"http://x\"\")\",-5,-0.25,-1.5e3\n"
+            "'+1+cmd|' /C calc'!A0,-5,-0.25,-1.5e3\n"
+            "'-2-3,-5,-0.25,-1.5e3\n"
+            "'@SUM(A1),-5,-0.25,-1.5e3\n"
+            "plain,1,2.0,+7\n");
+  // Off by default: the exact strings.
+  EXPECT_NE(write("csv", one(t)).find("\n-2-3,-5"), std::string::npos);
+}
+
 }  // namespace
 
 namespace {
