@@ -11,6 +11,7 @@
 #include <tracesweep/version.hpp>
 
 #include "cli/cli_context.hpp"
+#include "cli/number_options.hpp"
 
 namespace tracesweep::cli {
 
@@ -92,11 +93,11 @@ int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
                  "work is chunked (cuda)");
   app.add_option("--max-event-bytes", ctx.max_event_bytes,
                  "JSON: longest event (or used top-level value) held in memory, bytes")
-      ->check(CLI::PositiveNumber)
+      ->transform(number_from<std::uint64_t>(1))
       ->capture_default_str();
   app.add_option("--max-inflate-ratio", ctx.max_inflate_ratio,
                  "gzip: most bytes inflated per compressed byte (a decompression bomb beyond)")
-      ->check(CLI::PositiveNumber)
+      ->transform(number_from<std::uint64_t>(1))
       ->capture_default_str();
   app.add_flag("--keep-going", ctx.keep_going,
                "Report a file that cannot be read and go on with the others");
@@ -112,6 +113,7 @@ int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
   add_diff_command(app, ctx);
   add_merge_command(app, ctx);
   add_examples(app);
+  validate_numbers(app);
 
   try {
     app.parse(argc, argv);

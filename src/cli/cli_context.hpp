@@ -23,6 +23,7 @@
 #include <tracesweep/session/job_session.hpp>
 
 #include "cli/app.hpp"
+#include "cli/number_options.hpp"
 #include "cli/output_file.hpp"
 
 namespace tracesweep::cli {
@@ -112,11 +113,6 @@ std::pair<std::shared_ptr<Args>, CLI::App*> add_command(CLI::App& app, std::stri
                                                         std::string const& help) {
   return {std::make_shared<Args>(), app.add_subcommand(name, help)};
 }
-
-/// Accepts integers ≥ 0 ("-5: must be 0 or more", not CLI11's range up to DBL_MAX).
-inline CLI::Validator const non_negative(
-    [](std::string& v) { return v.starts_with('-') ? v + ": must be 0 or more" : std::string(); },
-    "NUMBER>=0");
 
 /// Adds --format to `cmd`: one of the registered output formats (text by default).
 void add_format_option(CLI::App* cmd, std::string& format);

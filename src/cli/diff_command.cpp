@@ -70,13 +70,13 @@ void add_diff_command(CLI::App& app, context& ctx) {
   cmd->add_option("--table", args->table, "Only this table");
   cmd->add_option("--fail-above", args->fail_above,
                   "Exit 3 when something got worse by more than this percent")
-      ->check(CLI::Range(0.0, 1e9));
+      ->transform(number_in(0.0, 1e9));
   cmd->add_option("--threshold", args->options.threshold_percent, "List changes above this percent")
-      ->check(CLI::Range(0.0, 1e9))
+      ->transform(number_in(0.0, 1e9))
       ->capture_default_str();
   cmd->add_option("--min-share", args->options.min_kernel_share,
                   "Kernels below this share of their rank's kernel time are never a regression")
-      ->check(CLI::Range(0.0, 1.0))
+      ->transform(number_in(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--comm-pattern", args->comm_pattern,
                   "Regex (RE2, case-insensitive) marking communication kernels")
