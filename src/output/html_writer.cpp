@@ -642,6 +642,9 @@ void write_rows(std::string& o, result_table const& t, bool nested);
 /// Text cells longer than this may wrap (anywhere: kernel names have few spaces); shorter ones
 /// keep their spaces and stay on one line.
 constexpr std::size_t long_cell = 40;
+/// Text cells longer than this are cut (short_text), the whole text in the cell's title: a
+/// megabyte name would otherwise be laid out whole.
+constexpr std::size_t cut_cell = 240;
 
 /// A cell: as text shows it; nested rows as a small table.
 void write_cell(std::string& o, cell const& c, column const& col) {
@@ -654,9 +657,15 @@ void write_cell(std::string& o, cell const& c, column const& col) {
     return;
   }
   auto const text = text_cell(c, col);
-  o += right_aligned(col)         ? "<td class=\"num\">"
-       : length(text) > long_cell ? "<td class=\"long\">"
-                                  : "<td>";
+  auto const chars = length(text);
+  if (chars > cut_cell && !right_aligned(col)) {
+    o +=
+        "<td class=\"long\" title=\"" + escape(text) + "\">" + short_text(text, cut_cell) + "</td>";
+    return;
+  }
+  o += right_aligned(col)  ? "<td class=\"num\">"
+       : chars > long_cell ? "<td class=\"long\">"
+                           : "<td>";
   o += escape(text);
   o += "</td>";
 }
