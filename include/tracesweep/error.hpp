@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Errors that reach the user: a bad input file (exit 2), a usage mistake (exit 1), an unavailable
 // backend (exit 2), a failure on the device (exit 2) and a result table asked for by a name it
-// lacks (the CLI makes it a usage error). Each renders as one line: "path: where: why". None
-// names a command-line option: the CLI maps them to the options they came from.
+// lacks (the CLI makes it a usage error). Each renders as "path: where: why" (the CLI shows it
+// on one line, control characters escaped). None names a command-line option: the CLI maps them
+// to the options they came from.
 #pragma once
 
 #include <cstdint>

@@ -11,6 +11,7 @@
 #include <tracesweep/version.hpp>
 
 #include "cli/cli_context.hpp"
+#include "cli/number_options.hpp"
 
 namespace tracesweep::cli {
 
@@ -82,6 +83,9 @@ int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
       ->capture_default_str();
   app.add_flag("--wide", ctx.wide,
                "Text: never elide kernel names to fit $COLUMNS or the terminal's width");
+  app.add_flag("--csv-safe", ctx.csv_safe,
+               "CSV: prefix a field that starts with =, +, - or @ (and is not a number) with ', "
+               "so that a spreadsheet does not run it as a formula");
   app.add_flag("-q,--quiet", ctx.quiet,
                "No progress line while reading (shown only on a terminal)");
   app.add_option("--device-memory-limit", ctx.device_memory_limit,
@@ -89,11 +93,11 @@ int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
                  "work is chunked (cuda)");
   app.add_option("--max-event-bytes", ctx.max_event_bytes,
                  "JSON: longest event (or used top-level value) held in memory, bytes")
-      ->check(CLI::PositiveNumber)
+      ->transform(number_from<std::uint64_t>(1))
       ->capture_default_str();
   app.add_option("--max-inflate-ratio", ctx.max_inflate_ratio,
                  "gzip: most bytes inflated per compressed byte (a decompression bomb beyond)")
-      ->check(CLI::PositiveNumber)
+      ->transform(number_from<std::uint64_t>(1))
       ->capture_default_str();
   app.add_flag("--keep-going", ctx.keep_going,
                "Report a file that cannot be read and go on with the others");
@@ -109,6 +113,7 @@ int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
   add_diff_command(app, ctx);
   add_merge_command(app, ctx);
   add_examples(app);
+  validate_numbers(app);
 
   try {
     app.parse(argc, argv);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <ostream>
+#include <string>
 #include <string_view>
 
 #include <tracesweep/backend.hpp>
@@ -25,5 +26,10 @@ int run(int argc, char const* const* argv, std::ostream& err, hooks const& h = {
 /// The error boundary: writes `tracesweep: [PATH: ]WHERE: WHY` for `e` on one line and returns
 /// the exit code it maps to. `where` names what was being done when nothing more precise is known.
 int report_error(std::exception_ptr e, std::string_view where, std::ostream& err);
+
+/// `tracesweep: MESSAGE` for standard error: trailing whitespace dropped, control characters of
+/// trace content escaped (output::terminal_text), so the line is one line and never a terminal
+/// command. Every line the tool writes to standard error goes through it.
+[[nodiscard]] std::string error_line(std::string_view message);
 
 }  // namespace tracesweep::cli

@@ -23,6 +23,7 @@
 #include <tracesweep/session/job_session.hpp>
 
 #include "cli/app.hpp"
+#include "cli/number_options.hpp"
 #include "cli/output_file.hpp"
 
 namespace tracesweep::cli {
@@ -59,6 +60,7 @@ struct context {
   bool quiet = false;          ///< no progress line
   std::string names = "full";  ///< text: kernel names "full" or "short"
   bool wide = false;           ///< text: never elide names to fit the terminal
+  bool csv_safe = false;       ///< CSV: prefix formula-looking fields with '
   bool keep_going = false;
   std::size_t device_memory_limit = 0;  ///< bytes; 0 = the CUDA backend's default
   std::uint64_t max_event_bytes = default_max_event_bytes;      ///< read_options
@@ -111,11 +113,6 @@ std::pair<std::shared_ptr<Args>, CLI::App*> add_command(CLI::App& app, std::stri
                                                         std::string const& help) {
   return {std::make_shared<Args>(), app.add_subcommand(name, help)};
 }
-
-/// Accepts integers ≥ 0 ("-5: must be 0 or more", not CLI11's range up to DBL_MAX).
-inline CLI::Validator const non_negative(
-    [](std::string& v) { return v.starts_with('-') ? v + ": must be 0 or more" : std::string(); },
-    "NUMBER>=0");
 
 /// Adds --format to `cmd`: one of the registered output formats (text by default).
 void add_format_option(CLI::App* cmd, std::string& format);

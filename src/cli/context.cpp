@@ -15,6 +15,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <fmt/core.h>
+
 #include <tracesweep/error.hpp>
 #include <tracesweep/model/name_regex.hpp>
 #include <tracesweep/output/writer.hpp>
@@ -49,6 +51,7 @@ output::write_function writer_of(std::string const& format) {
 output::write_options context::write_options_for(bool standard_output) const {
   output::write_options o;
   o.short_names = names == "short";
+  o.csv_safe = csv_safe;
   if (wide) return o;
   if (char const* env = std::getenv("COLUMNS"); env && *env) {
     auto const n = std::strtol(env, nullptr, 10);
@@ -91,8 +94,7 @@ std::unique_ptr<backend> context::make_backend(event_table const& table) {
   std::string why;
   auto be = tracesweep::make_backend(request, &why);
   if (verbose)
-    std::cerr << "tracesweep: " << (why.empty() ? "backend: " + std::string(be->name()) : why)
-              << '\n';
+    std::cerr << error_line(why.empty() ? "backend: " + std::string(be->name()) : why) << '\n';
   return be;
 }
 
@@ -130,7 +132,7 @@ int context::read(std::vector<std::string> const& paths, event_table& table, rea
                        progress_delay());
     failures = read_inputs(paths, table, options, keep_going);
   }
-  for (auto const& f : failures) std::cerr << "tracesweep: " << f.what() << '\n';
+  for (auto const& f : failures) std::cerr << error_line(f.what()) << '\n';
   for (auto const& info : table.inputs()) {
     if (info.skipped.empty()) continue;
     std::int64_t total = 0;
@@ -139,8 +141,9 @@ int context::read(std::vector<std::string> const& paths, event_table& table, rea
       total += n;
       reasons += (reasons.empty() ? "" : ", ") + reason + ": " + std::to_string(n);
     }
-    std::cerr << "tracesweep: warning: " << info.path << ": skipped " << total << " events ("
-              << reasons << ")\n";
+    std::cerr << error_line(
+                     fmt::format("warning: {}: skipped {} events ({})", info.path, total, reasons))
+              << '\n';
   }
   return static_cast<int>(failures.size());
 }

@@ -17,56 +17,56 @@ struct diagnose_args {
 };
 
 void add_threshold_options(CLI::App* cmd, diagnose_options& o) {
-  auto const share = CLI::Range(0.0, 1.0);
+  auto const share = number_in(0.0, 1.0);
   cmd->add_option("--busy-threshold", o.busy_threshold,
                   "Busy share at or above which a device is GPU-bound")
-      ->check(share)
+      ->transform(share)
       ->capture_default_str();
   cmd->add_option("--comm-threshold", o.communication_threshold,
                   "Exposed communication share at or above which it is communication-bound")
-      ->check(share)
+      ->transform(share)
       ->capture_default_str();
   cmd->add_option("--idle-threshold", o.idle_cause_threshold,
                   "Share of the window an idle cause needs to decide the verdict")
-      ->check(share)
+      ->transform(share)
       ->capture_default_str();
   cmd->add_option("--long-tail-factor", o.long_tail_factor,
                   "Long tail: instances longer than this many times their name's median")
-      ->check(CLI::Range(1.0, 1e9))
+      ->transform(number_in(1.0, 1e9))
       ->capture_default_str();
   cmd->add_option("--long-tail-min", o.long_tail_min_count,
                   "Long tail: only names with at least this many instances")
-      ->check(CLI::PositiveNumber)
+      ->transform(number_from<std::size_t>(1))
       ->capture_default_str();
   cmd->add_option("--tiny-kernel", o.tiny_kernel_ns, "Bursts: kernels shorter than this, ns")
-      ->check(CLI::PositiveNumber)
+      ->transform(number_from<std::int64_t>(1))
       ->capture_default_str();
   cmd->add_option("--burst-min", o.burst_min_kernels, "Bursts: at least this many kernels")
-      ->check(CLI::Range(std::size_t{2}, std::size_t{1} << 40))
+      ->transform(number_in(std::size_t{2}, std::size_t{1} << 40))
       ->capture_default_str();
   cmd->add_option("--burst-gap", o.burst_max_gap_ns,
                   "Bursts: at most this long between consecutive kernels, ns")
-      ->check(non_negative)
+      ->transform(number_from<std::int64_t>(0))
       ->capture_default_str();
   cmd->add_option("--small-copy-bytes", o.small_copy_bytes, "Small copies: at most this many bytes")
-      ->check(non_negative)
+      ->transform(number_from<std::int64_t>(0))
       ->capture_default_str();
   cmd->add_option("--small-copy-count", o.small_copy_count,
                   "Small copies: at least this many of one direction in one step")
-      ->check(CLI::PositiveNumber)
+      ->transform(number_from<std::size_t>(1))
       ->capture_default_str();
   cmd->add_option("--memory-growth", o.memory_growth_bytes,
                   "Memory staircase: the per-step peak allocated grows by more than this many "
                   "bytes from step to step")
-      ->check(non_negative)
+      ->transform(number_from<std::int64_t>(0))
       ->capture_default_str();
   cmd->add_option("--memory-steps", o.memory_growth_steps,
                   "Memory staircase: at least this many such increases in a row")
-      ->check(CLI::PositiveNumber)
+      ->transform(number_from<std::size_t>(1))
       ->capture_default_str();
   cmd->add_option("--straggler-threshold", o.straggler_threshold,
                   "Stragglers: mean step time above the median rank's by more than this fraction")
-      ->check(CLI::Range(0.0, 1e9))
+      ->transform(number_in(0.0, 1e9))
       ->capture_default_str();
 }
 
@@ -94,9 +94,10 @@ void add_diagnose_command(CLI::App& app, context& ctx) {
   auto& o = args->options;
   cmd->add_option("--table", args->table, "Only this table (csv writes one: gaps by default)");
   cmd->add_option("--min-gap", o.min_gap_ns, "Shortest idle gap examined, ns")
-      ->check(non_negative)
+      ->transform(number_from<std::int64_t>(0))
       ->capture_default_str();
   cmd->add_option("--top", o.top, "Instances kept per list, largest first (0 = all)")
+      ->transform(count_validator())
       ->capture_default_str();
   add_threshold_options(cmd, o);
   cmd->add_option("--step-pattern", args->common.step_pattern,

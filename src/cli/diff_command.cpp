@@ -39,7 +39,7 @@ fleet::job_record analyze_side(context& ctx, std::string const& path, diff_args 
   o.make_backend = ctx.backend_factory(ctx.threads);
   auto job = fleet::analyze_job(spec, std::move(traces), o);
   for (auto const& t : job.traces)
-    if (!t.ok) std::cerr << "tracesweep: " << t.error << '\n';
+    if (!t.ok) std::cerr << error_line(t.error) << '\n';
   if (!job.any_ok()) throw input_error(path, "", "no input could be read");
   return job;
 }
@@ -70,13 +70,13 @@ void add_diff_command(CLI::App& app, context& ctx) {
   cmd->add_option("--table", args->table, "Only this table");
   cmd->add_option("--fail-above", args->fail_above,
                   "Exit 3 when something got worse by more than this percent")
-      ->check(CLI::Range(0.0, 1e9));
+      ->transform(number_in(0.0, 1e9));
   cmd->add_option("--threshold", args->options.threshold_percent, "List changes above this percent")
-      ->check(CLI::Range(0.0, 1e9))
+      ->transform(number_in(0.0, 1e9))
       ->capture_default_str();
   cmd->add_option("--min-share", args->options.min_kernel_share,
                   "Kernels below this share of their rank's kernel time are never a regression")
-      ->check(CLI::Range(0.0, 1.0))
+      ->transform(number_in(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--comm-pattern", args->comm_pattern,
                   "Regex (RE2, case-insensitive) marking communication kernels")

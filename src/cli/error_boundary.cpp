@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Maps every error that reaches the command line to one line and an exit code. Library errors
 // are typed and name no option; this is where they are mapped to the options they came from.
+#include <cctype>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -8,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include <tracesweep/error.hpp>
+#include <tracesweep/output/safe_text.hpp>
 
 #include "cli/app.hpp"
 
@@ -15,15 +17,18 @@ namespace tracesweep::cli {
 
 namespace {
 
-int say(std::ostream& err, std::string line, exit_code code) {
-  for (char& c : line)
-    if (c == '\n' || c == '\r') c = ' ';
-  while (!line.empty() && line.back() == ' ') line.pop_back();
-  err << "tracesweep: " << line << '\n';
+int say(std::ostream& err, std::string const& line, exit_code code) {
+  err << error_line(line) << '\n';
   return static_cast<int>(code);
 }
 
 }  // namespace
+
+std::string error_line(std::string_view message) {
+  while (!message.empty() && std::isspace(static_cast<unsigned char>(message.back())))
+    message.remove_suffix(1);
+  return "tracesweep: " + output::terminal_text(message);
+}
 
 int report_error(std::exception_ptr e, std::string_view where, std::ostream& err) {
   std::string const at = where.empty() ? std::string() : std::string(where) + ": ";

@@ -131,25 +131,25 @@ void add_generate_command(CLI::App& app, context& ctx) {
       ->check(CLI::IsMember({"nsys-sqlite", "kineto-json", "kineto-json-gz"}))
       ->capture_default_str();
   cmd->add_option("--ranks", args->options.ranks, "Ranks (processes)")
-      ->check(CLI::Range(1, 4096))
+      ->transform(number_in(1, 4096))
       ->capture_default_str();
   cmd->add_option("--devices", args->options.devices_per_rank, "GPUs per rank")
-      ->check(CLI::Range(1, 64))
+      ->transform(number_in(1, 64))
       ->capture_default_str();
   cmd->add_option("--streams", args->options.streams_per_device,
                   "Compute streams per GPU (NCCL gets one more)")
-      ->check(CLI::Range(1, 64))
+      ->transform(number_in(1, 64))
       ->capture_default_str();
   cmd->add_option("--steps", args->options.steps, "Training steps (ignored with --events)")
-      ->check(CLI::Range(1, 1 << 30))
+      ->transform(number_in(1, 1 << 30))
       ->capture_default_str();
   cmd->add_option("--kernels-per-step", args->options.kernels_per_step,
                   "Compute kernels per step and GPU")
-      ->check(CLI::Range(1, 1 << 30))
+      ->transform(number_in(1, 1 << 30))
       ->capture_default_str();
   cmd->add_option("--events", args->options.target_events,
                   "Approximate total events: as many whole steps as reach it")
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+      ->transform(number_in(std::int64_t{0}, std::int64_t{1} << 40));
   cmd->add_option("--seed", args->options.seed, "Random seed")->capture_default_str();
   cmd->add_option("-o,--output", args->output,
                   "Output file (nsys-sqlite) or path prefix (kineto: PREFIXrank-N.json[.gz])");
@@ -162,23 +162,23 @@ void add_generate_command(CLI::App& app, context& ctx) {
                              "small-copies", "straggler", "all", "memory"}));
   cmd->add_option("--straggler-rank", args->straggler_rank,
                   "Rank of the planted straggler (default: the last rank)")
-      ->check(CLI::Range(0, 4095));
+      ->transform(number_in(0, 4095));
   cmd->add_option("--start-ns", args->options.start_ns, "First timestamp, ns")
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 61))
+      ->transform(number_in(std::int64_t{0}, std::int64_t{1} << 61))
       ->capture_default_str();
   cmd->add_option(
       "--slow-kernel", args->options.slow_kernel,
       "A compute kernel name whose every instance is made slower (see --slow-permille)");
   cmd->add_option("--slow-permille", args->options.slow_kernel_permille,
                   "Duration of the --slow-kernel, per mille of its normal one")
-      ->check(CLI::Range(1, 1'000'000))
+      ->transform(number_in(1, 1'000'000))
       ->capture_default_str();
   cmd->add_option("--idle-rank", args->options.idle_rank,
                   "A rank that waits --idle-rank-ns more on its data loader at every step")
-      ->check(CLI::Range(0, 4095));
+      ->transform(number_in(0, 4095));
   cmd->add_option("--idle-rank-ns", args->options.idle_rank_ns,
                   "Extra data-loader wait per step of --idle-rank, ns")
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
+      ->transform(number_in(std::int64_t{0}, std::int64_t{1} << 40))
       ->capture_default_str();
   cmd->add_option("--truth", args->truth,
                   "Write the planted patterns' ground truth to this file as JSON");

@@ -6,6 +6,8 @@
 
 #include <fmt/core.h>
 
+#include <tracesweep/output/safe_text.hpp>
+
 #include "cli/progress_line.hpp"
 
 namespace tracesweep::cli {
@@ -35,9 +37,9 @@ std::function<std::string()> read_progress_text(read_progress const& p) {
     if (auto const slash = name.rfind('/'); slash != std::string_view::npos)
       name.remove_prefix(slash + 1);
     double const mb = 1e6;
-    return fmt::format("reading {}: {:.0f}/{:.0f} MB, {:.0f} MB/s, ETA {}", name,
-                       static_cast<double>(done) / mb, static_cast<double>(total) / mb, rate / mb,
-                       eta);
+    return fmt::format("reading {}: {:.0f}/{:.0f} MB, {:.0f} MB/s, ETA {}",
+                       output::terminal_text(name), static_cast<double>(done) / mb,
+                       static_cast<double>(total) / mb, rate / mb, eta);
   };
 }
 

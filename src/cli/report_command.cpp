@@ -27,7 +27,7 @@ void add_report_command(CLI::App& app, context& ctx) {
   add_format_option(cmd, args->format);
   cmd->add_option("--table", args->table, "Only this table");
   cmd->add_option("--top", args->options.top, "Rows of the device and kernel tables (0 = all)")
-      ->check(non_negative)
+      ->transform(count_validator())
       ->capture_default_str();
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {

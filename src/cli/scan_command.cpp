@@ -71,11 +71,13 @@ void add_scan_command(CLI::App& app, context& ctx) {
   cmd->add_option("--memory-limit", o.memory_limit,
                   "Bytes the jobs in flight may take, by estimate (suffixes K, M, G; "
                   "0 = half the physical memory)")
-      ->transform(CLI::AsSizeValue(false));
+      ->transform(number_from<std::uint64_t>(0))
+      ->transform(CLI::AsSizeValue(false));  // first: the suffix, then the number
   cmd->add_option("--comm-pattern", o.analysis.comm_pattern,
                   "Regex (RE2, case-insensitive) marking communication kernels")
       ->capture_default_str();
   cmd->add_option("--gaps", o.analysis.diagnosis.top, "Longest idle gaps kept per job")
+      ->transform(count_validator())
       ->capture_default_str();
   add_filter_options(cmd, args->filters);
   cmd->callback([&ctx, args] {
@@ -105,7 +107,7 @@ void add_scan_command(CLI::App& app, context& ctx) {
       {
         progress_line line(scan_progress_text(progress), !ctx.quiet && isatty(STDERR_FILENO) == 1);
         r = fleet::run_scan(options, progress,
-                            [&](std::string const& e) { line.print_above("tracesweep: " + e); });
+                            [&](std::string const& e) { line.print_above(error_line(e)); });
       }
       if (r.run_id == 0) {
         std::cout << fmt::format("nothing new: {} traces already stored\n", r.traces_skipped);

@@ -21,9 +21,10 @@ void add_summary_command(CLI::App& app, context& ctx) {
   add_analysis_options(cmd, args->common, true);
   cmd->add_option("--table", args->table, "Only this table: devices, kernels, gaps, inputs");
   cmd->add_option("--min-gap", args->options.min_gap_ns, "Shortest idle gap reported, ns")
-      ->check(non_negative)
+      ->transform(number_from<std::int64_t>(0))
       ->capture_default_str();
   cmd->add_option("--top", args->options.top, "Gaps reported per device, longest first (0 = all)")
+      ->transform(count_validator())
       ->capture_default_str();
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include <tracesweep/error.hpp>
+#include <tracesweep/output/safe_text.hpp>
 
 namespace tracesweep::fleet {
 
@@ -73,7 +74,8 @@ sql_statement& sql_statement::bind(int i, double v) {
   return *this;
 }
 sql_statement& sql_statement::bind(int i, std::string const& v) {
-  sqlite3_bind_text(_stmt, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  auto const text = output::valid_utf8(v);  // SQLite TEXT is UTF-8: names from traces may not be
+  sqlite3_bind_text(_stmt, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   return *this;
 }
 sql_statement& sql_statement::bind_null(int i) {

@@ -41,6 +41,7 @@ class sql_statement {
 
   sql_statement& bind(int i, std::int64_t v);
   sql_statement& bind(int i, double v);
+  /// Binds `v` as TEXT, valid UTF-8 (bytes that are not become U+FFFD, as in every output).
   sql_statement& bind(int i, std::string const& v);
   sql_statement& bind_null(int i);
   /// Binds `v`, or null when `v` is negative (a rank or device that is not one).

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // CSV (RFC 4180): one table, a header of column names, LF line ends; a field is quoted when it
 // holds a comma, quote, CR or LF. Lists and maps are one field: entries joined by ";", "key=value".
+// Fields are valid UTF-8 (bytes that are not become U+FFFD); with csv_safe, a field a spreadsheet
+// would take for a formula is prefixed with '.
+#include <tracesweep/output/safe_text.hpp>
 #include <tracesweep/output/writer.hpp>
+
+#include <charconv>
 
 #include "output/render.hpp"
 
@@ -9,7 +14,8 @@ namespace tracesweep::output {
 
 namespace {
 
-std::string quoted(std::string const& s) {
+std::string quoted(std::string_view raw) {
+  auto const s = valid_utf8(raw);
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string o = "\"";
   for (char const c : s) {
@@ -34,10 +40,32 @@ std::string field(cell const& c, column const& col) {
   return s;
 }
 
+/// Whether all of `s` is a number (a sign allowed): a spreadsheet reads it as one.
+bool is_number(std::string_view s) {
+  if (s.starts_with('+')) s.remove_prefix(1);
+  double v = 0;
+  auto const [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return !s.empty() && ec == std::errc() && end == s.data() + s.size();
+}
+
+/// Whether a spreadsheet would take `s` for a formula: it starts with =, +, - or @ and is more
+/// than that one character and not a number.
+bool formula_like(std::string_view s) {
+  return s.size() > 1 && std::string_view("=+-@").find(s.front()) != std::string_view::npos &&
+         !is_number(s);
+}
+
+/// A cell's field: with `safe`, a formula-looking one prefixed with '.
+std::string cell_field(cell const& c, column const& col, bool safe) {
+  auto text = field(c, col);
+  if (safe && formula_like(text)) text.insert(0, 1, '\'');
+  return text;
+}
+
 }  // namespace
 
 void write_csv(result_set const& results, std::string_view table, std::ostream& out,
-               write_options const&) {
+               write_options const& o) {
   auto const tables = tables_for(results, flat, table);
   if (tables.empty()) return;
   auto const& t = *tables.front();
@@ -47,7 +75,7 @@ void write_csv(result_set const& results, std::string_view table, std::ostream& 
   out << '\n';
   for (auto const& r : t.rows) {
     for (std::size_t j = 0; j < cols.size(); ++j)
-      out << (j ? "," : "") << quoted(field(r.cells[cols[j]], t.columns[cols[j]]));
+      out << (j ? "," : "") << quoted(cell_field(r.cells[cols[j]], t.columns[cols[j]], o.csv_safe));
     out << '\n';
   }
   out.flush();

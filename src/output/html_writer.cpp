@@ -26,46 +26,36 @@ namespace {
 
 // ---- text ------------------------------------------------------------------------------------
 
-constexpr std::string_view replacement = "\xEF\xBF\xBD";  // U+FFFD
-
-/// `s` as HTML text or attribute value: markup characters as references, bytes that are not
-/// valid UTF-8 and control characters other than tab, LF and CR as U+FFFD.
-std::string escape(std::string_view s) {
-  std::string o;
-  o.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    auto const c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x80) {
-      auto const len = utf8_length(s, i);
-      o += len ? s.substr(i, len) : replacement;
-      i += len ? len : 1;
-      continue;
-    }
-    switch (c) {
-      case '&':
-        o += "&amp;";
-        break;
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      case '\'':
-        o += "&#39;";
-        break;
-      default:
-        if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F)
-          o += replacement;
-        else
-          o += static_cast<char>(c);
-    }
-    ++i;
+/// An ASCII byte in HTML text or an attribute value: markup characters as references, control
+/// characters other than tab, LF and CR as U+FFFD.
+void append_html_escaped(std::string& o, unsigned char c) {
+  switch (c) {
+    case '&':
+      o += "&amp;";
+      break;
+    case '<':
+      o += "&lt;";
+      break;
+    case '>':
+      o += "&gt;";
+      break;
+    case '"':
+      o += "&quot;";
+      break;
+    case '\'':
+      o += "&#39;";
+      break;
+    default:
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F)
+        o += replacement_character;
+      else
+        o += static_cast<char>(c);
   }
-  return o;
+}
+
+/// `s` as HTML text or attribute value; bytes that are not valid UTF-8 as U+FFFD.
+std::string escape(std::string_view s) {
+  return rewrite_utf8(s, replacement_character, append_html_escaped);
 }
 
 /// The byte offset of each code point of `s` (an invalid byte counts as one), and its size.
@@ -652,6 +642,9 @@ void write_rows(std::string& o, result_table const& t, bool nested);
 /// Text cells longer than this may wrap (anywhere: kernel names have few spaces); shorter ones
 /// keep their spaces and stay on one line.
 constexpr std::size_t long_cell = 40;
+/// Text cells longer than this are cut (short_text), the whole text in the cell's title: a
+/// megabyte name would otherwise be laid out whole.
+constexpr std::size_t cut_cell = 240;
 
 /// A cell: as text shows it; nested rows as a small table.
 void write_cell(std::string& o, cell const& c, column const& col) {
@@ -664,9 +657,15 @@ void write_cell(std::string& o, cell const& c, column const& col) {
     return;
   }
   auto const text = text_cell(c, col);
-  o += right_aligned(col)         ? "<td class=\"num\">"
-       : length(text) > long_cell ? "<td class=\"long\">"
-                                  : "<td>";
+  auto const chars = length(text);
+  if (chars > cut_cell && !right_aligned(col)) {
+    o +=
+        "<td class=\"long\" title=\"" + escape(text) + "\">" + short_text(text, cut_cell) + "</td>";
+    return;
+  }
+  o += right_aligned(col)  ? "<td class=\"num\">"
+       : chars > long_cell ? "<td class=\"long\">"
+                           : "<td>";
   o += escape(text);
   o += "</td>";
 }

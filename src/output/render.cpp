@@ -74,6 +74,38 @@ std::string text_entries(result_table const& t) {
   return s;
 }
 
+/// An ASCII byte in a JSON string: quote, backslash and control characters escaped.
+void append_json_escaped(std::string& o, unsigned char c) {
+  switch (c) {
+    case '"':
+      o += "\\\"";
+      break;
+    case '\\':
+      o += "\\\\";
+      break;
+    case '\n':
+      o += "\\n";
+      break;
+    case '\r':
+      o += "\\r";
+      break;
+    case '\t':
+      o += "\\t";
+      break;
+    case '\b':
+      o += "\\b";
+      break;
+    case '\f':
+      o += "\\f";
+      break;
+    default:
+      if (c < 0x20)
+        o += fmt::format("\\u{:04x}", c);
+      else
+        o += static_cast<char>(c);
+  }
+}
+
 }  // namespace
 
 std::string real_repr(double v) {
@@ -151,46 +183,7 @@ std::size_t utf8_length(std::string_view s, std::size_t i) noexcept {
 }
 
 std::string json_string(std::string_view s) {
-  std::string o = "\"";
-  for (std::size_t i = 0; i < s.size();) {
-    auto const c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x80) {
-      auto const len = utf8_length(s, i);
-      o += len ? s.substr(i, len) : std::string_view("\\ufffd");
-      i += len ? len : 1;
-      continue;
-    }
-    switch (c) {
-      case '"':
-        o += "\\\"";
-        break;
-      case '\\':
-        o += "\\\\";
-        break;
-      case '\n':
-        o += "\\n";
-        break;
-      case '\r':
-        o += "\\r";
-        break;
-      case '\t':
-        o += "\\t";
-        break;
-      case '\b':
-        o += "\\b";
-        break;
-      case '\f':
-        o += "\\f";
-        break;
-      default:
-        if (c < 0x20)
-          o += fmt::format("\\u{:04x}", c);
-        else
-          o += static_cast<char>(c);
-    }
-    ++i;
-  }
-  return o + '"';
+  return '"' + rewrite_utf8(s, "\\ufffd", append_json_escaped) + '"';
 }
 
 }  // namespace tracesweep::output

@@ -40,4 +40,35 @@ namespace tracesweep::output {
 /// bytes there are not one (ASCII bytes are sequences of length 1).
 [[nodiscard]] std::size_t utf8_length(std::string_view s, std::size_t i) noexcept;
 
+/// U+FFFD in UTF-8: what a byte that is not valid UTF-8 becomes.
+inline constexpr std::string_view replacement_character = "\xEF\xBF\xBD";
+
+/// `s` rewritten code point by code point, the one walk over UTF-8 that every writer shares: an
+/// ASCII byte goes through `ascii(out, byte)`, a valid longer sequence through
+/// `wide(out, sequence)`, and a byte that is not valid UTF-8 becomes `invalid`.
+template <class Ascii, class Wide>
+std::string rewrite_utf8(std::string_view s, std::string_view invalid, Ascii ascii, Wide wide) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    auto const c = static_cast<unsigned char>(s[i]);
+    auto const len = c < 0x80 ? 1 : utf8_length(s, i);
+    if (c < 0x80)
+      ascii(out, c);
+    else if (len)
+      wide(out, s.substr(i, len));
+    else
+      out += invalid;
+    i += len ? len : 1;
+  }
+  return out;
+}
+
+/// rewrite_utf8 keeping valid longer sequences as they are.
+template <class Ascii>
+std::string rewrite_utf8(std::string_view s, std::string_view invalid, Ascii ascii) {
+  return rewrite_utf8(s, invalid, ascii,
+                      [](std::string& out, std::string_view seq) { out += seq; });
+}
+
 }  // namespace tracesweep::output

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Aligned text: each table in its text style (see text_style), columns padded to their widest
 // cell, numbers right-aligned, and no padding after the last column; symbol columns (kernel
-// names) in short form and elided to fit a width when write_options ask.
+// names) in short form and elided to fit a width when write_options ask. Every string from the
+// results is shown as terminal_text: valid UTF-8, control characters escaped.
+#include <tracesweep/output/safe_text.hpp>
 #include <tracesweep/output/writer.hpp>
 
 #include <algorithm>
@@ -83,7 +85,7 @@ text_grid layout(result_table const& t, write_options const& o,
   std::vector<bool> symbol, narrowable;
   for (auto j : cols) {
     auto const& c = t.columns[j];
-    g.header.push_back(c.label.empty() ? c.name : c.label);
+    g.header.push_back(terminal_text(c.label.empty() ? c.name : c.label));
     if (from_origin(c, origin) && g.header.back().ends_with(" (ns)"))
       g.header.back().replace(g.header.back().size() - 4, 4, "(s)");
     g.right.push_back(right_aligned(c));
@@ -99,7 +101,7 @@ text_grid layout(result_table const& t, write_options const& o,
       auto text =
           from_origin(c, origin) && ns ? offset_text(*ns, *origin) : text_cell(r.cells[cols[k]], c);
       if (symbol[k] && o.short_names) text = short_symbol_name(text);
-      line.push_back(std::move(text));
+      line.push_back(terminal_text(text));
       g.width[k] = std::max(g.width[k], line.back().size());
     }
   }
@@ -127,9 +129,9 @@ std::string line(text_grid const& g, std::vector<std::string> const& cells, char
 
 void write_listing(result_table const& t, std::ostream& out, write_options const& o,
                    std::optional<std::int64_t> origin) {
-  out << t.title << " (" << t.rows.size() << ")\n";
+  out << terminal_text(t.title) << " (" << t.rows.size() << ")\n";
   if (t.rows.empty() && !t.text_empty.empty()) {
-    out << "  " << t.text_empty << '\n';
+    out << "  " << terminal_text(t.text_empty) << '\n';
     return;
   }
   auto const g = layout(t, o, origin);
@@ -139,9 +141,9 @@ void write_listing(result_table const& t, std::ostream& out, write_options const
 
 void write_report(result_table const& t, std::ostream& out, write_options const& o,
                   std::optional<std::int64_t> origin) {
-  out << "** " << t.title << "\n\n";
+  out << "** " << terminal_text(t.title) << "\n\n";
   if (t.rows.empty() && !t.text_empty.empty()) {
-    out << t.text_empty << '\n';
+    out << terminal_text(t.text_empty) << '\n';
     return;
   }
   auto const g = layout(t, o, origin);
@@ -167,7 +169,7 @@ void write_grid(result_table const& t, std::ostream& out, write_options const& o
     while (!s.empty() && s.back() == ' ') s.pop_back();
     out << s << '\n';
   };
-  out << t.title << '\n' << rule << '\n';
+  out << terminal_text(t.title) << '\n' << rule << '\n';
   emit(g.header);
   out << rule << '\n';
   for (auto const& r : g.cells) emit(r);
@@ -185,8 +187,9 @@ void write_text(result_set const& results, std::string_view table, std::ostream&
       return from_origin(c, origin) && (c.views & text);
     });
     if (offsets && !origin_told) {  // once, before the first table that needs it
-      out << (first ? "" : "\n") << "Times are offsets from " << results.time_origin_name << ", "
-          << *origin << " ns on the input's clock.\n";
+      out << (first ? "" : "\n") << "Times are offsets from "
+          << terminal_text(results.time_origin_name) << ", " << *origin
+          << " ns on the input's clock.\n";
       origin_told = true;
     }
     switch (t->style) {

@@ -19,7 +19,7 @@ traces="${TRACESWEEP_TRACES:-$root/../shared/traces}"
 bin="${TRACESWEEP_BIN:-$root/build/src/cli/tracesweep}"
 
 rm -rf "$out"
-mkdir -p "$out"/{fuzz_chrome_events,fuzz_decimal_time,fuzz_gzip_source,fuzz_nsys_reader}
+mkdir -p "$out"/{fuzz_chrome_events,fuzz_decimal_time,fuzz_gzip_source,fuzz_nsys_reader,fuzz_text_escaping}
 
 # A name for a seed from its path under the traces folder.
 seed_name() { echo "${1#"$traces"/}" | tr '/' '_'; }
@@ -85,6 +85,11 @@ done
 printf '\x80%s' '{"traceEvents":[]}' >"$out/fuzz_gzip_source/roundtrip_json"
 printf '\xf3%s' 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' \
   >"$out/fuzz_gzip_source/roundtrip_run"
+
+# fuzz_text_escaping: names as a hostile trace holds them (terminal escapes, bytes not UTF-8).
+printf 'clear\x1b[2J\x1b]0;owned\x07 row\rsplit\nhere' >"$out/fuzz_text_escaping/escapes"
+printf 'bad\xff\xc0\xed\xa0\x80name \xc2\x9b2J caf\xc3\xa9' >"$out/fuzz_text_escaping/not_utf8"
+printf 'void k<float, 4>(Params&)' >"$out/fuzz_text_escaping/kernel"
 
 for d in "$out"/*/; do
   echo "make_seeds: $(basename "$d"): $(find "$d" -type f | wc -l) files, $(du -sk "$d" | cut -f1) KiB"

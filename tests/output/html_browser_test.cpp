@@ -6,7 +6,8 @@
 // page with a deliberate error. Without chromium on PATH the tests skip, unless
 // TRACESWEEP_REQUIRE_BROWSER=1 (CI). Chromium runs in its own process group, killed whole after
 // a timeout, with sanitizer settings and preloads left out of its environment.
-// TRACESWEEP_BROWSER_SCREENSHOT=FILE keeps a copy of the sample's screenshot.
+// TRACESWEEP_BROWSER_SCREENSHOT=FILE keeps a copy of the sample's screenshot. A summary page of a
+// trace whose kernel name is 1 MB long renders in under 5 s and ends: the name is cut.
 #include <fcntl.h>
 #include <png.h>
 #include <spawn.h>
@@ -354,6 +355,48 @@ TEST_F(html_browser, diagnose_page_renders_cleanly_with_its_charts_drawn) {
     auto const n = pixels_of(*im, hex_byte(css, 1), hex_byte(css, 3), hex_byte(css, 5));
     EXPECT_GE(n, 300u) << what << " (" << css << "): more than its legend swatch (144 px)";
   }
+}
+
+/// A Kineto trace of one GPU: three instances of a kernel whose name is `name_bytes` long, and one
+/// short kernel.
+std::string trace_with_a_long_name(std::size_t name_bytes) {
+  std::string const name = "void k<" + std::string(name_bytes, 'x') + ">(int)";
+  std::string events;
+  auto kernel = [&](std::string const& n, int i) {
+    events += (events.empty() ? "" : ",\n") +
+              ("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + n +
+               "\", \"pid\": 0, \"tid\": 7, \"ts\": " + std::to_string(1000 + 100 * i) +
+               ", \"dur\": 50, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": " +
+               std::to_string(i + 1) + "}}");
+  };
+  for (int i = 0; i < 3; ++i) kernel(name, i);
+  kernel("short_kernel", 3);
+  return "{\"traceEvents\": [\n" + events + "\n]}\n";
+}
+
+TEST_F(html_browser, a_page_with_a_1_mb_kernel_name_renders_in_under_5_s_and_ends) {
+  auto const trace = dir / "long_name.json", page = dir / "page.html";
+  std::ofstream(trace, std::ios::binary) << trace_with_a_long_name(std::size_t{1} << 20);
+  auto const s =
+      ts::run_cli("summary --format html -o " + ts::quote(page) + " " + ts::quote(trace));
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  auto const start = std::chrono::steady_clock::now();
+  auto const r = render(ts::slurp(page));
+  auto const took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(r.timed_out) << "chromium ran past " << browser_timeout.count() << " s";
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(took, 5s) << "rendering took "
+                      << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
+                      << " ms";
+  // The page ends well within the window: its lower half is background, not the name's lines.
+  auto const im = read_png(dir / "page.png");
+  ASSERT_TRUE(im) << r.err;
+  image lower = *im;
+  lower.rgb.erase(lower.rgb.begin(),
+                  lower.rgb.begin() + static_cast<std::ptrdiff_t>(lower.rgb.size() / 2));
+  auto const half = lower.rgb.size() / 3;
+  EXPECT_GT(pixels_of(lower, 255, 255, 255, 0), half * 99 / 100)
+      << "the lower half of the page is filled: the name was not cut";
 }
 
 }  // namespace

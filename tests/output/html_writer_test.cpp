@@ -11,10 +11,10 @@
 #include <gtest/gtest.h>
 
 #include <tracesweep/error.hpp>
+#include <tracesweep/output/safe_text.hpp>
 #include <tracesweep/output/writer.hpp>
 
 #include "output/html_sample.hpp"
-#include "output/render.hpp"
 #include "output/write_format.hpp"
 
 namespace out = tracesweep::output;
@@ -39,15 +39,6 @@ std::string section(std::string const& page, std::string const& name) {
   return page.substr(from, to - from);
 }
 
-bool valid_utf8(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
-    auto const len = out::utf8_length(s, i);
-    if (len == 0) return false;
-    i += len;
-  }
-  return true;
-}
-
 out::result_set one(out::result_table t) {
   out::result_set s;
   s.tables.push_back(std::move(t));
@@ -70,7 +61,7 @@ TEST(output_html, one_self_contained_page) {
   for (auto const* banned : {"http:", "https:", "<script", "<link", "@import", "url(", "<img",
                              "<iframe", "@font-face", "src="})
     EXPECT_EQ(page.find(banned), std::string::npos) << banned;
-  EXPECT_TRUE(valid_utf8(page));
+  EXPECT_TRUE(out::is_valid_utf8(page));
 }
 
 TEST(output_html, strings_are_escaped) {
@@ -256,6 +247,27 @@ TEST(output_html, bars_with_many_long_labels_turn_and_cut_them) {
   EXPECT_EQ(count(page, "\xE2\x80\xA6"), 60u) << "every label cut";
   EXPECT_NE(page.find("59&gt;&gt;(Params&amp;)</text>"), std::string::npos)
       << "cut in the middle: the distinguishing end kept";
+}
+
+TEST(output_html, a_huge_name_is_cut_in_its_cell_with_the_whole_name_in_its_title) {
+  out::result_table t;
+  t.name = "k";
+  t.add("name", value_type::string);
+  t.add("calls", value_type::integer);
+  std::string const huge = "void k<" + std::string(1 << 20, 'x') + ">(int)";
+  std::string const escaped = "void k&lt;" + std::string(1 << 20, 'x') + "&gt;(int)";
+  t.add_row({huge, std::int64_t{1}});
+  t.add_row({std::string("short"), std::int64_t{2}});
+  auto const page = write("html", one(t));
+  auto const cell = page.find("<td class=\"long\" title=\"" + escaped + "\">void k&lt;xxx");
+  ASSERT_NE(cell, std::string::npos) << "the whole name in the cell's title";
+  auto const text_end = page.find("</td>", cell);
+  auto const shown = page.substr(page.find("\">", cell) + 2, text_end - page.find("\">", cell) - 2);
+  EXPECT_LE(shown.size(), 300u) << "cut to a readable length";
+  EXPECT_NE(shown.find("\xE2\x80\xA6"), std::string::npos) << "cut marked";
+  EXPECT_TRUE(shown.ends_with("xxx&gt;(int)")) << "its end kept";
+  EXPECT_EQ(count(page, escaped), 1u) << "once, in the title";
+  EXPECT_NE(page.find("<td>short</td>"), std::string::npos) << "short cells as they were";
 }
 
 TEST(output_html, other_formats_ignore_the_chart) {

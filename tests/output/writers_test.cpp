@@ -322,6 +322,63 @@ TEST(output_text, lists_and_maps_in_cells) {
             "  x.sqlite  0,1    0-2=H100, 4=A100\n");
 }
 
+/// A one-column table of kernel names holding `name`, titled and headed by it too.
+out::result_set named(std::string const& name) {
+  auto t = table("k", name);
+  t.add("name", value_type::string).label = name;
+  t.add_row({name});
+  t.text_empty = name;
+  return one(t);
+}
+
+TEST(output_text, control_characters_from_the_trace_are_shown_escaped) {
+  // ESC[2J clears the screen, OSC 0 sets the title (ended by BEL), CR and LF split rows, and
+  // U+009B is a one-character CSI to some terminals.
+  std::string const hostile = "a\x1b[2Jb\x1b]0;owned\x07 c\rd\ne\tf\x7f\xc2\x9bg";
+  std::string const shown = "a\\x1b[2Jb\\x1b]0;owned\\x07 c\\rd\\ne\\tf\\x7f\\u009bg";
+  auto const text = write("text", named(hostile));
+  EXPECT_EQ(text, shown + " (1)\n  " + shown + "\n  " + shown + "\n");
+  auto empty = named(hostile);
+  empty.tables[0].rows.clear();
+  EXPECT_EQ(write("text", empty), shown + " (0)\n  " + shown + "\n");
+  // Data formats keep the exact string.
+  EXPECT_NE(write("csv", named(hostile)).find(hostile), std::string::npos);
+  EXPECT_NE(write("json", named(hostile)).find("a\\u001b[2Jb\\u001b]0;owned\\u0007 c\\rd\\n"),
+            std::string::npos);
+}
+
+TEST(output_text, invalid_utf8_becomes_replacement_characters) {
+  auto const text = write("text", named("caf\xc3\xa9 a\xff b\xc0\x80"));
+  EXPECT_EQ(text.substr(text.rfind("  ") + 2),
+            "caf\xc3\xa9 a\xef\xbf\xbd b\xef\xbf\xbd\xef\xbf\xbd\n");
+}
+
+TEST(output_csv, invalid_utf8_becomes_replacement_characters) {
+  EXPECT_EQ(write("csv", named("caf\xc3\xa9 a\xff")), "name\ncaf\xc3\xa9 a\xef\xbf\xbd\n");
+}
+
+TEST(output_csv, csv_safe_prefixes_formula_looking_text_and_keeps_numbers) {
+  auto t = table("t", "T");
+  t.add("name", value_type::string);
+  t.add("n", value_type::integer);
+  t.add("x", value_type::real);
+  t.add("text_number", value_type::string);
+  for (auto const* name : {"=HYPERLINK(\"http://x\")", "+1+cmd|' /C calc'!A0", "-2-3", "@SUM(A1)"})
+    t.add_row({std::string(name), std::int64_t{-5}, -0.25, std::string("-1.5e3")});
+  t.add_row({std::string("plain"), std::int64_t{1}, 2.0, std::string("+7")});
+  out::write_options safe;
+  safe.csv_safe = true;
+  EXPECT_EQ(write("csv", one(t), "", safe),
+            "name,n,x,text_number\n"
+            "\"'=HYPERLINK(\"\"http://x\"\")\",-5,-0.25,-1.5e3\n"
+            "'+1+cmd|' /C calc'!A0,-5,-0.25,-1.5e3\n"
+            "'-2-3,-5,-0.25,-1.5e3\n"
+            "'@SUM(A1),-5,-0.25,-1.5e3\n"
+            "plain,1,2.0,+7\n");
+  // Off by default: the exact strings.
+  EXPECT_NE(write("csv", one(t)).find("\n-2-3,-5"), std::string::npos);
+}
+
 }  // namespace
 
 namespace {

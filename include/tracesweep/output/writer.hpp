@@ -13,12 +13,16 @@
 
 namespace tracesweep::output {
 
-/// How text lays tables out for a person; the other formats ignore it.
+/// How text lays tables out for a person, and whether CSV guards against spreadsheet formulas;
+/// the other formats ignore it.
 struct write_options {
   /// Lines fit in this many columns where eliding symbol columns (kernel names, "ab...yz") can
   /// make them; 0 = no limit, nothing elided.
   std::size_t width = 0;
   bool short_names = false;  ///< symbol columns show short names (short_symbol_name)
+  /// CSV: a field that starts with =, +, - or @ and is not a number is prefixed with ' (a
+  /// spreadsheet would run it as a formula).
+  bool csv_safe = false;
 };
 
 /// Writes `results` to `out`. `table` non-empty: only that table (a format that writes one table
