@@ -66,7 +66,7 @@ void add_scan_command(CLI::App& app, context& ctx) {
   cmd->add_option("--label", o.label, "A label for this run (reports and merge use it)");
   cmd->add_option("--wait", args->wait_seconds,
                   "Seconds to wait for another scan writing the database, then give up (exit 2)")
-      ->check(non_negative)
+      ->transform(number_from<unsigned>(0))
       ->capture_default_str();
   cmd->add_option("--memory-limit", o.memory_limit,
                   "Bytes the jobs in flight may take, by estimate (suffixes K, M, G; "
