@@ -3,6 +3,7 @@
 // [start, end) in int64 nanoseconds, tagged with a dense group id (a device, a stream, a rank…).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -41,11 +42,33 @@ class union_builder {
   explicit union_builder(std::size_t members);
 
   void add(group_id g, std::int64_t s, std::int64_t e) {
-    if (_open && g == _group && s <= _end) {
+    if (_open && extends(_group, _end, g, s)) {
       if (e > _end) _end = e;
       return;
     }
     close();
+    _group = g, _start = s, _end = e, _open = true;
+  }
+
+  /// add() of the items [begin, end) in (group, start) order, `get(i)` yielding (group, start,
+  /// end): the same rule with the open member held in locals (the loop runs at memory speed).
+  template <typename Get>
+  void add_all(Get const& get, std::size_t begin, std::size_t end) {
+    if (begin == end) return;
+    auto [g, s, e] = get(begin);
+    if (_open && extends(_group, _end, g, s))
+      g = _group, s = _start, e = std::max(e, _end), _open = false;
+    else
+      close();
+    for (std::size_t i = begin + 1; i < end; ++i) {
+      auto const [g2, s2, e2] = get(i);
+      if (extends(g, e, g2, s2)) {
+        if (e2 > e) e = e2;
+        continue;
+      }
+      _out.group.push_back(g), _out.start.push_back(s), _out.end.push_back(e);
+      g = g2, s = s2, e = e2;
+    }
     _group = g, _start = s, _end = e, _open = true;
   }
 
@@ -57,6 +80,11 @@ class union_builder {
   [[nodiscard]] interval_union finish();
 
  private:
+  /// The rule: a member extends the open one of its group when it starts at or before its end.
+  static bool extends(group_id open_group, std::int64_t open_end, group_id g,
+                      std::int64_t s) noexcept {
+    return g == open_group && s <= open_end;
+  }
   void close();
   interval_union _out;
   group_id _group = 0;

@@ -22,10 +22,7 @@ interval_union sweep_range(Get const& get, std::size_t begin, std::size_t end) {
   // are touched as members are written) and avoids the regrowth copies, which dominated when
   // nearly every interval is its own member.
   union_builder out(end - begin);
-  for (std::size_t i = begin; i < end; ++i) {
-    auto const [g, s, e] = get(i);
-    out.add(g, s, e);
-  }
+  out.add_all(get, begin, end);
   return out.finish();
 }
 

@@ -66,7 +66,7 @@ TEST(UnionBuilder, CoversWhatItsMembersCoverAndStaysAUnion) {
                            s + std::uniform_int_distribution<std::int64_t>(1, 6)(rng));
     }
     std::sort(members.begin(), members.end());
-    union_builder b(members.size());
+    union_builder b(members.size()), runs;
     interval_union raw;
     for (auto const& [g, s, e] : members) {
       b.add(g, s, e);
@@ -75,6 +75,21 @@ TEST(UnionBuilder, CoversWhatItsMembersCoverAndStaysAUnion) {
     auto const u = b.finish();
     expect_valid(u);
     EXPECT_EQ(coverage(u), coverage(raw));
+    // The same members in runs through add_all (members, then runs of any length).
+    auto const get = [&](std::size_t i) { return members[i]; };
+    for (std::size_t at = 0; at < members.size();) {
+      auto const len = std::uniform_int_distribution<std::size_t>(1, 4)(rng);
+      auto const to = std::min(members.size(), at + len);
+      if (len == 1)
+        runs.add(std::get<0>(members[at]), std::get<1>(members[at]), std::get<2>(members[at]));
+      else
+        runs.add_all(get, at, to);
+      at = to;
+    }
+    auto const r = runs.finish();
+    EXPECT_EQ(r.group, u.group);
+    EXPECT_EQ(r.start, u.start);
+    EXPECT_EQ(r.end, u.end);
   }
 }
 
