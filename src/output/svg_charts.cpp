@@ -2,6 +2,7 @@
 // The HTML page's charts as inline SVG (svg_charts.hpp): scales and ticks, colours, the chart's
 // data, the frame and legend, line charts and bar charts.
 #include "output/svg_charts.hpp"
+#include "output/svg_frame.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -20,21 +21,12 @@
 
 namespace tracesweep::output::html_page {
 
-namespace {
-
 /// An SVG coordinate.
 std::string px(double v) {
   return fmt::format("{:.1f}", v);
 }
 
 // ---- scales and ticks ------------------------------------------------------------------------
-
-/// How an axis shows values of a column's unit: value / div, in `unit`, ticks ending in `suffix`.
-struct scale {
-  double div = 1;
-  std::string unit;
-  std::string suffix;
-};
 
 /// The scale of values in `unit` whose magnitude is about `m`.
 scale scale_for(std::string const& unit, double m) {
@@ -56,12 +48,6 @@ scale scale_for(std::string const& unit, double m) {
   if (m >= 10e3) return {1e3, unit, "k"};
   return {1, unit, ""};
 }
-
-/// Ticks over [lo, hi] (in axis units) at a step of 1, 2, 2.5 or 5 × 10^k, about `target` of them.
-struct ticks {
-  double lo = 0, hi = 1, step = 1;
-  std::vector<double> at;
-};
 
 /// Ticks over [lo, hi]; `extend` widens the range to whole steps; `integral`: steps of at least 1.
 ticks make_ticks(double lo, double hi, int target, bool extend, bool integral) {
@@ -147,21 +133,6 @@ bool numeric(column const& c) {
   return c.type == value_type::integer || c.type == value_type::real;
 }
 
-struct series {
-  std::string name;   ///< as text shows the series cell ("" without a series column)
-  std::string label;  ///< in the legend: the name, after the column's label when a number
-  std::string colour;
-};
-
-/// What a chart reads: its columns, its series (in order of first row) and each row's series.
-struct chart_data {
-  column const* x = nullptr;
-  column const* y = nullptr;
-  std::size_t xi = 0, yi = 0;
-  std::vector<series> all;
-  std::vector<std::size_t> row_series;
-};
-
 constexpr std::size_t no_column = static_cast<std::size_t>(-1);
 
 /// The index of the column `name`, or no_column.
@@ -207,28 +178,6 @@ std::variant<chart_data, std::string> read_chart(result_table const& t) {
 }
 
 // ---- SVG -------------------------------------------------------------------------------------
-
-constexpr double svg_width = 960;
-constexpr double char_width = 6.6;  // of 11 px text, generous: labels are sized by it
-constexpr double legend_row = 18;
-
-/// The plot area inside the SVG and the mapping of axis values onto it.
-struct frame {
-  double left = 0, top = 0, width = 0, height = 0;
-  double x_lo = 0, x_hi = 1, y_lo = 0, y_hi = 1;
-  [[nodiscard]] double x(double v) const {
-    return left + (x_hi > x_lo ? (v - x_lo) / (x_hi - x_lo) : 0.5) * width;
-  }
-  [[nodiscard]] double y(double v) const {
-    return top + height - (y_hi > y_lo ? (v - y_lo) / (y_hi - y_lo) : 0.5) * height;
-  }
-};
-
-/// The legend's rows: entries laid left to right, wrapping at the SVG's width.
-struct legend_layout {
-  std::vector<std::pair<double, double>> at;  ///< (x, row) of each entry
-  int rows = 0;
-};
 
 constexpr std::size_t legend_chars = 40;
 
@@ -314,14 +263,6 @@ frame plot_frame(legend_layout const& legend, ticks const& yt, scale const& ys) 
   f.y_lo = yt.lo, f.y_hi = yt.hi;
   return f;
 }
-
-/// What a chart's SVG opens with: its plot area, legend and y axis.
-struct chart_frame {
-  frame const& f;
-  legend_layout const& legend;
-  ticks const& yt;
-  scale const& ys;
-};
 
 /// Opens a chart's SVG of `height`: the legend and the y axis.
 void open_chart(std::string& o, result_table const& t, chart_data const& c, chart_frame const& cf,
@@ -428,169 +369,6 @@ void write_line_chart(std::string& o, result_table const& t, chart_data const& c
   }
   o += "</svg></figure>\n";
 }
-
-// ---- bar charts ------------------------------------------------------------------------------
-
-/// Bar chart categories in order of first row, and the value of each (category, series):
-/// repeats add up.
-struct bar_values {
-  std::vector<std::string> names;
-  std::vector<double> x_value;  ///< a numeric x column's value per category
-  std::vector<std::vector<std::optional<double>>> value;
-};
-
-bar_values read_bars(result_table const& t, chart_data const& c) {
-  bar_values out;
-  std::map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < t.rows.size(); ++i) {
-    auto const& r = t.rows[i];
-    auto const y = number(r.cells[c.yi]);
-    if (!y || std::holds_alternative<std::monostate>(r.cells[c.xi])) continue;
-    auto const key = text_cell(r.cells[c.xi], *c.x);
-    auto [it, added] = index.try_emplace(key, out.names.size());
-    if (added) {
-      out.names.push_back(key);
-      out.x_value.push_back(number(r.cells[c.xi]).value_or(0));
-      out.value.emplace_back(c.all.size());
-    }
-    auto& v = out.value[it->second][c.row_series[i]];
-    v = v.value_or(0) + *y;
-  }
-  return out;
-}
-
-/// The y range the bars span from 0: stacked bars add up per sign.
-std::pair<double, double> bar_range(bar_values const& bars, bool stacked) {
-  double lo = 0, hi = 0;
-  for (auto const& per_series : bars.value) {
-    double pos = 0, neg = 0;
-    for (auto const& v : per_series) {
-      if (!v) continue;
-      if (stacked)
-        (*v >= 0 ? pos : neg) += *v;
-      else
-        lo = std::min(lo, *v), hi = std::max(hi, *v);
-    }
-    lo = std::min(lo, neg), hi = std::max(hi, pos);
-  }
-  return {lo, hi};
-}
-
-/// How category labels are laid out under their bands: level when they fit, else turned and
-/// cut; only every k-th when dense.
-struct category_labels {
-  bool turn = false;
-  double angle = 0;
-  std::size_t every = 1;
-  double depth = 0;  ///< the height they take under the axis
-  static constexpr std::size_t chars = 28;
-};
-
-category_labels lay_out_labels(std::vector<std::string> const& names, double band) {
-  std::size_t longest = 0;
-  for (auto const& n : names) longest = std::max(longest, length(n));
-  category_labels l;
-  l.turn = char_width * static_cast<double>(longest) > band - 4;
-  l.angle = band >= 20 ? 45 : 90;  // steep when labels are close
-  l.every = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(14 / band)));
-  l.depth = l.turn ? std::sin(l.angle * 3.14159265358979 / 180) * char_width *
-                             static_cast<double>(std::min(longest, category_labels::chars)) +
-                         14
-                   : 18;
-  return l;
-}
-
-/// The bars, grouped side by side or stacked, each with its title.
-void write_bars(std::string& o, chart_data const& c, bar_values const& bars, bool stacked,
-                frame const& f, scale const& ys) {
-  double const band = f.width / static_cast<double>(bars.names.size());
-  std::size_t const groups = stacked ? 1 : c.all.size();
-  double const bar = std::min(band * (groups > 1 ? 0.84 : 0.7) / static_cast<double>(groups), 64.0);
-  o += "<g class=\"bars\">";
-  for (std::size_t k = 0; k < bars.names.size(); ++k) {
-    double const mid = f.left + band * (static_cast<double>(k) + 0.5);
-    double pos = 0, neg = 0;
-    for (std::size_t s = 0; s < c.all.size(); ++s) {
-      auto const& v = bars.value[k][s];
-      if (!v) continue;
-      double const scaled = *v / ys.div;
-      double y0 = 0, y1 = scaled;
-      if (stacked) {
-        double& acc = scaled >= 0 ? pos : neg;
-        y0 = acc, y1 = acc + scaled, acc = y1;
-      }
-      double const x =
-          stacked ? mid - bar / 2
-                  : mid - bar * static_cast<double>(groups) / 2 + bar * static_cast<double>(s);
-      double const top = std::min(f.y(y0), f.y(y1));
-      double const h = std::abs(f.y(y1) - f.y(y0));
-      o += fmt::format(
-          "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">"
-          "<title>{}{}: {}</title></rect>",
-          px(x + (groups > 1 ? 0.5 : 0)), px(top), px(std::max(groups > 1 ? bar - 1 : bar, 1.0)),
-          px(h), escape(c.all[s].colour),
-          escape(c.all[s].label.empty() ? "" : c.all[s].label + ", "), escape(bars.names[k]),
-          escape(text_cell(*v, *c.y)));
-    }
-  }
-  o += "</g>";
-}
-
-/// The category ticks and labels under the bars.
-void write_category_ticks(std::string& o, std::vector<std::string> const& names, frame const& f,
-                          category_labels const& l) {
-  double const band = f.width / static_cast<double>(names.size());
-  for (std::size_t k = 0; k < names.size(); k += l.every) {
-    double const mid = f.left + band * (static_cast<double>(k) + 0.5);
-    double const y = f.top + f.height + 14;
-    o += fmt::format("<line class=\"axis\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>", px(mid),
-                     px(f.top + f.height), px(f.top + f.height + 4));
-    if (l.turn)
-      o += fmt::format(
-          "<text class=\"tick\" x=\"{0}\" y=\"{1}\" text-anchor=\"end\" "
-          "transform=\"rotate(-{4} {0} {1})\"><title>{2}</title>{3}</text>",
-          px(mid + (l.angle > 45 ? 4 : 3)), px(y - (l.angle > 45 ? 8 : 0)), escape(names[k]),
-          short_text(names[k], category_labels::chars), l.angle);
-    else
-      o += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-                       px(mid), px(y), escape(names[k]));
-  }
-}
-
-void write_bar_chart(std::string& o, result_table const& t, chart_data const& c) {
-  bool const stacked = t.plot.kind == chart_kind::stacked_bars;
-  auto bars = read_bars(t, c);
-  if (bars.names.empty()) {
-    o += "<p class=\"none\">no values to plot</p>\n";
-    return;
-  }
-  auto const [lo, hi] = bar_range(bars, stacked);
-  auto const ys = scale_for(c.y->unit, std::max(std::abs(lo), std::abs(hi)));
-  auto const yt = make_ticks(lo / ys.div, hi / ys.div, 5, true,
-                             c.y->type == value_type::integer && ys.div == 1);
-  // Category labels: numbers in the x column's axis unit, else as text shows them.
-  bool const numeric_x = numeric(*c.x);
-  scale xs;
-  if (numeric_x) {
-    double m = 0;
-    for (double v : bars.x_value) m = std::max(m, std::abs(v));
-    xs = scale_for(c.x->unit, m);
-    for (std::size_t k = 0; k < bars.names.size(); ++k)
-      bars.names[k] = fmt::format("{:.6g}", bars.x_value[k] / xs.div) + xs.suffix;
-  }
-  auto const legend = lay_out_legend(c.all, 64);
-  auto const f = plot_frame(legend, yt, ys);
-  auto const labels = lay_out_labels(bars.names, f.width / static_cast<double>(bars.names.size()));
-  open_chart(o, t, c, {f, legend, yt, ys}, f.top + f.height + labels.depth + 34);
-  write_bars(o, c, bars, stacked, f, ys);
-  o += "<g class=\"x\">";
-  write_category_ticks(o, bars.names, f, labels);
-  write_x_title(o, f, f.top + f.height + labels.depth + 22,
-                axis_title(t.plot.x_label, *c.x, numeric_x ? xs.unit : ""));
-  o += "</g></svg></figure>\n";
-}
-
-}  // namespace
 
 void write_chart(std::string& o, result_table const& t) {
   auto const read = read_chart(t);
