@@ -14,6 +14,7 @@
 #include <tracesweep/error.hpp>
 #include <tracesweep/fleet/scan.hpp>
 #include <tracesweep/model/name_regex.hpp>
+#include <tracesweep/task_threads.hpp>
 
 #include "cli/cli_context.hpp"
 #include "cli/progress_line.hpp"
@@ -95,7 +96,7 @@ void add_scan_command(CLI::App& app, context& ctx) {
       options.analysis.filter = filter_of(args->filters);
       options.analysis.reading.max_event_bytes = ctx.max_event_bytes;
       options.analysis.reading.max_inflate_ratio = ctx.max_inflate_ratio;
-      unsigned const hw = std::max(1u, std::thread::hardware_concurrency());
+      unsigned const hw = resolve_threads(0);
       unsigned const workers = options.jobs ? options.jobs : hw;
       // Each worker may hold a CUDA backend: it gets 1/workers of the device memory, and keeps
       // its pinned staging out of the host memory budget.

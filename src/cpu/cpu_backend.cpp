@@ -2,9 +2,9 @@
 // The CPU reference backend: forwards each call to its primitive on a fixed thread budget.
 // Arguments are checked once by the public backend calls (src/backends/backend.cpp).
 #include <algorithm>
-#include <thread>
 
 #include <tracesweep/backend.hpp>
+#include <tracesweep/task_threads.hpp>
 
 #include "primitives.hpp"
 #include "radix_sort.hpp"
@@ -53,8 +53,7 @@ class cpu_backend final : public backend {
 }  // namespace
 
 std::unique_ptr<backend> make_cpu_backend(unsigned threads) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  return std::make_unique<cpu_backend>(threads);
+  return std::make_unique<cpu_backend>(resolve_threads(threads));
 }
 
 }  // namespace tracesweep

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fork-join helper for the CPU backend: runs one callable per worker index on std::threads.
+// Fork-join helper for the CPU backend: one callable per worker index, as tasks of the one task
+// system (task_threads.hpp).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
-#include <thread>
-#include <vector>
+#include <utility>
+
+#include <tracesweep/task_threads.hpp>
 
 namespace tracesweep::cpu {
 
@@ -17,18 +19,12 @@ namespace tracesweep::cpu {
   return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, by_size)));
 }
 
-/// Calls fn(worker) for worker in [0, workers), worker 0 on the calling thread. Returns when all
-/// are done. `fn` must not throw.
+/// Calls fn(worker) for worker in [0, workers) on an arena of `workers` threads. Returns when
+/// all are done. Workers must not wait for each other (TBB runs them concurrently only when it
+/// has the threads).
 template <typename Fn>
 void fork_join(unsigned workers, Fn&& fn) {
-  if (workers <= 1) {
-    fn(0u);
-    return;
-  }
-  std::vector<std::jthread> pool;
-  pool.reserve(workers - 1);
-  for (unsigned w = 1; w < workers; ++w) pool.emplace_back([&fn, w] { fn(w); });
-  fn(0u);
+  run_workers(workers, std::forward<Fn>(fn));
 }
 
 /// [begin, end) of chunk `w` when `n` items are split into `workers` contiguous chunks.

@@ -3,6 +3,7 @@
 // stored, analyze the rest in parallel within the memory budget, and store each job in one
 // transaction unless one of its files changed since it was identified.
 #include <tracesweep/fleet/scan.hpp>
+#include <tracesweep/task_threads.hpp>
 
 #include <unistd.h>
 
@@ -269,7 +270,7 @@ scan_result run_scan(scan_options const& o, scan_progress& progress,
       o.part ? std::to_string(o.part->index) + "/" + std::to_string(o.part->count) : "";
   auto const arguments = arguments_of(o.roots);
   scan_result result;
-  unsigned const hw = std::max(1u, std::thread::hardware_concurrency());
+  unsigned const hw = resolve_threads(0);
   unsigned const wanted = o.jobs ? o.jobs : hw;
   auto planned = plan(jobs, store.stored_hashes(), wanted, progress, result);
   progress.hashing = false;

@@ -5,7 +5,7 @@
 // bursts, sync and copy costs, stragglers and the utilization timeline.
 #include <tracesweep/analysis/diagnose.hpp>
 
-#include <future>
+#include <tbb/task_group.h>
 
 #include "analysis/diagnose/diagnose_parts.hpp"
 
@@ -67,7 +67,8 @@ diagnosis diagnose(job_session const& session, diagnose_options const& options) 
   // The model's step windows (and with them its launch links) are host work of their own:
   // another thread builds them while the backend works on the device activity. Nothing of the
   // result depends on which finishes first.
-  auto steps_ready = std::async(std::launch::async, [&model] {
+  tbb::task_group steps_ready;
+  steps_ready.run([&model] {
     if (!model.ranks().empty()) (void)model.step_windows(0);  // builds every rank's
   });
   auto const needs = diagnose_needs(options);
@@ -75,7 +76,7 @@ diagnosis diagnose(job_session const& session, diagnose_options const& options) 
   auto const holes = session.gaps(needs);
   auto const unions = unions_of(activity);
   auto const& order = session.device_order();
-  steps_ready.get();
+  steps_ready.wait();
 
   auto const threads = main_threads(model, order);
   auto const gaps = attribute_gaps(model, order, holes, classifier, threads, out);

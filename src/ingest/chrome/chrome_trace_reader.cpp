@@ -5,6 +5,7 @@
 // included) has been read.
 #include <tracesweep/error.hpp>
 #include <tracesweep/ingest/chrome_trace_reader.hpp>
+#include <tracesweep/task_threads.hpp>
 
 #include "ingest/chrome/byte_source.hpp"
 #include "ingest/chrome/chrome_source_reader.hpp"
@@ -308,11 +309,8 @@ void read_chrome_source(byte_source& source, std::string const& path, event_tabl
   try {
     event_splitter splitter(source, path, chunk_bytes, options.max_event_bytes);
     table_sink sink(table, source, splitter);
-    unsigned threads = options.threads;
-    // More threads than TBB's global limit only make TBB warn on stderr; results do not
-    // depend on the count (chunks are cut by bytes and merged in order).
-    auto const limit = static_cast<unsigned>(std::max(1, tbb::info::default_concurrency()));
-    if (threads == 0 || threads > limit) threads = limit;
+    // Results do not depend on the count (chunks are cut by bytes and merged in order).
+    unsigned const threads = resolve_threads(options.threads);
     if (threads == 1)
       read_sequential(splitter, sink, path);
     else

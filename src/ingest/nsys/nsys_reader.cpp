@@ -3,6 +3,7 @@
 // rowid ranges (optionally on several connections at once) and appends the rows in order. The
 // same core reads a database image given as bytes (shared in-memory database, memdb VFS).
 #include <tracesweep/ingest/nsys_reader.hpp>
+#include <tracesweep/task_threads.hpp>
 
 #include <algorithm>
 #include <array>
@@ -380,8 +381,7 @@ void read_database(db_location const& where, std::uint64_t bytes, event_table& t
     plans.push_back(std::move(*p));
   }
 
-  unsigned const threads =
-      options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned const threads = resolve_threads(options.threads);
   // No table holds more rows than the file has room for (a row takes at least 6 bytes).
   std::uint64_t const max_rows = bytes / 6;
   std::vector<read_task> tasks;

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// The one task system: oneTBB. Every --threads N means the same: N workers of a TBB task arena;
+// 0 means TBB's default concurrency (the CPUs this process may use). Results never depend on it.
+#pragma once
+
+#include <algorithm>
+
+#include <tbb/info.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+namespace tracesweep {
+
+/// `threads` as every --threads takes it: 0 = TBB's default concurrency, else `threads` capped at
+/// it (more only make TBB warn; answers do not depend on the count).
+[[nodiscard]] inline unsigned resolve_threads(unsigned threads) noexcept {
+  auto const limit = static_cast<unsigned>(std::max(1, tbb::info::default_concurrency()));
+  return threads == 0 || threads > limit ? limit : threads;
+}
+
+/// Calls fn(worker) for worker in [0, workers) as tasks of an arena of `workers` threads (the
+/// calling thread takes part); returns when all are done, rethrowing the first exception.
+template <typename Fn>
+void run_workers(unsigned workers, Fn&& fn) {
+  if (workers <= 1) {
+    fn(0u);
+    return;
+  }
+  tbb::task_arena arena(static_cast<int>(workers));
+  arena.execute([&] {
+    tbb::parallel_for(
+        0u, workers, [&](unsigned w) { fn(w); }, tbb::static_partitioner{});
+  });
+}
+
+}  // namespace tracesweep
