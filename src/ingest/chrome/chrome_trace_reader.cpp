@@ -11,11 +11,10 @@
 #include "ingest/chrome/chrome_source_reader.hpp"
 #include "ingest/chrome/event_parser.hpp"
 #include "ingest/chrome/event_splitter.hpp"
+#include "ingest/ordered_pipeline.hpp"
 
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/info.h>
-#include <tbb/parallel_pipeline.h>
-#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <climits>
@@ -240,54 +239,18 @@ void read_sequential(event_splitter& splitter, table_sink& sink, std::string con
 
 void read_parallel(event_splitter& splitter, table_sink& sink, std::string const& path,
                    unsigned threads) {
-  std::mutex pool_mutex;
-  std::vector<std::unique_ptr<work_item>> pool;
-  auto take = [&] {
-    std::lock_guard lock(pool_mutex);
-    if (pool.empty()) return std::make_unique<work_item>();
-    auto item = std::move(pool.back());
-    pool.pop_back();
-    return item;
-  };
-  auto give_back = [&](work_item* item) {
-    std::lock_guard lock(pool_mutex);
-    pool.emplace_back(item);
-  };
   tbb::enumerable_thread_specific<event_parser> parsers;
-  tbb::task_arena arena(static_cast<int>(threads));
-  arena.execute([&] {
-    tbb::parallel_pipeline(
-        4 * threads,
-        tbb::make_filter<void, work_item*>(
-            tbb::filter_mode::serial_in_order,
-            [&](tbb::flow_control& fc) -> work_item* {
-              auto item = take();
-              if (!splitter.next(item->chunk)) {
-                give_back(item.release());
-                fc.stop();
-                return nullptr;
-              }
-              item->paddle_schema = splitter.header().schema_version_seen_before_events;
-              return item.release();
-            }) &
-            tbb::make_filter<work_item*, work_item*>(
-                tbb::filter_mode::parallel,
-                [&](work_item* item) {
-                  try {
-                    parsers.local().parse(item->chunk, item->paddle_schema, path, item->rows);
-                  } catch (...) {
-                    give_back(item);
-                    throw;
-                  }
-                  return item;
-                }) &
-            tbb::make_filter<work_item*, void>(
-                tbb::filter_mode::serial_in_order, [&](work_item* item) {
-                  std::unique_ptr<work_item> owned(item);
-                  sink.merge(item->rows, item->chunk.byte_offset + item->chunk.length);
-                  give_back(owned.release());
-                }));
-  });
+  ingest::ordered_pipeline<work_item>(
+      threads,
+      [&](work_item& item) {
+        if (!splitter.next(item.chunk)) return false;
+        item.paddle_schema = splitter.header().schema_version_seen_before_events;
+        return true;
+      },
+      [&](work_item& item) {
+        parsers.local().parse(item.chunk, item.paddle_schema, path, item.rows);
+      },
+      [&](work_item& item) { sink.merge(item.rows, item.chunk.byte_offset + item.chunk.length); });
 }
 
 }  // namespace

@@ -5,10 +5,11 @@
 #include <tracesweep/ingest/nsys_reader.hpp>
 #include <tracesweep/task_threads.hpp>
 
+#include <tbb/enumerable_thread_specific.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
@@ -16,10 +17,8 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
-#include <thread>
 
 #include <tracesweep/error.hpp>
 
@@ -33,6 +32,7 @@
 #include "ingest/nsys/nsys_strings.hpp"
 #include "ingest/nsys/nsys_tables.hpp"
 #include "ingest/nsys/sqlite_db.hpp"
+#include "ingest/ordered_pipeline.hpp"
 
 namespace tracesweep {
 
@@ -71,11 +71,10 @@ void read_task_rows(db_location const& where, std::vector<table_plan> const& pla
   load_rows(*db, plans[t.plan], t.lo, t.hi, out);
 }
 
-/// Reads the tasks on `threads` threads (the calling one included) and hands each batch to
-/// `consume(i, batch)` on the calling thread in task order, as soon as it and every task before
-/// it are read; while the next batch is not ready the calling thread reads a task itself. At most
-/// a few batches per thread are in flight and their storage is reused, so memory stays flat and
-/// freshly faulted pages are few. `consume` may take the batch (move it out) to keep it.
+/// Reads the tasks on `threads` threads and hands each batch to `consume(i, batch)` in task order
+/// (ordered_pipeline: a few batches per thread in flight, their storage reused, so memory stays
+/// flat and freshly faulted pages are few). `consume` may take the batch (move it out) to keep
+/// it.
 template <class Consume>
 void stream_tasks(db_location const& where, std::vector<table_plan> const& plans,
                   std::vector<read_task> const& tasks, unsigned threads, Consume&& consume) {
@@ -92,87 +91,23 @@ void stream_tasks(db_location const& where, std::vector<table_plan> const& plans
     }
     return;
   }
-  std::size_t const window = 4 * std::size_t{threads};
-  std::mutex m;
-  std::condition_variable cv;
-  std::vector<batch_ptr> done(tasks.size()), spare;
-  std::size_t next = 0, consumed = 0;
-  bool stop = false;
-  std::exception_ptr failure;
-  auto claimable = [&] { return !stop && next < tasks.size() && next < consumed + window; };
-  // Reads the next task; called with `lock` held, returns with it held.
-  auto read_one = [&](std::unique_lock<std::mutex>& lock, reader_state& r) {
-    std::size_t const i = next++;
-    batch_ptr b;
-    if (!spare.empty()) b = std::move(spare.back()), spare.pop_back();
-    lock.unlock();
-    if (!b) b = std::make_unique<row_batch>();
-    b->clear();
-    std::exception_ptr error;
-    try {
-      read_task_rows(where, plans, tasks[i], r, *b);
-    } catch (...) {
-      error = std::current_exception();
-    }
-    lock.lock();
-    if (error) {
-      if (!failure) failure = error;
-      stop = true;
-    } else {
-      done[i] = std::move(b);
-    }
-    cv.notify_all();
+  struct item {
+    std::size_t task = 0;
+    batch_ptr batch;
   };
-  auto worker = [&] {
-    reader_state r;
-    std::unique_lock lock(m);
-    for (;;) {
-      cv.wait(lock, [&] { return stop || next >= tasks.size() || claimable(); });
-      if (!claimable()) return;
-      read_one(lock, r);
-    }
-  };
-  std::vector<std::thread> pool;
-  auto const n = std::min<std::size_t>(threads - 1, tasks.size());
-  for (std::size_t t = 0; t < n; ++t) pool.emplace_back(worker);
-  auto halt = [&] {
-    {
-      std::lock_guard lock(m);
-      stop = true;
-    }
-    cv.notify_all();
-    for (auto& t : pool) t.join();
-  };
-  try {
-    reader_state mine;
-    for (std::size_t i = 0; i < tasks.size(); ++i) {
-      batch_ptr b;
-      {
-        std::unique_lock lock(m);
-        while (!done[i] && !failure) {
-          if (claimable()) {
-            read_one(lock, mine);
-          } else {
-            cv.wait(lock, [&] { return done[i] || failure || claimable(); });
-          }
-        }
-        if (!done[i]) break;  // a reader failed: rethrown below
-        b = std::move(done[i]);
-      }
-      consume(i, b);
-      {
-        std::lock_guard lock(m);
-        if (b) spare.push_back(std::move(b));
-        consumed = i + 1;
-      }
-      cv.notify_all();
-    }
-  } catch (...) {
-    halt();
-    throw;
-  }
-  halt();
-  if (failure) std::rethrow_exception(failure);
+  tbb::enumerable_thread_specific<reader_state> readers;
+  std::size_t next = 0;
+  ingest::ordered_pipeline<item>(
+      threads,
+      [&](item& it) {
+        if (next == tasks.size()) return false;
+        it.task = next++;
+        if (!it.batch) it.batch = std::make_unique<row_batch>();
+        it.batch->clear();
+        return true;
+      },
+      [&](item& it) { read_task_rows(where, plans, tasks[it.task], readers.local(), *it.batch); },
+      [&](item& it) { consume(it.task, it.batch); });
 }
 
 /// Appends the read tasks of table `plan` whose rowids run from `bounds.first` to
