@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: Apache-2.0
+// One trace event's fields read from its JSON object (event_fields.hpp).
+#include "ingest/chrome/event_fields.hpp"
+
+#include <string>
+
+#include "ingest/chrome/decimal_time.hpp"
+
+namespace tracesweep::chrome {
+
+namespace od = simdjson::ondemand;
+
+bool integer_text(std::string_view s, std::int64_t& out) {
+  if (s.empty()) return false;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    if (s.size() > 17) return false;
+    std::int64_t value = 0;
+    for (char c : s.substr(2)) {
+      int d = 0;
+      if (c >= '0' && c <= '9')
+        d = c - '0';
+      else if (c >= 'a' && c <= 'f')
+        d = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F')
+        d = c - 'A' + 10;
+      else
+        return false;
+      value = value * 16 + d;
+    }
+    out = value;
+    return true;
+  }
+  return is_json_integer(s) && decimal_to_scaled_int(s, 0, out) == number_status::ok;
+}
+
+namespace {
+
+/// Whether a raw JSON token (a value as written, maybe followed by blanks) is "[memory]".
+bool is_memory_name(std::string_view token) {
+  constexpr std::string_view memory = "\"[memory]\"";
+  if (!token.starts_with(memory)) return false;
+  token.remove_prefix(memory.size());
+  return token.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+/// The type of a value the reader interprets, with its syntax checked where On-Demand leaves it
+/// to the consumer: numbers (strict RFC 8259 grammar) and the atoms null, true, false. On an
+/// error `at` is where the value starts.
+simdjson::error_code checked_type(od::value& v, od::json_type& type, char const*& at) {
+  std::string_view const token = v.raw_json_token();
+  at = token.data();
+  if (auto e = v.type().get(type)) return e;
+  switch (type) {
+    case od::json_type::number:
+      return is_json_number(token) ? simdjson::SUCCESS : simdjson::NUMBER_ERROR;
+    case od::json_type::null: {
+      bool null = false;
+      return v.is_null().get(null) || !null ? simdjson::N_ATOM_ERROR : simdjson::SUCCESS;
+    }
+    case od::json_type::boolean: {
+      bool b = false;
+      if (v.get_bool().get(b))
+        return token[0] == 't' ? simdjson::T_ATOM_ERROR : simdjson::F_ATOM_ERROR;
+      return simdjson::SUCCESS;
+    }
+    default:
+      return simdjson::SUCCESS;
+  }
+}
+
+/// A real-valued arg: a JSON number (integer or not). Anything else leaves `out` unchanged.
+simdjson::error_code read_real(od::value& v, double& out, char const*& at) {
+  od::json_type type;
+  if (auto e = checked_type(v, type, at)) return e;
+  double d = 0;
+  if (type == od::json_type::number && !v.get_double().get(d)) out = d;
+  return simdjson::SUCCESS;
+}
+
+/// An integer arg: a JSON integer, or a string holding a decimal or 0x-hex integer. `found`
+/// tells whether it was one; a value of another type or range leaves it false.
+simdjson::error_code read_integer(od::value& v, std::int64_t& out, bool& found, char const*& at) {
+  found = false;
+  od::json_type type;
+  if (auto e = checked_type(v, type, at)) return e;
+  if (type == od::json_type::number) {
+    std::int64_t i = 0;
+    if (!v.get_int64().get(i)) {
+      out = i;
+      found = true;
+      return simdjson::SUCCESS;
+    }
+    double d = 0;  // e.g. 7.0 from a re-writer: accept exact integers only
+    // The range first: casting a double outside int64 to int64 is undefined.
+    if (!v.get_double().get(d) && d >= -9.0e18 && d <= 9.0e18 &&
+        d == static_cast<double>(static_cast<std::int64_t>(d))) {
+      out = static_cast<std::int64_t>(d);
+      found = true;
+    }
+    return simdjson::SUCCESS;
+  }
+  if (type == od::json_type::string) {
+    std::string_view s;
+    if (auto e = v.get_string().get(s)) return e;
+    found = integer_text(s, out);
+  }
+  return simdjson::SUCCESS;
+}
+
+/// `ts` or `dur`: a number (its raw token), null (absent), or a value of another type.
+simdjson::error_code read_number_token(od::value& v, std::string_view& token, presence& state,
+                                       char const*& at) {
+  od::json_type type;
+  if (auto e = checked_type(v, type, at)) return e;
+  state = type == od::json_type::null     ? presence::absent
+          : type == od::json_type::number ? presence::number
+                                          : presence::other;
+  if (state == presence::number) token = v.raw_json_token();
+  return simdjson::SUCCESS;
+}
+
+/// A string field (`ph`, `cat`, `name`): its text when it is a string, else left as it is.
+simdjson::error_code read_text(od::value& v, std::string_view& out, char const*& at) {
+  od::json_type type;
+  if (auto e = checked_type(v, type, at)) return e;
+  return type == od::json_type::string ? v.get_string().get(out) : simdjson::SUCCESS;
+}
+
+/// Calls `read(key, value)` for each field of `obj` until it fails or sets `stop`.
+template <class Read>
+simdjson::error_code for_each_field(od::object& obj, bool const& stop, Read&& read) {
+  for (auto field_result : obj) {
+    od::field field;
+    if (auto e = std::move(field_result).get(field)) return e;
+    if (auto e = read(field.key(), field.value())) return e;
+    if (stop) break;
+  }
+  return simdjson::SUCCESS;
+}
+
+/// A `[memory]` event's args: Kineto's Bytes, Total Allocated, Total Reserved, Device Id,
+/// Device Type; Paddle's increase_bytes, current_allocated, current_reserved, place. Any other
+/// key is left unread.
+simdjson::error_code read_memory_arg(od::raw_json_string k, od::value& a, event_fields& f) {
+  auto& at = f.fault_at;
+  if (k == "increase_bytes") return read_integer(a, f.increase_bytes, f.has_increase_bytes, at);
+  if (k == "current_allocated")
+    return read_integer(a, f.current_allocated, f.has_current_allocated, at);
+  if (k == "current_reserved")
+    return read_integer(a, f.current_reserved, f.has_current_reserved, at);
+  if (k == "place") return read_text(a, f.place, at);
+  if (k == "Bytes") return read_integer(a, f.memory_bytes, f.has_memory_bytes, at);
+  if (k == "Total Allocated") return read_integer(a, f.total_allocated, f.has_total_allocated, at);
+  if (k == "Total Reserved") return read_integer(a, f.total_reserved, f.has_total_reserved, at);
+  if (k == "Device Id") return read_integer(a, f.memory_device, f.has_memory_device, at);
+  if (k == "Device Type")
+    return read_integer(a, f.memory_device_type, f.has_memory_device_type, at);
+  return simdjson::SUCCESS;
+}
+
+/// The `args` object's fields the columns use.
+simdjson::error_code read_args(od::value& v, event_fields& f) {
+  od::json_type type;
+  if (auto e = checked_type(v, type, f.fault_at)) return e;
+  if (type != od::json_type::object) return simdjson::SUCCESS;
+  od::object args;
+  if (auto e = v.get_object().get(args)) return e;
+  bool const never = false;
+  return for_each_field(args, never, [&](od::raw_json_string k, od::value& a) {
+    auto& at = f.fault_at;
+    simdjson::error_code e = simdjson::SUCCESS;
+    if (k == "device") {
+      e = read_integer(a, f.device, f.has_device, at);
+    } else if (k == "stream") {
+      e = read_integer(a, f.stream, f.has_stream, at);
+    } else if (k == "correlation" || k == "correlation id") {
+      e = read_integer(a, f.correlation, f.has_correlation, at);
+    } else if (k == "bytes") {
+      bool found = false;
+      e = read_integer(a, f.bytes, found, at);
+      if (!found) f.bytes = 0;
+    } else if (k == "blocks per SM") {
+      e = read_real(a, f.blocks_per_sm, at);
+    } else if (k == "est. achieved occupancy %") {
+      e = read_real(a, f.est_occupancy, at);
+    } else if (k == "theoretical achieved occupancy %") {
+      e = read_real(a, f.theoretical_occupancy, at);
+    } else {
+      e = read_memory_arg(k, a, f);
+    }
+    return e;
+  });
+}
+
+}  // namespace
+
+simdjson::error_code read_event(od::object& obj, event_fields& f) {
+  bool not_complete = false;  // ph is neither "X" nor "i": leave the rest of the event unread
+  return for_each_field(obj, not_complete, [&](od::raw_json_string key, od::value& v) {
+    auto& at = f.fault_at;
+    simdjson::error_code e = simdjson::SUCCESS;
+    switch (key.raw()[0]) {  // dispatch on the first byte: most keys are rejected at once
+      case 'p':
+        if (key == "ph") {
+          if ((e = read_text(v, f.ph, at))) return e;
+          // Complete events become rows and instant events may be memory events: leave the
+          // rest of any other event unread.
+          not_complete = f.ph != "X" && f.ph != "i";
+        } else if (key == "pid") {
+          e = read_integer(v, f.pid, f.pid_int, at);
+        }
+        break;
+      case 't':
+        if (key == "ts") {
+          e = read_number_token(v, f.ts, f.ts_state, at);
+        } else if (key == "tid") {
+          od::json_type type;
+          if ((e = checked_type(v, type, at))) return e;
+          f.tid_is_text = type == od::json_type::string;
+          e = f.tid_is_text ? v.get_string().get(f.tid_text)
+                            : read_integer(v, f.tid, f.tid_int, at);
+        }
+        break;
+      case 'd':
+        if (key == "dur") e = read_number_token(v, f.dur, f.dur_state, at);
+        break;
+      case 'c':
+        if (key == "cat") e = read_text(v, f.cat, at);
+        break;
+      case 'n':
+        if (key == "name" && f.ph == "i")
+          f.memory_name = is_memory_name(v.raw_json_token());
+        else if (key == "name")
+          e = read_text(v, f.name, at);
+        break;
+      case 'a':
+        if (key == "args") e = read_args(v, f);
+        break;
+      default:
+        break;
+    }
+    return e;
+  });
+}
+
+}  // namespace tracesweep::chrome

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// One trace event's fields as the columns use them, read from its JSON object with simdjson
+// On-Demand: ph, cat, name, the ts/dur tokens, pid/tid, args (device, stream, correlation, bytes,
+// launch metrics, memory args), with the syntax checks On-Demand leaves to the consumer.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+#include <simdjson.h>
+
+namespace tracesweep::chrome {
+
+enum class presence : std::uint8_t { absent, number, other };
+
+/// The fields of one event that the columns use.
+struct event_fields {
+  std::string_view ph, cat, name;
+  std::string_view ts, dur;  ///< raw number tokens
+  presence ts_state = presence::absent;
+  presence dur_state = presence::absent;
+  std::int64_t pid = 0;
+  bool pid_int = false;
+  std::int64_t tid = 0;
+  bool tid_int = false;
+  std::string_view tid_text;
+  bool tid_is_text = false;
+  std::int64_t device = -1, stream = -1, correlation = -1, bytes = 0;
+  bool has_device = false, has_stream = false, has_correlation = false;
+  // Launch metrics (kernels): Kineto's "est. achieved occupancy %", Paddle's "theoretical
+  // achieved occupancy %" (used only when the "est." one is absent). NaN = absent.
+  double blocks_per_sm = std::numeric_limits<double>::quiet_NaN();
+  double est_occupancy = std::numeric_limits<double>::quiet_NaN();
+  double theoretical_occupancy = std::numeric_limits<double>::quiet_NaN();
+  // Memory events (Kineto `[memory]` args); found flags say the integer was there.
+  std::int64_t memory_bytes = 0, total_allocated = 0, total_reserved = 0;
+  std::int64_t memory_device = -1, memory_device_type = -1;
+  bool has_memory_bytes = false, has_total_allocated = false, has_total_reserved = false;
+  bool has_memory_device = false, has_memory_device_type = false;
+  // Paddle's memory args: increase_bytes, current_allocated, current_reserved, place.
+  std::int64_t increase_bytes = 0, current_allocated = 0, current_reserved = 0;
+  bool has_increase_bytes = false, has_current_allocated = false, has_current_reserved = false;
+  std::string_view place;
+  /// An instant event's name read after its ph is compared as written (not unescaped, not
+  /// checked): whether it is "[memory]".
+  bool memory_name = false;
+  [[nodiscard]] bool is_memory_event() const noexcept {
+    return ph == "i" && (memory_name || name == "[memory]");
+  }
+  char const* fault_at = nullptr;  ///< where the invalid JSON starts, when an error is returned
+};
+
+/// Reads the fields of one event object. Returns an error code from simdjson; f.fault_at is
+/// where the offending value starts when it is known.
+[[nodiscard]] simdjson::error_code read_event(simdjson::ondemand::object& obj, event_fields& f);
+
+/// A string holding an integer: decimal, or 0x-hex of at most 15 digits.
+[[nodiscard]] bool integer_text(std::string_view s, std::int64_t& out);
+
+}  // namespace tracesweep::chrome
