@@ -58,133 +58,138 @@ bool is_json_number(std::string_view token) noexcept {
   return i == token.size();
 }
 
-number_status decimal_to_scaled_int(std::string_view token, int scale, std::int64_t& out) noexcept {
-  while (!token.empty() && is_json_space(token.back())) token.remove_suffix(1);
-  // Fast path for what profilers write: 1-15 integer digits (no leading zero unless "0"),
-  // optionally '.' and 1-3 fraction digits, scale 3. Exact without rounding.
-  if (scale == 3 && !token.empty() && token.size() <= 19 && is_digit(token[0]) &&
-      (token[0] != '0' || token.size() == 1 || token[1] == '.')) {
-    std::int64_t whole = 0;
-    std::size_t k = 0;
-    // At most 16 digits are summed (more could overflow); more than 15 take the general path.
-    while (k < token.size() && k < 16 && is_digit(token[k]))
-      whole = whole * 10 + (token[k++] - '0');
-    if (k <= 15) {
-      if (k == token.size()) {
-        out = whole * 1000;
-        return number_status::ok;
-      }
-      if (token[k] == '.' && token.size() - k - 1 >= 1 && token.size() - k - 1 <= 3) {
-        std::int64_t frac = 0;
-        std::size_t digits = 0;
-        for (std::size_t j = k + 1; j < token.size(); ++j, ++digits) {
-          if (!is_digit(token[j])) goto general;
-          frac = frac * 10 + (token[j] - '0');
-        }
-        for (; digits < 3; ++digits) frac *= 10;
-        out = whole * 1000 + frac;
-        return number_status::ok;
-      }
-    }
+namespace {
+
+/// The fast path for what profilers write: 1-15 integer digits (no leading zero unless "0"),
+/// optionally '.' and 1-3 fraction digits, at scale 3; exact without rounding. False when the
+/// token is not of that form (the general path decides then).
+bool profiler_microseconds(std::string_view token, std::int64_t& out) noexcept {
+  if (token.empty() || token.size() > 19 || !is_digit(token[0]) ||
+      (token[0] == '0' && token.size() > 1 && token[1] != '.'))
+    return false;
+  std::int64_t whole = 0;
+  std::size_t k = 0;
+  // At most 16 digits are summed (more could overflow); more than 15 take the general path.
+  while (k < token.size() && k < 16 && is_digit(token[k])) whole = whole * 10 + (token[k++] - '0');
+  if (k > 15) return false;
+  if (k == token.size()) {
+    out = whole * 1000;
+    return true;
   }
-general:
-  std::size_t i = 0;
-  auto const n = token.size();
+  auto const fraction = token.size() - k - 1;
+  if (token[k] != '.' || fraction < 1 || fraction > 3) return false;
+  std::int64_t frac = 0;
+  for (std::size_t j = k + 1; j < token.size(); ++j) {
+    if (!is_digit(token[j])) return false;
+    frac = frac * 10 + (token[j] - '0');
+  }
+  for (auto digits = fraction; digits < 3; ++digits) frac *= 10;
+  out = whole * 1000 + frac;
+  return true;
+}
+
+/// A JSON number as its significant digits (leading zeros dropped, at most 64 kept) times
+/// 10^exponent.
+struct decimal {
   bool negative = false;
-  if (i < n && token[i] == '-') negative = true, ++i;
+  char digits[64] = {};
+  int count = 0;              ///< digits kept in `digits`
+  bool nonzero_lost = false;  ///< a nonzero fraction digit beyond the 64 kept
+  std::int64_t exponent = 0;
+};
 
-  // Significant digits (integer then fraction part) with leading zeros dropped.
-  char digits[64];
-  int count = 0;              // digits kept in `digits`
-  std::int64_t extra = 0;     // digits beyond the 64 kept: they shift the exponent (integer part)
-  bool nonzero_lost = false;  // a nonzero fraction digit beyond the 64 kept
-  std::int64_t exponent = scale;
-
-  auto const int_begin = i;
-  while (i < n && is_digit(token[i])) {
-    if (count == 0 && token[i] == '0') {
-      ++i;
-      continue;
-    }
-    if (count < 64)
-      digits[count++] = token[i];
+/// The integer part's digits (no leading zero unless alone); false when there is none.
+bool read_integer_part(std::string_view token, std::size_t& i, decimal& d) noexcept {
+  auto const begin = i;
+  std::int64_t extra = 0;  // digits beyond the 64 kept: they shift the exponent
+  for (; i < token.size() && is_digit(token[i]); ++i) {
+    if (d.count == 0 && token[i] == '0') continue;
+    if (d.count < 64)
+      d.digits[d.count++] = token[i];
     else
-      ++extra, nonzero_lost |= token[i] != '0';
-    ++i;
+      ++extra, d.nonzero_lost |= token[i] != '0';
   }
-  auto const int_digits = i - int_begin;
-  if (int_digits == 0) return number_status::not_a_number;
-  if (int_digits > 1 && token[int_begin] == '0') return number_status::not_a_number;  // "01"
-  exponent += extra;
+  auto const digits = i - begin;
+  if (digits == 0 || (digits > 1 && token[begin] == '0')) return false;  // "", "01"
+  d.exponent += extra;
+  return true;
+}
 
-  if (i < n && token[i] == '.') {
-    ++i;
-    auto const frac_begin = i;
-    while (i < n && is_digit(token[i])) {
-      if (count == 0 && token[i] == '0') {
-        --exponent;
-      } else if (count < 64) {
-        digits[count++] = token[i];
-        --exponent;
-      } else {
-        nonzero_lost |= token[i] != '0';
-      }
-      ++i;
+/// A '.' and its fraction digits, when there; false for a '.' without digits ("1.").
+bool read_fraction(std::string_view token, std::size_t& i, decimal& d) noexcept {
+  if (i >= token.size() || token[i] != '.') return true;
+  auto const begin = ++i;
+  for (; i < token.size() && is_digit(token[i]); ++i) {
+    if (d.count == 0 && token[i] == '0') {
+      --d.exponent;
+    } else if (d.count < 64) {
+      d.digits[d.count++] = token[i];
+      --d.exponent;
+    } else {
+      d.nonzero_lost |= token[i] != '0';
     }
-    if (i == frac_begin) return number_status::not_a_number;  // "1."
   }
-  if (i < n && (token[i] == 'e' || token[i] == 'E')) {
-    ++i;
-    bool exp_negative = false;
-    if (i < n && (token[i] == '+' || token[i] == '-')) exp_negative = token[i] == '-', ++i;
-    auto const exp_begin = i;
-    std::int64_t e = 0;
-    while (i < n && is_digit(token[i])) {
-      if (e < 1'000'000) e = e * 10 + (token[i] - '0');
-      ++i;
-    }
-    if (i == exp_begin) return number_status::not_a_number;
-    exponent += exp_negative ? -e : e;
-  }
-  if (i != n) return number_status::not_a_number;
+  return i != begin;
+}
 
-  // Trailing zeros move into the exponent.
-  while (count > 0 && digits[count - 1] == '0') --count, ++exponent;
-  if (count == 0 && !nonzero_lost) {
-    out = 0;
-    return number_status::ok;
-  }
+/// An 'e'/'E', its sign and digits, when there; false for an exponent without digits.
+bool read_exponent(std::string_view token, std::size_t& i, decimal& d) noexcept {
+  if (i >= token.size() || (token[i] != 'e' && token[i] != 'E')) return true;
+  ++i;
+  bool negative = false;
+  if (i < token.size() && (token[i] == '+' || token[i] == '-')) negative = token[i] == '-', ++i;
+  auto const begin = i;
+  std::int64_t e = 0;
+  for (; i < token.size() && is_digit(token[i]); ++i)
+    if (e < 1'000'000) e = e * 10 + (token[i] - '0');
+  d.exponent += negative ? -e : e;
+  return i != begin;
+}
 
+/// `d` rounded to an integer (half to even), or out_of_range beyond int64.
+number_status round_to_integer(decimal const& d, std::int64_t& out) noexcept {
   using u128 = unsigned __int128;
   constexpr u128 limit = static_cast<u128>(std::numeric_limits<std::int64_t>::max());
   u128 value = 0;
-  if (exponent >= 0) {
-    if (count + exponent > 19) return number_status::out_of_range;
-    for (int k = 0; k < count; ++k) value = value * 10 + static_cast<unsigned>(digits[k] - '0');
-    for (std::int64_t k = 0; k < exponent; ++k) value *= 10;
-  } else {
-    auto const drop = -exponent;  // digits after the unit position
-    if (drop > count) {
-      value = 0;  // |value| < 0.1 units: rounds to 0
-    } else {
-      auto const keep = count - static_cast<int>(drop);
-      if (keep > 19) return number_status::out_of_range;
-      for (int k = 0; k < keep; ++k) value = value * 10 + static_cast<unsigned>(digits[k] - '0');
-      char const first_dropped = digits[keep];
-      bool const more_dropped = keep + 1 < count || nonzero_lost;  // trailing zeros are gone
-      bool round_up = false;
-      if (first_dropped > '5')
-        round_up = true;
-      else if (first_dropped == '5')
-        round_up = more_dropped || (value & 1) != 0;
-      if (round_up) ++value;
-    }
+  if (d.exponent >= 0) {
+    if (d.count + d.exponent > 19) return number_status::out_of_range;
+    for (int k = 0; k < d.count; ++k) value = value * 10 + static_cast<unsigned>(d.digits[k] - '0');
+    for (std::int64_t k = 0; k < d.exponent; ++k) value *= 10;
+  } else if (auto const drop = -d.exponent; drop <= d.count) {  // else |value| < 0.1 units: 0
+    auto const keep = d.count - static_cast<int>(drop);  // digits after the unit position dropped
+    if (keep > 19) return number_status::out_of_range;
+    for (int k = 0; k < keep; ++k) value = value * 10 + static_cast<unsigned>(d.digits[k] - '0');
+    char const first_dropped = d.digits[keep];
+    bool const more_dropped = keep + 1 < d.count || d.nonzero_lost;  // trailing zeros are gone
+    if (first_dropped > '5' || (first_dropped == '5' && (more_dropped || (value & 1) != 0)))
+      ++value;
   }
   // -2^63 fits although 2^63 does not.
-  if (value > limit + (negative ? 1 : 0)) return number_status::out_of_range;
+  if (value > limit + (d.negative ? 1 : 0)) return number_status::out_of_range;
   auto const v = static_cast<std::uint64_t>(value);
-  out = static_cast<std::int64_t>(negative ? 0 - v : v);  // modulo 2^64: exact in range
+  out = static_cast<std::int64_t>(d.negative ? 0 - v : v);  // modulo 2^64: exact in range
   return number_status::ok;
+}
+
+}  // namespace
+
+number_status decimal_to_scaled_int(std::string_view token, int scale, std::int64_t& out) noexcept {
+  while (!token.empty() && is_json_space(token.back())) token.remove_suffix(1);
+  if (scale == 3 && profiler_microseconds(token, out)) return number_status::ok;
+  decimal d;
+  d.exponent = scale;
+  std::size_t i = 0;
+  if (i < token.size() && token[i] == '-') d.negative = true, ++i;
+  if (!read_integer_part(token, i, d) || !read_fraction(token, i, d) ||
+      !read_exponent(token, i, d) || i != token.size())
+    return number_status::not_a_number;
+  // Trailing zeros move into the exponent.
+  while (d.count > 0 && d.digits[d.count - 1] == '0') --d.count, ++d.exponent;
+  if (d.count == 0 && !d.nonzero_lost) {
+    out = 0;
+    return number_status::ok;
+  }
+  return round_to_integer(d, out);
 }
 
 }  // namespace tracesweep::chrome
