@@ -230,108 +230,140 @@ device_details details_of(Get const& get) {
   return d;
 }
 
-/// Reads every row of the bound statement `rows` (the plan's SELECT) into `out`.
-void load(statement& rows, table_plan const& plan, row_batch& out) {
-  sqlite3_stmt* const s = rows.get();
-  auto const& col = plan.column;
-  // Each column's value is taken once per row (sqlite3_column_value) and its type and integer read
-  // from it: half the library calls of sqlite3_column_type + sqlite3_column_int64, each of which
-  // enters the connection's mutex; 12 % of a kernel read. The values are unprotected, which is
-  // safe here: the connection is NOMUTEX, used by this thread alone, and they are read before
-  // the next step.
-  std::array<sqlite3_value*, field_count> value{};
-  auto get = [&](int f) { return col[f] < 0 ? default_of(f) : sqlite3_value_int64(value[col[f]]); };
-  auto is_null = [&](int f) { return sqlite3_value_type(value[col[f]]) == SQLITE_NULL; };
-  auto text = [&](int f) {
-    return col[f] < 0 ? nullptr : reinterpret_cast<char const*>(sqlite3_column_text(s, col[f]));
-  };
-  bool const host = plan.source == source_table::runtime || plan.source == source_table::nvtx ||
-                    plan.source == source_table::osrt;
-  bool const nvtx = plan.source == source_table::nvtx;
-  bool const kernel = plan.source == source_table::kernel;
-  bool const fallback = plan.column[f_name_fallback] >= 0;
-  // Every selected column but the NVTX text holds integers: sqlite3_column_int64 would turn a
-  // TEXT, REAL or BLOB value into some number (0, INT64_MAX, …), so such a row is skipped.
-  std::array<int, field_count> integer_columns{};
-  int integer_count = 0;
-  for (int f = 0; f < field_count; ++f)
-    if (f != f_text && col[f] >= 0) integer_columns[integer_count++] = col[f];
-  auto has_non_integer = [&] {
-    for (int i = 0; i < integer_count; ++i) {
-      int const type = sqlite3_value_type(value[integer_columns[i]]);
+/// The current row of a plan's statement: each column's value taken once per row
+/// (sqlite3_column_value) and its type and integer read from it: half the library calls of
+/// sqlite3_column_type + sqlite3_column_int64, each of which enters the connection's mutex; 12 %
+/// of a kernel read. The values are unprotected, which is safe here: the connection is NOMUTEX,
+/// used by this thread alone, and they are read before the next step.
+class plan_row {
+ public:
+  plan_row(sqlite3_stmt* s, table_plan const& plan) : _s(s), _col(plan.column) {
+    // Every selected column but the NVTX text holds integers: sqlite3_column_int64 would turn a
+    // TEXT, REAL or BLOB value into some number (0, INT64_MAX, …), so such a row is skipped.
+    for (int f = 0; f < field_count; ++f)
+      if (f != f_text && _col[f] >= 0) _integer_columns[_integer_count++] = _col[f];
+    _columns = sqlite3_column_count(s);
+  }
+  /// Takes the values of the row the statement stands on.
+  void take() {
+    for (int c = 0; c < _columns; ++c) _value[c] = sqlite3_column_value(_s, c);
+  }
+  [[nodiscard]] std::int64_t get(int f) const {
+    return _col[f] < 0 ? default_of(f) : sqlite3_value_int64(_value[_col[f]]);
+  }
+  [[nodiscard]] bool is_null(int f) const {
+    return sqlite3_value_type(_value[_col[f]]) == SQLITE_NULL;
+  }
+  [[nodiscard]] char const* text(int f) const {
+    return _col[f] < 0 ? nullptr : reinterpret_cast<char const*>(sqlite3_column_text(_s, _col[f]));
+  }
+  [[nodiscard]] bool has_non_integer() const {
+    for (int i = 0; i < _integer_count; ++i) {
+      int const type = sqlite3_value_type(_value[_integer_columns[i]]);
       if (type != SQLITE_INTEGER && type != SQLITE_NULL) return true;
     }
     return false;
-  };
+  }
+
+ private:
+  sqlite3_stmt* _s;
+  std::array<int, field_count> const& _col;
+  std::array<sqlite3_value*, field_count> _value{};
+  std::array<int, field_count> _integer_columns{};
+  int _integer_count = 0;
+  int _columns = 0;
+};
+
+/// What becomes of a row: kept, or skipped and why.
+enum class row_fate { keep, metadata, null_time, unterminated };
+
+/// An NVTX row: a domain name (recorded in `out`, not a row), a range or mark (its style in
+/// `subkind`; a mark's NULL end is its start), or other metadata.
+row_fate nvtx_fate(plan_row const& row, std::int64_t start, std::int64_t& end,
+                   std::uint8_t& subkind, row_batch& out) {
+  auto const type = row.get(f_subkind);
+  if (type == 75) {  // NvtxDomainCreate: text = domain name
+    auto const* t = row.text(f_text);
+    out.domains.push_back(nvtx_domain{pid_of(row.get(f_global_tid)), row.get(f_domain),
+                                      t ? std::string(t) : std::string()});
+    return row_fate::metadata;
+  }
+  if (type == 59 || type == 70) {
+    subkind = static_cast<std::uint8_t>(range_style::push_pop);
+  } else if (type == 60 || type == 71) {
+    subkind = static_cast<std::uint8_t>(range_style::start_end);
+  } else if (type == 34) {
+    subkind = static_cast<std::uint8_t>(range_style::mark);
+    if (row.is_null(f_end)) end = start;
+  } else {
+    return row_fate::metadata;  // categories, thread names, domain destroy: not events
+  }
+  if (row.is_null(f_start)) return row_fate::null_time;
+  if (subkind != static_cast<std::uint8_t>(range_style::mark) && row.is_null(f_end))
+    return row_fate::unterminated;
+  return row_fate::keep;
+}
+
+/// Appends the kept row to `out`.
+void append_row(plan_row const& row, table_plan const& plan, std::int64_t start, std::int64_t end,
+                std::uint8_t subkind, row_batch& out) {
+  bool const host = plan.source == source_table::runtime || plan.source == source_table::nvtx ||
+                    plan.source == source_table::osrt;
+  out.start.push_back(start);
+  out.end.push_back(end);
+  out.subkind.push_back(subkind);
+  if (host) {
+    auto const gtid = row.get(f_global_tid);
+    out.rank.push_back(pid_of(gtid));
+    out.device.push_back(-1);
+    out.stream.push_back(tid_of(gtid));
+  } else {
+    out.rank.push_back(pid_of(row.get(f_global_pid)));
+    out.device.push_back(static_cast<std::int32_t>(row.get(f_device)));
+    out.stream.push_back(row.get(f_stream));
+  }
+  out.correlation.push_back(row.get(f_correlation));
+  out.bytes.push_back(row.get(f_bytes));
+  out.name_raw.push_back(row.get(f_name));
+  if (plan.source == source_table::kernel && plan.column[f_name_fallback] >= 0)
+    out.name_fallback.push_back(row.get(f_name_fallback));
+  if (plan.details) out.details.push_back(details_of([&](int f) { return row.get(f); }));
+  if (plan.source == source_table::nvtx) {
+    auto const* t = row.text(f_text);
+    out.has_text.push_back(t != nullptr);
+    out.text.emplace_back(t ? t : "");
+    out.domain.push_back(row.get(f_domain));
+    if (plan.sources) out.rowid.push_back(row.get(f_rowid));
+  }
+}
+
+/// Reads every row of the bound statement `rows` (the plan's SELECT) into `out`.
+void load(statement& rows, table_plan const& plan, row_batch& out) {
+  plan_row row(rows.get(), plan);
+  bool const nvtx = plan.source == source_table::nvtx;
+  bool const subkind_column =
+      plan.source == source_table::memcpy || plan.source == source_table::synchronization;
   std::int64_t null_times = 0, unterminated = 0, non_integer = 0;
-  int const columns = sqlite3_column_count(s);
   while (rows.step()) {  // throws on an SQLite error
-    for (int c = 0; c < columns; ++c) value[c] = sqlite3_column_value(s, c);
-    if (has_non_integer()) {
+    row.take();
+    if (row.has_non_integer()) {
       ++non_integer;
       continue;
     }
     std::uint8_t subkind = 0;
-    std::int64_t start = get(f_start);
-    std::int64_t end = get(f_end);
-    if (nvtx) {
-      auto const type = get(f_subkind);
-      if (type == 75) {  // NvtxDomainCreate: text = domain name
-        auto const* t = text(f_text);
-        out.domains.push_back(nvtx_domain{pid_of(get(f_global_tid)), get(f_domain),
-                                          t ? std::string(t) : std::string()});
-        continue;
-      }
-      if (type == 59 || type == 70) {
-        subkind = static_cast<std::uint8_t>(range_style::push_pop);
-      } else if (type == 60 || type == 71) {
-        subkind = static_cast<std::uint8_t>(range_style::start_end);
-      } else if (type == 34) {
-        subkind = static_cast<std::uint8_t>(range_style::mark);
-        if (is_null(f_end)) end = start;
-      } else {
-        continue;  // categories, thread names, domain destroy: metadata, not events
-      }
-      if (is_null(f_start)) {
-        ++null_times;
-        continue;
-      }
-      if (subkind != static_cast<std::uint8_t>(range_style::mark) && is_null(f_end)) {
-        ++unterminated;
-        continue;
-      }
-    } else if ((plan.start_nullable && is_null(f_start)) || (plan.end_nullable && is_null(f_end))) {
-      ++null_times;
-      continue;
-    } else if (plan.source == source_table::memcpy ||
-               plan.source == source_table::synchronization) {
-      subkind = static_cast<std::uint8_t>(get(f_subkind));
-    }
-    out.start.push_back(start);
-    out.end.push_back(end);
-    out.subkind.push_back(subkind);
-    if (host) {
-      auto const gtid = get(f_global_tid);
-      out.rank.push_back(pid_of(gtid));
-      out.device.push_back(-1);
-      out.stream.push_back(tid_of(gtid));
-    } else {
-      out.rank.push_back(pid_of(get(f_global_pid)));
-      out.device.push_back(static_cast<std::int32_t>(get(f_device)));
-      out.stream.push_back(get(f_stream));
-    }
-    out.correlation.push_back(get(f_correlation));
-    out.bytes.push_back(get(f_bytes));
-    out.name_raw.push_back(get(f_name));
-    if (kernel && fallback) out.name_fallback.push_back(get(f_name_fallback));
-    if (plan.details) out.details.push_back(details_of(get));
-    if (nvtx) {
-      auto const* t = text(f_text);
-      out.has_text.push_back(t != nullptr);
-      out.text.emplace_back(t ? t : "");
-      out.domain.push_back(get(f_domain));
-      if (plan.sources) out.rowid.push_back(get(f_rowid));
-    }
+    std::int64_t const start = row.get(f_start);
+    std::int64_t end = row.get(f_end);
+    auto fate = row_fate::keep;
+    if (nvtx)
+      fate = nvtx_fate(row, start, end, subkind, out);
+    else if ((plan.start_nullable && row.is_null(f_start)) ||
+             (plan.end_nullable && row.is_null(f_end)))
+      fate = row_fate::null_time;
+    else if (subkind_column)
+      subkind = static_cast<std::uint8_t>(row.get(f_subkind));
+    null_times += fate == row_fate::null_time;
+    unterminated += fate == row_fate::unterminated;
+    if (fate == row_fate::keep) append_row(row, plan, start, end, subkind, out);
   }
   if (null_times) out.skipped["null_timestamp"] += null_times;
   if (unterminated) out.skipped["unterminated_nvtx_range"] += unterminated;
