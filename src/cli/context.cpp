@@ -226,8 +226,9 @@ void add_filter_options(CLI::App* cmd, analysis_args& args) {
                 "Keep only kernels and operators whose name this regex (RE2, case-sensitive) "
                 "finds; other rows stay");
   g->add_option("--time-range", args.time_range,
-                "START:END in ns (suffix us, ms, s; +N: from the trace start; either side may "
-                "be empty): keep rows overlapping [START, END), not clipped");
+                "START:END in ns (suffix us, ms, s; +N: from the trace start, and after +START, "
+                "END counts from the trace start too; either side may be empty): keep rows "
+                "overlapping [START, END), not clipped");
   g->add_option("--filter-nvtx", args.filter_nvtx,
                 "NAME[@DOMAIN][/INSTANCE]: keep rows overlapping that NVTX range or user "
                 "annotation, per rank (all instances, or instance N from 0)");
