@@ -42,6 +42,8 @@ struct analysis_args {
 /// The row filter the filter options of `args` ask for; a bad text is a usage_error naming its
 /// option (checked before any input is read).
 [[nodiscard]] row_filter filter_of(analysis_args const& args);
+/// The filter options of `args` as given ("--time-range +0:200ms --ranks 1"), for messages.
+[[nodiscard]] std::string filters_as_given(analysis_args const& args);
 /// Adds --filter-name, --time-range, --filter-nvtx, --ranks and --steps to `cmd`.
 void add_filter_options(CLI::App* cmd, analysis_args& args);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/cli_context.hpp"
+#include "cli/empty_result_notes.hpp"
 #include "cli/output_file.hpp"
 #include "cli/progress_line.hpp"
 #include "cli/read_progress_line.hpp"
@@ -189,7 +190,14 @@ int context::run_analysis(analysis_args const& args, read_options const& options
   if (reading.kinds != all_event_kinds) reading.kinds |= kinds_read_by(filter);
   int const failed = read(args.inputs, table, reading);
   if (table.inputs().empty()) throw input_error(args.inputs.front(), "", "no input could be read");
-  apply_row_filter(table, filter);
+  bool const gpu_read = (reading.kinds & gpu_operation_kinds) != 0;
+  if (gpu_read) note_inputs_without_gpu_operations(table, std::cerr);
+  if (!filter.empty()) {
+    auto const before = count_rows(table);
+    apply_row_filter(table, filter);
+    note_what_the_filters_kept(before, count_rows(table), gpu_read, filters_as_given(args),
+                               std::cerr);
+  }
   auto be = make_backend(table);
   output::result_set results;
   try {
@@ -248,6 +256,16 @@ row_filter filter_of(analysis_args const& args) {
   if (!args.ranks.empty()) f.ranks = parse_rank_list(args.ranks, "--ranks");
   if (!args.steps.empty()) f.steps = parse_step_range(args.steps, "--steps");
   return f;
+}
+
+std::string filters_as_given(analysis_args const& args) {
+  std::string out;
+  for (auto const& [option, text] :
+       {std::pair{"--filter-name", &args.filter_name}, std::pair{"--time-range", &args.time_range},
+        std::pair{"--filter-nvtx", &args.filter_nvtx}, std::pair{"--ranks", &args.ranks},
+        std::pair{"--steps", &args.steps}})
+    if (!text->empty()) out += fmt::format("{}{} {}", out.empty() ? "" : " ", option, *text);
+  return out;
 }
 
 void add_format_option(CLI::App* cmd, std::string& format) {

@@ -26,6 +26,10 @@ fs::path resnet50(fs::path const& traces) {
          "resnet50_num_workers_0.worker0.1623143089861.pt.trace.json.gz";
 }
 
+std::size_t lines_of(std::string const& s) {
+  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
 std::size_t json_devices(std::string const& summary_json) {
   simdjson::dom::parser parser;
   return simdjson::dom::array(parser.parse(summary_json)["devices"]).size();
@@ -46,6 +50,43 @@ TEST(FirstUse, AnEndAfterARelativeStartCountsFromTheTraceStart) {
   EXPECT_NE(help.out.find("+0:200ms"), std::string::npos);
   EXPECT_NE(help.out.find("after +START, END counts from the trace start too"), std::string::npos)
       << help.out;
+}
+
+TEST(FirstUse, AnInputWithoutGpuOperationsSaysSo) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  auto const mtia = traces / "kineto/hta_mtia_single_rank/mtia_rank_0.json.gz";
+  for (std::string const command : {"summary", "overview", "diagnose"}) {
+    SCOPED_TRACE(command);
+    auto const r = run_cli(command + " " + quote(mtia));
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(lines_of(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("warning: " + mtia.string() + ": no GPU operations"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("cpu_op 108889"), std::string::npos) << r.err;
+  }
+  auto const nvtx = run_cli("stats --report nvtx_sum " + quote(mtia));  // reads no GPU operation
+  EXPECT_EQ(nvtx.err, "");
+  auto const plain = run_cli("summary " + quote(resnet50(traces)));
+  EXPECT_EQ(plain.err, "");
+}
+
+TEST(FirstUse, AFilterThatKeepsNothingSaysSo) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  auto const f = traces / "nsys/nsys-ai/mfu_2gpu_before.sqlite";
+  auto const none = run_cli("overview --time-range +100000s: " + quote(f));
+  EXPECT_EQ(none.exit_code, 0);
+  EXPECT_EQ(lines_of(none.err), 1u) << none.err;
+  EXPECT_TRUE(std::regex_search(
+      none.err, std::regex("the filters \\(--time-range \\+100000s:\\) kept 0 of [0-9]+ rows")))
+      << none.err;
+  // Absolute times, before the trace began: what +0:200ms meant before.
+  auto const before = run_cli("summary --time-range 0:200ms " + quote(f));
+  EXPECT_EQ(before.exit_code, 0);
+  EXPECT_EQ(lines_of(before.err), 1u) << before.err;
+  EXPECT_NE(before.err.find("the filters (--time-range 0:200ms) kept 0 of"), std::string::npos)
+      << before.err;
+  auto const some = run_cli("summary --time-range +0:+1ms " + quote(f));
+  EXPECT_EQ(some.err, "");
 }
 
 }  // namespace
