@@ -89,4 +89,19 @@ TEST(FirstUse, AFilterThatKeepsNothingSaysSo) {
   EXPECT_EQ(some.err, "");
 }
 
+TEST(FirstUse, FindingsCountCountsFindings) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  auto const r = run_cli("diagnose " + quote(resnet50(traces)));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::smatch title;
+  ASSERT_TRUE(
+      std::regex_search(r.out, title, std::regex("Findings, costliest first \\(([0-9]+)\\)")));
+  std::size_t findings = 0;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);)
+    findings += std::regex_search(line, std::regex("^  [0-9]+\\. ")) ? 1 : 0;
+  EXPECT_GT(findings, 0u);
+  EXPECT_EQ(std::stoul(title[1].str()), findings);
+}
+
 }  // namespace

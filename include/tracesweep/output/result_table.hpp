@@ -133,6 +133,9 @@ struct result_table {
   json_shape shape = json_shape::rows;
   text_style style = text_style::listing;
   std::string text_empty;  ///< text printed instead of the header when there are no rows
+  /// Text: the rows that make one entry of what the title names (a finding over three lines); the
+  /// count after a listing's title counts entries.
+  std::size_t rows_per_entry = 1;
   // Lists and maps inside a cell: entry separator and key-value separator in text (CSV uses
   // ";" and "="), and folding of consecutive integer keys with equal values into "a-b".
   std::string text_separator = ", ";

@@ -175,6 +175,7 @@ output::result_table diagnose_findings(diagnosis const& d) {
       "stragglers)";
   t.views = output::text | output::html;
   t.add("finding", output::value_type::string, "", " ");
+  t.rows_per_entry = 3;  // what, why it matters, where to look
   for (std::size_t k = 0; k < all.size(); ++k) {
     t.add_row({fmt::format("{}. {}", k + 1, all[k].what)});
     t.add_row({fmt::format("   why it matters: {}", all[k].why)});
