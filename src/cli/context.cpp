@@ -5,6 +5,8 @@
 #include "cli/progress_line.hpp"
 #include "cli/read_progress_line.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <tracesweep/error.hpp>
 #include <tracesweep/model/name_regex.hpp>
@@ -25,6 +28,10 @@
 namespace tracesweep::cli {
 
 namespace {
+
+/// The format that draws a timeline, and the commands whose results have one to draw.
+constexpr std::string_view timeline_format = "perfetto";
+constexpr std::array<std::string_view, 2> timeline_commands{"summary", "diagnose"};
 
 /// Runs `write` and turns a table the results lack into the usage error naming --table.
 template <class Write>
@@ -269,15 +276,22 @@ std::string filters_as_given(analysis_args const& args) {
 }
 
 void add_format_option(CLI::App* cmd, std::string& format) {
+  bool const timeline =
+      std::ranges::find(timeline_commands, cmd->get_name()) != timeline_commands.end();
   std::vector<std::string> names;
-  std::string listed;
-  for (auto const& w : output::writers()) {
-    names.emplace_back(w.name);
-    listed += (listed.empty() ? "" : ", ") + names.back();
-  }
-  cmd->add_option("--format", format, "Output format: " + listed)
-      ->check(CLI::IsMember(names))
-      ->capture_default_str();
+  for (auto const& w : output::writers())
+    if (timeline || w.name != timeline_format) names.emplace_back(w.name);
+  auto const without_timeline = CLI::Validator(
+      [](std::string& value) {
+        if (value != timeline_format) return std::string();
+        return fmt::format("{} draws a timeline, which only {} have", value,
+                           fmt::join(timeline_commands, " and "));
+      },
+      "", "timeline");
+  auto* option =
+      cmd->add_option("--format", format, fmt::format("Output format: {}", fmt::join(names, ", ")));
+  if (!timeline) option->check(without_timeline);
+  option->check(CLI::IsMember(names))->capture_default_str();
 }
 
 }  // namespace tracesweep::cli

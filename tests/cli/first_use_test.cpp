@@ -21,6 +21,10 @@ namespace {
 namespace fs = std::filesystem;
 using namespace tracesweep::test;
 
+fs::path sample() {
+  return fs::path(TRACESWEEP_SOURCE_DIR) / "datasets/samples/train_2rank.sqlite";
+}
+
 fs::path resnet50(fs::path const& traces) {
   return traces / "kineto/tb_plugin_samples_resnet50_v100" /
          "resnet50_num_workers_0.worker0.1623143089861.pt.trace.json.gz";
@@ -102,6 +106,26 @@ TEST(FirstUse, FindingsCountCountsFindings) {
     findings += std::regex_search(line, std::regex("^  [0-9]+\\. ")) ? 1 : 0;
   EXPECT_GT(findings, 0u);
   EXPECT_EQ(std::stoul(title[1].str()), findings);
+}
+
+TEST(FirstUse, PerfettoOnlyWhereACommandHasATimeline) {
+  auto const in = quote(sample());
+  for (std::string const& command :
+       {"stats --report cuda_gpu_kern_sum " + in, "overview " + in, "diff " + in + " " + in,
+        std::string("report --db nothing.sqlite")}) {
+    SCOPED_TRACE(command);
+    auto const r = run_cli(command + " --format perfetto");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(lines_of(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("only summary and diagnose have"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  for (std::string const command : {"summary", "diagnose"}) {
+    auto const r = run_cli(command + " --format perfetto " + in);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"ph\""), std::string::npos) << command << " drew nothing";
+  }
+  EXPECT_EQ(run_cli("stats --help").out.find("perfetto"), std::string::npos);
 }
 
 }  // namespace
