@@ -128,4 +128,18 @@ TEST(FirstUse, PerfettoOnlyWhereACommandHasATimeline) {
   EXPECT_EQ(run_cli("stats --help").out.find("perfetto"), std::string::npos);
 }
 
+TEST(FirstUse, MessagesNameTablesAsUsersDo) {
+  auto const verdicts = run_cli("diagnose --table verdicts " + quote(sample()));
+  EXPECT_EQ(verdicts.exit_code, 0) << verdicts.err;
+  EXPECT_TRUE(verdicts.out.starts_with("Verdicts (")) << verdicts.out;
+  auto const gaps = run_cli("diagnose --table gaps " + quote(sample()));
+  EXPECT_TRUE(gaps.out.starts_with("Largest idle gaps (")) << gaps.out;
+  for (std::string const format : {"text", "html"}) {
+    auto const bad = run_cli("diagnose --table nothing --format " + format + " " + quote(sample()));
+    EXPECT_EQ(bad.exit_code, 1);
+    EXPECT_NE(bad.err.find("expected verdicts,"), std::string::npos) << bad.err;
+    EXPECT_EQ(bad.err.find("_text"), std::string::npos) << bad.err;
+  }
+}
+
 }  // namespace

@@ -125,7 +125,9 @@ struct timeline {
 
 /// A named table of typed columns and rows, with how text and JSON lay it out.
 struct result_table {
-  std::string name;   ///< selects the table and is its JSON key
+  /// What --table selects the table by, and its JSON key: a name users see. Tables of disjoint
+  /// views may share one (the text view of a JSON table).
+  std::string name;
   std::string title;  ///< text heading
   std::vector<column> columns;
   std::vector<row> rows;

@@ -128,7 +128,7 @@ std::string main_idle(verdict_row const& v) {
 }
 
 result_table verdicts_text(diagnosis const& d) {
-  auto t = table("verdicts_text", "Verdicts", shown_views);
+  auto t = table("verdicts", "Verdicts", shown_views);
   add_where(t, false);
   t.add("verdict", string);
   auto& busy = t.add("busy_share", real, "fraction", "busy (%)");
@@ -196,7 +196,7 @@ std::int64_t window_start(diagnosis const& d, device_key const& w) {
 }
 
 result_table gaps_text(diagnosis const& d) {
-  auto t = table("gaps_text", "Largest idle gaps", shown_views);
+  auto t = table("gaps", "Largest idle gaps", shown_views);
   add_where(t, false);
   auto& at = t.add("at_ns", integer, "ns", "at (ms)");
   at.text_unit = "ms";
