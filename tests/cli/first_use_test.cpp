@@ -142,4 +142,17 @@ TEST(FirstUse, MessagesNameTablesAsUsersDo) {
   }
 }
 
+TEST(FirstUse, GenerateCreatesTheOutputFolder) {
+  auto const dir = fs::temp_directory_path() / ("ts_first_use_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  auto const kineto =
+      run_cli("generate --format kineto-json --steps 2 -o " + quote(dir / "kineto") + "/");
+  EXPECT_EQ(kineto.exit_code, 0) << kineto.err;
+  EXPECT_TRUE(fs::is_regular_file(dir / "kineto/rank-0.json"));
+  auto const nsys = run_cli("generate --steps 2 -o " + quote(dir / "a/b/job.sqlite"));
+  EXPECT_EQ(nsys.exit_code, 0) << nsys.err;
+  EXPECT_TRUE(fs::is_regular_file(dir / "a/b/job.sqlite"));
+  fs::remove_all(dir);
+}
+
 }  // namespace
