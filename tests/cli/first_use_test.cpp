@@ -155,4 +155,16 @@ TEST(FirstUse, GenerateCreatesTheOutputFolder) {
   fs::remove_all(dir);
 }
 
+TEST(FirstUse, EmitNvtxSuffixesLeftOutOfTextHostColumns) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  auto const f = quote(traces / "nsys/nsys-ai/mfu_2gpu_before.sqlite");
+  auto const text = run_cli("diagnose " + f);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("(host: aten::"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find(", seq = "), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find(", op_id = "), std::string::npos) << text.out;
+  auto const json = run_cli("diagnose --format json " + f);
+  EXPECT_NE(json.out.find(", op_id = "), std::string::npos) << "JSON keeps the names whole";
+}
+
 }  // namespace

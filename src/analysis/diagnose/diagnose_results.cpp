@@ -3,6 +3,7 @@
 // clock; text gets the verdicts, the findings ranked by the time they cost (each with why it
 // matters and where to look) and the largest gaps.
 #include <tracesweep/analysis/diagnose.hpp>
+#include <tracesweep/output/range_names.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -211,7 +212,8 @@ result_table gaps_text(diagnosis const& d) {
     auto const& g = d.gaps[k];
     std::string host;
     for (std::size_t h = 0; h < g.host.size() && h < 3; ++h)
-      host += (h ? ", " : "") + shorten(g.host[h].name, 32);
+      host += (h ? ", " : "") +
+              shorten(std::string(output::without_emit_nvtx_suffixes(g.host[h].name)), 32);
     std::string const before = g.before ? shorten(g.before->name, 40) : "-";
     std::string const after = g.after ? shorten(g.after->name, 40) : "-";
     std::vector<cell> c;
