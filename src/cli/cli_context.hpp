@@ -42,6 +42,8 @@ struct analysis_args {
 /// The row filter the filter options of `args` ask for; a bad text is a usage_error naming its
 /// option (checked before any input is read).
 [[nodiscard]] row_filter filter_of(analysis_args const& args);
+/// The filter options of `args` as given ("--time-range +0:200ms --ranks 1"), for messages.
+[[nodiscard]] std::string filters_as_given(analysis_args const& args);
 /// Adds --filter-name, --time-range, --filter-nvtx, --ranks and --steps to `cmd`.
 void add_filter_options(CLI::App* cmd, analysis_args& args);
 
@@ -114,7 +116,9 @@ std::pair<std::shared_ptr<Args>, CLI::App*> add_command(CLI::App& app, std::stri
   return {std::make_shared<Args>(), app.add_subcommand(name, help)};
 }
 
-/// Adds --format to `cmd`: one of the registered output formats (text by default).
+/// Adds --format to `cmd`: one of the registered output formats (text by default); perfetto only
+/// on the commands whose results have a timeline (summary, diagnose), else a usage error naming
+/// them.
 void add_format_option(CLI::App* cmd, std::string& format);
 /// Adds the inputs, --format and (when `comm`) --comm-pattern options of an analysis command.
 void add_analysis_options(CLI::App* cmd, analysis_args& args, bool comm,

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/cli_context.hpp"
+#include "cli/empty_result_notes.hpp"
 #include "cli/output_file.hpp"
 #include "cli/progress_line.hpp"
 #include "cli/read_progress_line.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +19,7 @@
 #include <unistd.h>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <tracesweep/error.hpp>
 #include <tracesweep/model/name_regex.hpp>
@@ -24,6 +28,10 @@
 namespace tracesweep::cli {
 
 namespace {
+
+/// The format that draws a timeline, and the commands whose results have one to draw.
+constexpr std::string_view timeline_format = "perfetto";
+constexpr std::array<std::string_view, 2> timeline_commands{"summary", "diagnose"};
 
 /// Runs `write` and turns a table the results lack into the usage error naming --table.
 template <class Write>
@@ -189,7 +197,14 @@ int context::run_analysis(analysis_args const& args, read_options const& options
   if (reading.kinds != all_event_kinds) reading.kinds |= kinds_read_by(filter);
   int const failed = read(args.inputs, table, reading);
   if (table.inputs().empty()) throw input_error(args.inputs.front(), "", "no input could be read");
-  apply_row_filter(table, filter);
+  bool const gpu_read = (reading.kinds & gpu_operation_kinds) != 0;
+  if (gpu_read) note_inputs_without_gpu_operations(table, std::cerr);
+  if (!filter.empty()) {
+    auto const before = count_rows(table);
+    apply_row_filter(table, filter);
+    note_what_the_filters_kept(before, count_rows(table), gpu_read, filters_as_given(args),
+                               std::cerr);
+  }
   auto be = make_backend(table);
   output::result_set results;
   try {
@@ -226,8 +241,9 @@ void add_filter_options(CLI::App* cmd, analysis_args& args) {
                 "Keep only kernels and operators whose name this regex (RE2, case-sensitive) "
                 "finds; other rows stay");
   g->add_option("--time-range", args.time_range,
-                "START:END in ns (suffix us, ms, s; +N: from the trace start; either side may "
-                "be empty): keep rows overlapping [START, END), not clipped");
+                "START:END in ns (suffix us, ms, s; +N: from the trace start, and after +START, "
+                "END counts from the trace start too; either side may be empty): keep rows "
+                "overlapping [START, END), not clipped");
   g->add_option("--filter-nvtx", args.filter_nvtx,
                 "NAME[@DOMAIN][/INSTANCE]: keep rows overlapping that NVTX range or user "
                 "annotation, per rank (all instances, or instance N from 0)");
@@ -249,16 +265,33 @@ row_filter filter_of(analysis_args const& args) {
   return f;
 }
 
+std::string filters_as_given(analysis_args const& args) {
+  std::string out;
+  for (auto const& [option, text] :
+       {std::pair{"--filter-name", &args.filter_name}, std::pair{"--time-range", &args.time_range},
+        std::pair{"--filter-nvtx", &args.filter_nvtx}, std::pair{"--ranks", &args.ranks},
+        std::pair{"--steps", &args.steps}})
+    if (!text->empty()) out += fmt::format("{}{} {}", out.empty() ? "" : " ", option, *text);
+  return out;
+}
+
 void add_format_option(CLI::App* cmd, std::string& format) {
+  bool const timeline =
+      std::ranges::find(timeline_commands, cmd->get_name()) != timeline_commands.end();
   std::vector<std::string> names;
-  std::string listed;
-  for (auto const& w : output::writers()) {
-    names.emplace_back(w.name);
-    listed += (listed.empty() ? "" : ", ") + names.back();
-  }
-  cmd->add_option("--format", format, "Output format: " + listed)
-      ->check(CLI::IsMember(names))
-      ->capture_default_str();
+  for (auto const& w : output::writers())
+    if (timeline || w.name != timeline_format) names.emplace_back(w.name);
+  auto const without_timeline = CLI::Validator(
+      [](std::string& value) {
+        if (value != timeline_format) return std::string();
+        return fmt::format("{} draws a timeline, which only {} have", value,
+                           fmt::join(timeline_commands, " and "));
+      },
+      "", "timeline");
+  auto* option =
+      cmd->add_option("--format", format, fmt::format("Output format: {}", fmt::join(names, ", ")));
+  if (!timeline) option->check(without_timeline);
+  option->check(CLI::IsMember(names))->capture_default_str();
 }
 
 }  // namespace tracesweep::cli

@@ -116,6 +116,17 @@ output::result_set truth_tables(planted_truth const& truth) {
   return r;
 }
 
+/// Creates the folder `path` is written into ("dir/" for a Kineto prefix, "dir/job.sqlite"):
+/// -o names a folder that need not exist yet.
+void create_parent_folder(std::string const& path) {
+  auto const folder = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (folder.empty() || std::filesystem::is_directory(folder, ec)) return;
+  if (!std::filesystem::create_directories(folder, ec) && ec)
+    throw usage_error("-o " + path + ": cannot create the folder " + folder.string() + ": " +
+                      ec.message());
+}
+
 void write_truth(planted_truth const& truth, std::string const& path) {
   output_file out(path);
   output::find_writer("json")(truth_tables(truth), "", out.stream(), {});
@@ -192,6 +203,7 @@ void add_generate_command(CLI::App& app, context& ctx) {
         throw usage_error("generate: --truth " + args->truth + ": the trace is written there");
       event_table table;
       auto const truth = generate_synthetic_trace(options, table);
+      create_parent_folder(path);
       if (ctx.verbose) std::cerr << "tracesweep: generated " << table.size() << " events\n";
       try {
         if (args->format == "nsys-sqlite") {

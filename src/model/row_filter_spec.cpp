@@ -57,6 +57,9 @@ time_range_filter parse_time_range(std::string_view text, std::string_view optio
     refuse(option, text, "expected START:END (either may be empty)");
   time_range_filter f{parse_bound(text.substr(0, colon), option, text),
                       parse_bound(text.substr(colon + 1), option, text)};
+  // "+0:200ms" means the first 200 ms: an end after a relative start counts from the trace
+  // start too (an absolute end there would almost always fall before the trace).
+  if (f.start && f.start->relative && f.end) f.end->relative = true;
   if (f.start && f.end && f.start->relative == f.end->relative && f.end->ns < f.start->ns)
     refuse(option, text, "END is before START");
   return f;

@@ -129,7 +129,8 @@ std::string line(text_grid const& g, std::vector<std::string> const& cells, char
 
 void write_listing(result_table const& t, std::ostream& out, write_options const& o,
                    std::optional<std::int64_t> origin) {
-  out << terminal_text(t.title) << " (" << t.rows.size() << ")\n";
+  out << terminal_text(t.title) << " ("
+      << t.rows.size() / std::max<std::size_t>(1, t.rows_per_entry) << ")\n";
   if (t.rows.empty() && !t.text_empty.empty()) {
     out << "  " << terminal_text(t.text_empty) << '\n';
     return;

@@ -109,7 +109,7 @@ TEST_F(cli, usage_errors_exit_1) {
   for (std::string const& args :
        {"summary --table kernal " + quote(sample), "summary --comm-pattern '(' " + quote(sample),
         std::string("generate --format nsys-sqlite"),
-        "generate -o " + quote(dir / "no/such/dir/x.sqlite"),
+        "generate -o " + quote(garbage / "x.sqlite"),  // a folder that is a file
         "generate --plant straggler --ranks 2 --straggler-rank 2 -o " + quote(dir / "x.sqlite"),
         "generate --plant sync --straggler-rank 0 -o " + quote(dir / "x.sqlite"),
         "generate --plant clean --kernels-per-step 9 -o " + quote(dir / "x.sqlite"),

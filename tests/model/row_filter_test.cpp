@@ -194,8 +194,11 @@ TEST(RowFilterSpec, Parses) {
   ASSERT_TRUE(r.start && r.end);
   EXPECT_TRUE(r.start->relative);
   EXPECT_EQ(r.start->ns, 5'000'000);
-  EXPECT_FALSE(r.end->relative);
+  EXPECT_TRUE(r.end->relative);  // after a relative start, the end counts from the trace start
   EXPECT_EQ(r.end->ns, 2'000'000'000);
+  auto absolute = parse_time_range("5ms:+2s", "--time-range");
+  EXPECT_FALSE(absolute.start->relative);
+  EXPECT_TRUE(absolute.end->relative);
   auto open = parse_time_range(":7us", "--time-range");
   EXPECT_FALSE(open.start);
   EXPECT_EQ(open.end->ns, 7000);

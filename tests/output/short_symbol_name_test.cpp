@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Short kernel names as nsys's shortName: no return type, template arguments, parameters or
-// namespaces; names from the real traces' kernels.
+// namespaces; names from the real traces' kernels. Host range names without emit_nvtx's
+// suffixes.
 #include <gtest/gtest.h>
 
+#include <tracesweep/output/range_names.hpp>
 #include <tracesweep/output/writer.hpp>
 
 namespace {
@@ -32,6 +34,19 @@ TEST(ShortSymbolName, DropsReturnTypeTemplatesParametersAndScopes) {
             "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64");
   EXPECT_EQ(short_symbol_name("[CUDA memcpy Host-to-Device]"), "[CUDA memcpy Host-to-Device]");
   EXPECT_EQ(short_symbol_name(""), "");
+}
+
+// Host range names from torch.autograd.profiler.emit_nvtx, as in nsys-ai/mfu_2gpu_before.sqlite.
+TEST(RangeNames, TextLeavesOutEmitNvtxSuffixes) {
+  using tracesweep::output::without_emit_nvtx_suffixes;
+  EXPECT_EQ(without_emit_nvtx_suffixes("aten::mul, seq = 47307, op_id = 998144"), "aten::mul");
+  EXPECT_EQ(without_emit_nvtx_suffixes("aten::conv2d, seq = 0"), "aten::conv2d");
+  EXPECT_EQ(without_emit_nvtx_suffixes(
+                "FSDP::pre_forward (blocks.15._checkpoint_wrapped_module), op_id = 997538"),
+            "FSDP::pre_forward (blocks.15._checkpoint_wrapped_module)");
+  EXPECT_EQ(without_emit_nvtx_suffixes("a, seq = b"), "a, seq = b");    // not a number
+  EXPECT_EQ(without_emit_nvtx_suffixes(", op_id = 3"), ", op_id = 3");  // nothing left
+  EXPECT_EQ(without_emit_nvtx_suffixes("aten::add"), "aten::add");
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ struct row_filter {
 };
 
 /// The parsers of the filters' texts; each throws usage_error naming `option` and the text.
-/// "[+]N[unit]:[+]N[unit]" with unit ns (default), us, ms or s; either side may be empty.
+/// "[+]N[unit]:[+]N[unit]" with unit ns (default), us, ms or s; either side may be empty. After a
+/// relative start ("+N") the end is relative too, with or without its '+'.
 [[nodiscard]] time_range_filter parse_time_range(std::string_view text, std::string_view option);
 [[nodiscard]] nvtx_filter parse_nvtx_filter(std::string_view text, std::string_view option);
 /// "0,2,5-7".

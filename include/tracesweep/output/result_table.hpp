@@ -125,7 +125,9 @@ struct timeline {
 
 /// A named table of typed columns and rows, with how text and JSON lay it out.
 struct result_table {
-  std::string name;   ///< selects the table and is its JSON key
+  /// What --table selects the table by, and its JSON key: a name users see. Tables of disjoint
+  /// views may share one (the text view of a JSON table).
+  std::string name;
   std::string title;  ///< text heading
   std::vector<column> columns;
   std::vector<row> rows;
@@ -133,6 +135,9 @@ struct result_table {
   json_shape shape = json_shape::rows;
   text_style style = text_style::listing;
   std::string text_empty;  ///< text printed instead of the header when there are no rows
+  /// Text: the rows that make one entry of what the title names (a finding over three lines); the
+  /// count after a listing's title counts entries.
+  std::size_t rows_per_entry = 1;
   // Lists and maps inside a cell: entry separator and key-value separator in text (CSV uses
   // ";" and "="), and folding of consecutive integer keys with equal values into "a-b".
   std::string text_separator = ", ";

@@ -3,6 +3,7 @@
 // clock; text gets the verdicts, the findings ranked by the time they cost (each with why it
 // matters and where to look) and the largest gaps.
 #include <tracesweep/analysis/diagnose.hpp>
+#include <tracesweep/output/range_names.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -128,7 +129,7 @@ std::string main_idle(verdict_row const& v) {
 }
 
 result_table verdicts_text(diagnosis const& d) {
-  auto t = table("verdicts_text", "Verdicts", shown_views);
+  auto t = table("verdicts", "Verdicts", shown_views);
   add_where(t, false);
   t.add("verdict", string);
   auto& busy = t.add("busy_share", real, "fraction", "busy (%)");
@@ -196,7 +197,7 @@ std::int64_t window_start(diagnosis const& d, device_key const& w) {
 }
 
 result_table gaps_text(diagnosis const& d) {
-  auto t = table("gaps_text", "Largest idle gaps", shown_views);
+  auto t = table("gaps", "Largest idle gaps", shown_views);
   add_where(t, false);
   auto& at = t.add("at_ns", integer, "ns", "at (ms)");
   at.text_unit = "ms";
@@ -211,7 +212,8 @@ result_table gaps_text(diagnosis const& d) {
     auto const& g = d.gaps[k];
     std::string host;
     for (std::size_t h = 0; h < g.host.size() && h < 3; ++h)
-      host += (h ? ", " : "") + shorten(g.host[h].name, 32);
+      host += (h ? ", " : "") +
+              shorten(std::string(output::without_emit_nvtx_suffixes(g.host[h].name)), 32);
     std::string const before = g.before ? shorten(g.before->name, 40) : "-";
     std::string const after = g.after ? shorten(g.after->name, 40) : "-";
     std::vector<cell> c;

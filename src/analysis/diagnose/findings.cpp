@@ -3,6 +3,7 @@
 // numbers, why it matters and where to look.
 #include <algorithm>
 #include <map>
+#include <tracesweep/output/range_names.hpp>
 #include <tracesweep/stats.hpp>
 #include <tuple>
 
@@ -86,13 +87,15 @@ void gap_findings(diagnosis const& d, std::vector<finding>& out) {
   for (auto const& [k, v] : groups) {
     auto const& [n, total, largest] = v;
     auto const [why, look] = advice(largest->cause);
-    out.push_back({total,
-                   fmt::format("{} {} gap{} on {}, {} in all; the largest {} (host: {})", n,
-                               to_string(largest->cause), n == 1 ? "" : "s", on(largest->where),
-                               ms(total), ms(largest->duration()),
-                               largest->host.empty() ? std::string("nothing traced")
-                                                     : largest->host.front().name),
-                   why, look});
+    out.push_back(
+        {total,
+         fmt::format("{} {} gap{} on {}, {} in all; the largest {} (host: {})", n,
+                     to_string(largest->cause), n == 1 ? "" : "s", on(largest->where), ms(total),
+                     ms(largest->duration()),
+                     largest->host.empty() ? std::string("nothing traced")
+                                           : std::string(output::without_emit_nvtx_suffixes(
+                                                 largest->host.front().name))),
+         why, look});
   }
 }
 
@@ -175,6 +178,7 @@ output::result_table diagnose_findings(diagnosis const& d) {
       "stragglers)";
   t.views = output::text | output::html;
   t.add("finding", output::value_type::string, "", " ");
+  t.rows_per_entry = 3;  // what, why it matters, where to look
   for (std::size_t k = 0; k < all.size(); ++k) {
     t.add_row({fmt::format("{}. {}", k + 1, all[k].what)});
     t.add_row({fmt::format("   why it matters: {}", all[k].why)});
