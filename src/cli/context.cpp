@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/cli_context.hpp"
 #include "cli/output_file.hpp"
+#include "cli/pattern_options.hpp"
 #include "cli/progress_line.hpp"
 #include "cli/read_progress_line.hpp"
 
@@ -18,7 +19,6 @@
 #include <fmt/core.h>
 
 #include <tracesweep/error.hpp>
-#include <tracesweep/model/name_regex.hpp>
 #include <tracesweep/output/writer.hpp>
 
 namespace tracesweep::cli {
@@ -175,7 +175,6 @@ std::uint32_t kinds_read_by(row_filter const& f) {
 int context::run_analysis(analysis_args const& args, read_options const& options,
                           std::string const& table_name, analysis_fn const& analyze,
                           result_shape_fn const& shape, activity_needs const& needs) {
-  (void)name_regex(args.comm_pattern);  // a bad pattern fails before any input is read
   auto const filter = filter_of(args);
   if (!table_name.empty() && shape) {
     std::ostringstream discard;
@@ -216,6 +215,7 @@ void add_analysis_options(CLI::App* cmd, analysis_args& args, bool comm,
   if (comm)
     cmd->add_option("--comm-pattern", args.comm_pattern,
                     "Regex (RE2, case-insensitive) marking communication kernels")
+        ->check(regex_check())
         ->capture_default_str();
   add_filter_options(cmd, args);
 }
@@ -224,7 +224,8 @@ void add_filter_options(CLI::App* cmd, analysis_args& args) {
   auto* g = cmd->add_option_group("Filters", "Narrow the trace before any analysis");
   g->add_option("--filter-name", args.filter_name,
                 "Keep only kernels and operators whose name this regex (RE2, case-sensitive) "
-                "finds; other rows stay");
+                "finds; other rows stay")
+      ->check(regex_check(true));
   g->add_option("--time-range", args.time_range,
                 "START:END in ns (suffix us, ms, s; +N: from the trace start; either side may "
                 "be empty): keep rows overlapping [START, END), not clipped");
@@ -238,10 +239,7 @@ void add_filter_options(CLI::App* cmd, analysis_args& args) {
 
 row_filter filter_of(analysis_args const& args) {
   row_filter f;
-  if (!args.filter_name.empty()) {
-    check_name_pattern(args.filter_name, "--filter-name");
-    f.name_pattern = args.filter_name;
-  }
+  f.name_pattern = args.filter_name;
   if (!args.time_range.empty()) f.time_range = parse_time_range(args.time_range, "--time-range");
   if (!args.filter_nvtx.empty()) f.nvtx = parse_nvtx_filter(args.filter_nvtx, "--filter-nvtx");
   if (!args.ranks.empty()) f.ranks = parse_rank_list(args.ranks, "--ranks");
