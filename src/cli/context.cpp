@@ -119,10 +119,62 @@ void context::open_output(std::optional<output_file>& file) const {
   if (!output_path.empty()) file.emplace(output_path);
 }
 
-int context::read(std::vector<std::string> const& paths, event_table& table, read_options options) {
-  options.threads = threads;
+void context::set_reading(read_options& options) const {
   options.max_event_bytes = max_event_bytes;
   options.max_inflate_ratio = max_inflate_ratio;
+  options.ranks_from = ranks_from;
+  options.keep_duplicates = keep_duplicates;
+}
+
+namespace {
+
+/// One line per input that skipped events, with why and how many; duplicates say how to keep
+/// them.
+void warn_of_skipped_events(event_table const& table) {
+  for (auto const& info : table.inputs()) {
+    if (info.skipped.empty()) continue;
+    std::int64_t total = 0;
+    std::string reasons;
+    for (auto const& [reason, n] : info.skipped) {
+      total += n;
+      reasons += (reasons.empty() ? "" : ", ") + reason + ": " + std::to_string(n);
+    }
+    bool const duplicates = info.skipped.contains(std::string(skip_duplicate_event));
+    std::cerr << error_line(fmt::format("warning: {}: skipped {} events ({}){}", info.path, total,
+                                        reasons,
+                                        duplicates ? "; --keep-duplicates keeps duplicates" : ""))
+              << '\n';
+  }
+}
+
+/// `ns` in the unit that reads best for clocks far apart: hours, days or years.
+std::string far_apart(std::int64_t ns) {
+  double const hours = static_cast<double>(ns) / 3.6e12;
+  if (hours < 48) return fmt::format("{:.1f} hours", hours);
+  if (hours < 24 * 730) return fmt::format("{:.1f} days", hours / 24);
+  return fmt::format("{:.1f} years", hours / (24 * 365.25));
+}
+
+/// One line per input whose clock lies more than an hour from the other inputs' of the job.
+void warn_of_clocks_apart(event_table const& table) {
+  for (auto const& o : find_clock_outliers(table, clock_outlier_threshold_ns)) {
+    auto const& info = table.inputs()[o.input];
+    bool const chrome = info.format.find("json") != std::string::npos;
+    std::cerr << error_line(fmt::format(
+                     "warning: {}: its times lie {} from the other inputs' of the job: likely {}, "
+                     "so times across ranks do not compare",
+                     info.path, far_apart(o.apart_ns),
+                     chrome ? "a missing baseTimeNanoseconds (times relative to the trace's start)"
+                            : "a clock of its own (nsys counts from its session's start)"))
+              << '\n';
+  }
+}
+
+}  // namespace
+
+int context::read(std::vector<std::string> const& paths, event_table& table, read_options options) {
+  options.threads = threads;
+  set_reading(options);
   phase = "reading the inputs";
   read_progress progress;
   options.progress = &progress;
@@ -133,18 +185,8 @@ int context::read(std::vector<std::string> const& paths, event_table& table, rea
     failures = read_inputs(paths, table, options, keep_going);
   }
   for (auto const& f : failures) std::cerr << error_line(f.what()) << '\n';
-  for (auto const& info : table.inputs()) {
-    if (info.skipped.empty()) continue;
-    std::int64_t total = 0;
-    std::string reasons;
-    for (auto const& [reason, n] : info.skipped) {
-      total += n;
-      reasons += (reasons.empty() ? "" : ", ") + reason + ": " + std::to_string(n);
-    }
-    std::cerr << error_line(
-                     fmt::format("warning: {}: skipped {} events ({})", info.path, total, reasons))
-              << '\n';
-  }
+  warn_of_skipped_events(table);
+  warn_of_clocks_apart(table);
   return static_cast<int>(failures.size());
 }
 

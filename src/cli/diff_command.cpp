@@ -34,8 +34,7 @@ fleet::job_record analyze_side(context& ctx, std::string const& path, diff_args 
   o.comm_pattern = a.comm_pattern;
   o.keep_going = ctx.keep_going;
   o.reading.threads = ctx.threads;
-  o.reading.max_event_bytes = ctx.max_event_bytes;
-  o.reading.max_inflate_ratio = ctx.max_inflate_ratio;
+  ctx.set_reading(o.reading);
   o.make_backend = ctx.backend_factory(ctx.threads);
   auto job = fleet::analyze_job(spec, std::move(traces), o);
   for (auto const& t : job.traces)

@@ -93,8 +93,7 @@ void add_scan_command(CLI::App& app, context& ctx) {
         }
       }
       options.analysis.filter = filter_of(args->filters);
-      options.analysis.reading.max_event_bytes = ctx.max_event_bytes;
-      options.analysis.reading.max_inflate_ratio = ctx.max_inflate_ratio;
+      ctx.set_reading(options.analysis.reading);
       unsigned const hw = std::max(1u, std::thread::hardware_concurrency());
       unsigned const workers = options.jobs ? options.jobs : hw;
       // Each worker may hold a CUDA backend: it gets 1/workers of the device memory, and keeps

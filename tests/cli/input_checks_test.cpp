@@ -62,7 +62,9 @@ std::string replaced(std::string text, std::string const& from, std::string cons
 }
 
 /// The number of lines of `text`.
-long lines(std::string const& text) { return std::count(text.begin(), text.end(), '\n'); }
+long lines(std::string const& text) {
+  return std::count(text.begin(), text.end(), '\n');
+}
 
 /// Sums `field` over the summary JSON's `kernels` and returns it with the number of kernels.
 std::pair<std::int64_t, std::int64_t> kernel_totals(std::string const& json) {
@@ -70,7 +72,8 @@ std::pair<std::int64_t, std::int64_t> kernel_totals(std::string const& json) {
   auto doc = parser.parse(json);
   EXPECT_EQ(doc.error(), simdjson::SUCCESS) << json.substr(0, 200);
   std::int64_t calls = 0, total = 0;
-  for (auto k : doc["kernels"].get_array().value()) {
+  simdjson::dom::array const kernels = doc["kernels"].get_array().value();
+  for (auto k : kernels) {
     calls += k["calls"].get_int64().value();
     total += k["total_ns"].get_int64().value();
   }
@@ -83,7 +86,8 @@ std::vector<std::int64_t> device_ranks(std::string const& json) {
   auto doc = parser.parse(json);
   EXPECT_EQ(doc.error(), simdjson::SUCCESS) << json.substr(0, 200);
   std::vector<std::int64_t> ranks;
-  for (auto d : doc["devices"].get_array().value()) ranks.push_back(d["rank"].get_int64().value());
+  simdjson::dom::array const devices = doc["devices"].get_array().value();
+  for (auto d : devices) ranks.push_back(d["rank"].get_int64().value());
   return ranks;
 }
 
@@ -91,18 +95,21 @@ fs::path nccl_trace(fs::path const& traces) {
   return traces / "kineto/hta_nccl_allreduce_a100/nccl_data.json.gz";
 }
 
-// 12. A real Kineto trace whose `traceEvents` appear twice: every duplicated event is dropped,
-// the counts and totals equal the original's, and one stderr line names the file and the count;
+// 12. A real Kineto trace whose `traceEvents` hold every event twice: every duplicated kernel is
+// dropped, the kernel counts and totals equal the original's, and one stderr line names the file
+// and the count;
 // --keep-duplicates keeps them (the counts double).
 TEST(input_checks, duplicated_trace_events_are_dropped_and_reported) {
   TRACESWEEP_REQUIRE_TRACES_DIR(traces);
   auto const original = traces / "kineto/hta_trace_filter_2rank/sampled_rank-0.json.gz";
   auto const text = inflated(original);
   simdjson::dom::parser parser;
-  auto const events = simdjson::minify(parser.parse(text)["traceEvents"].value());
+  auto const doc = parser.parse(text).value();
+  auto const events = simdjson::minify(doc["traceEvents"].value());
   scratch dir("dup");
   auto const twice = dir.file("twice.json");
-  write_text(twice, "{\"traceEvents\":" + events + "," + text.substr(text.find('{') + 1));
+  auto const doubled = events.substr(0, events.size() - 1) + "," + events.substr(1);
+  write_text(twice, replaced(simdjson::minify(doc), events, doubled));
 
   auto const base = run_cli("summary --format json " + quote(original));
   ASSERT_EQ(base.exit_code, 0) << base.err;
@@ -155,9 +162,9 @@ TEST(input_checks, nsys_and_kineto_claiming_one_rank_are_refused) {
   scratch dir("ranks");
   fs::create_symlink(traces / "nsys/dlprof/nsys_profile.sqlite", dir.file("rank-3.sqlite"));
   fs::create_symlink(kineto, dir.file("worker_0.json.gz"));
-  auto const by_path = run_cli("summary --ranks-from path --format json " +
-                               quote(dir.file("rank-3.sqlite")) + " " +
-                               quote(dir.file("worker_0.json.gz")));
+  auto const by_path =
+      run_cli("summary --ranks-from path --format json " + quote(dir.file("rank-3.sqlite")) + " " +
+              quote(dir.file("worker_0.json.gz")));
   ASSERT_EQ(by_path.exit_code, 0) << by_path.err;
   auto ranks = device_ranks(by_path.out);
   std::sort(ranks.begin(), ranks.end());
