@@ -265,6 +265,13 @@ class event_table {
   void finish_input();
   /// Removes every row of the current input and forgets it (a fatal error mid-file).
   void abandon_input();
+  /// Renumbers the ranks of the current input, once finished: its i-th rank in ascending order
+  /// becomes `first + i`, in its rows, memory events, GPU contexts and profiler overhead.
+  void renumber_input_ranks(std::int32_t first);
+  /// The memory events [first, end) of the current input.
+  [[nodiscard]] std::pair<std::size_t, std::size_t> current_input_memory() const noexcept {
+    return {_current_input_first_memory, memory.size()};
+  }
   /// Keeps the rows i with keep_row[i] != 0 and the memory events j with keep_memory[j] != 0
   /// (spans as long as the table and the memory table), in order; launch metrics follow their
   /// rows, as do launch details and range sources. Each input's ranks are recomputed from the rows

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,6 +58,14 @@ class read_progress {
   std::string _path;
 };
 
+/// Where each input's ranks come from when several inputs are read together.
+enum class rank_source {
+  claimed,  ///< what each file says (nsys: its processes; Chrome: distributedInfo.rank, else
+            ///< fallback_rank); two inputs claiming one rank are an error
+  path,     ///< the rank number in the file's name (rank_in_file_name); one rank per input
+  order,    ///< inputs numbered in the order given: an input's ranks follow the previous ones'
+};
+
 struct read_options {
   unsigned threads = 0;  ///< 0 = all hardware threads
   /// Rank for a file that does not name its own (Chrome traces without distributedInfo): the
@@ -89,7 +98,38 @@ struct read_options {
   std::uint64_t max_inflate_ratio = default_max_inflate_ratio;
   /// Where the readers report how far they are (none when null).
   read_progress* progress = nullptr;
+  /// read_inputs: where each input's ranks come from.
+  rank_source ranks_from = rank_source::claimed;
+  /// read_inputs: keep duplicated events (rows of one input with a correlation id, equal in
+  /// kind, name, start, end, rank, device, stream or thread and correlation; memory events equal
+  /// in every field) instead of dropping them and counting them under skip_duplicate_event.
+  bool keep_duplicates = false;
 };
+
+/// Why duplicated events of an input were dropped (input_info::skipped).
+inline constexpr std::string_view skip_duplicate_event = "duplicate_event";
+
+/// Where a trace file's name carries a rank number: the last `rank`, `worker`, `proc`, `gpu` or
+/// `node` followed by digits (`run3.rank-1.json`: 1), or a name that is a number alone with its
+/// extensions (`3.json`). `position` and `length` locate the digits.
+struct rank_token {
+  std::size_t position = 0, length = 0;
+  std::int32_t rank = 0;
+};
+[[nodiscard]] std::optional<rank_token> rank_in_file_name(std::string const& file_name);
+
+/// An input whose times lie far from the other inputs' of its job: likely a clock of its own
+/// (Kineto without baseTimeNanoseconds counts from the trace's start, nsys from its session's).
+struct clock_outlier {
+  std::size_t input = 0;      ///< index into event_table::inputs()
+  std::int64_t apart_ns = 0;  ///< from its window to the nearest window of the main group
+};
+/// Inputs whose windows (first start to last end) are more than `threshold_ns` from the largest
+/// group of inputs whose windows lie within `threshold_ns` of each other (the later group on a
+/// tie: relative clocks start near zero). Empty for one input, or when all agree.
+[[nodiscard]] std::vector<clock_outlier> find_clock_outliers(event_table const& table,
+                                                             std::int64_t threshold_ns);
+inline constexpr std::int64_t clock_outlier_threshold_ns = std::int64_t{3600} * 1'000'000'000;
 
 /// One reader: its name, whether the first bytes of a file are its format, and the reader.
 /// The formats are listed once, in src/ingest/readers.cpp: adding a reader is its own file
@@ -111,7 +151,9 @@ void read_input(std::string const& path, event_table& table, read_options const&
 
 /// Reads every input (directories expanded, files taken in path order) into `table`.
 /// Without `keep_going` the first fatal error is thrown; with it each failing file is left out,
-/// its error returned, and reading goes on. Two Chrome traces claiming one rank are an error.
+/// its error returned, and reading goes on. Two inputs claiming one rank are an error, whatever
+/// their formats (options.ranks_from may renumber them first). Duplicated events are dropped
+/// and counted (options.keep_duplicates).
 std::vector<input_error> read_inputs(std::vector<std::string> const& paths, event_table& table,
                                      read_options const& options, bool keep_going);
 

@@ -6,6 +6,8 @@
 
 #include <fmt/core.h>
 
+#include <map>
+
 #include <tracesweep/build_info.hpp>
 #include <tracesweep/error.hpp>
 #include <tracesweep/version.hpp>
@@ -99,6 +101,14 @@ int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
                  "gzip: most bytes inflated per compressed byte (a decompression bomb beyond)")
       ->transform(number_from<std::uint64_t>(1))
       ->capture_default_str();
+  app.add_option("--ranks-from", ctx.ranks_from,
+                 "Tell apart inputs claiming one rank: path (the rank number in each file's "
+                 "name, as rank-3.json) or order (inputs numbered in the order given)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, rank_source>{
+          {"path", rank_source::path}, {"order", rank_source::order}}));
+  app.add_flag("--keep-duplicates", ctx.keep_duplicates,
+               "Keep duplicated events (same kind, name, start, end, device or thread and "
+               "correlation in one input) instead of dropping them");
   app.add_flag("--keep-going", ctx.keep_going,
                "Report a file that cannot be read and go on with the others");
   app.fallthrough();

@@ -67,6 +67,10 @@ struct context {
   std::size_t device_memory_limit = 0;  ///< bytes; 0 = the CUDA backend's default
   std::uint64_t max_event_bytes = default_max_event_bytes;      ///< read_options
   std::uint64_t max_inflate_ratio = default_max_inflate_ratio;  ///< read_options
+  rank_source ranks_from = rank_source::claimed;                ///< read_options
+  bool keep_duplicates = false;                                 ///< read_options
+  /// Sets what the global options say of reading (limits, ranks, duplicates) in `options`.
+  void set_reading(read_options& options) const;
   /// Set by the chosen subcommand's callback; returns the process exit code.
   std::function<int()> run;
   /// The chosen command's name and what it is doing, for errors that carry no place of their own.

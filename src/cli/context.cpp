@@ -2,6 +2,7 @@
 #include "cli/cli_context.hpp"
 #include "cli/empty_result_notes.hpp"
 #include "cli/output_file.hpp"
+#include "cli/pattern_options.hpp"
 #include "cli/progress_line.hpp"
 #include "cli/read_progress_line.hpp"
 
@@ -22,7 +23,6 @@
 #include <fmt/ranges.h>
 
 #include <tracesweep/error.hpp>
-#include <tracesweep/model/name_regex.hpp>
 #include <tracesweep/output/writer.hpp>
 
 namespace tracesweep::cli {
@@ -127,10 +127,62 @@ void context::open_output(std::optional<output_file>& file) const {
   if (!output_path.empty()) file.emplace(output_path);
 }
 
-int context::read(std::vector<std::string> const& paths, event_table& table, read_options options) {
-  options.threads = threads;
+void context::set_reading(read_options& options) const {
   options.max_event_bytes = max_event_bytes;
   options.max_inflate_ratio = max_inflate_ratio;
+  options.ranks_from = ranks_from;
+  options.keep_duplicates = keep_duplicates;
+}
+
+namespace {
+
+/// One line per input that skipped events, with why and how many; duplicates say how to keep
+/// them.
+void warn_of_skipped_events(event_table const& table) {
+  for (auto const& info : table.inputs()) {
+    if (info.skipped.empty()) continue;
+    std::int64_t total = 0;
+    std::string reasons;
+    for (auto const& [reason, n] : info.skipped) {
+      total += n;
+      reasons += (reasons.empty() ? "" : ", ") + reason + ": " + std::to_string(n);
+    }
+    bool const duplicates = info.skipped.contains(std::string(skip_duplicate_event));
+    std::cerr << error_line(fmt::format("warning: {}: skipped {} events ({}){}", info.path, total,
+                                        reasons,
+                                        duplicates ? "; --keep-duplicates keeps duplicates" : ""))
+              << '\n';
+  }
+}
+
+/// `ns` in the unit that reads best for clocks far apart: hours, days or years.
+std::string far_apart(std::int64_t ns) {
+  double const hours = static_cast<double>(ns) / 3.6e12;
+  if (hours < 48) return fmt::format("{:.1f} hours", hours);
+  if (hours < 24 * 730) return fmt::format("{:.1f} days", hours / 24);
+  return fmt::format("{:.1f} years", hours / (24 * 365.25));
+}
+
+/// One line per input whose clock lies more than an hour from the other inputs' of the job.
+void warn_of_clocks_apart(event_table const& table) {
+  for (auto const& o : find_clock_outliers(table, clock_outlier_threshold_ns)) {
+    auto const& info = table.inputs()[o.input];
+    bool const chrome = info.format.find("json") != std::string::npos;
+    std::cerr << error_line(fmt::format(
+                     "warning: {}: its times lie {} from the other inputs' of the job: likely {}, "
+                     "so times across ranks do not compare",
+                     info.path, far_apart(o.apart_ns),
+                     chrome ? "a missing baseTimeNanoseconds (times relative to the trace's start)"
+                            : "a clock of its own (nsys counts from its session's start)"))
+              << '\n';
+  }
+}
+
+}  // namespace
+
+int context::read(std::vector<std::string> const& paths, event_table& table, read_options options) {
+  options.threads = threads;
+  set_reading(options);
   phase = "reading the inputs";
   read_progress progress;
   options.progress = &progress;
@@ -141,18 +193,8 @@ int context::read(std::vector<std::string> const& paths, event_table& table, rea
     failures = read_inputs(paths, table, options, keep_going);
   }
   for (auto const& f : failures) std::cerr << error_line(f.what()) << '\n';
-  for (auto const& info : table.inputs()) {
-    if (info.skipped.empty()) continue;
-    std::int64_t total = 0;
-    std::string reasons;
-    for (auto const& [reason, n] : info.skipped) {
-      total += n;
-      reasons += (reasons.empty() ? "" : ", ") + reason + ": " + std::to_string(n);
-    }
-    std::cerr << error_line(
-                     fmt::format("warning: {}: skipped {} events ({})", info.path, total, reasons))
-              << '\n';
-  }
+  warn_of_skipped_events(table);
+  warn_of_clocks_apart(table);
   return static_cast<int>(failures.size());
 }
 
@@ -183,7 +225,6 @@ std::uint32_t kinds_read_by(row_filter const& f) {
 int context::run_analysis(analysis_args const& args, read_options const& options,
                           std::string const& table_name, analysis_fn const& analyze,
                           result_shape_fn const& shape, activity_needs const& needs) {
-  (void)name_regex(args.comm_pattern);  // a bad pattern fails before any input is read
   auto const filter = filter_of(args);
   if (!table_name.empty() && shape) {
     std::ostringstream discard;
@@ -231,6 +272,7 @@ void add_analysis_options(CLI::App* cmd, analysis_args& args, bool comm,
   if (comm)
     cmd->add_option("--comm-pattern", args.comm_pattern,
                     "Regex (RE2, case-insensitive) marking communication kernels")
+        ->check(regex_check())
         ->capture_default_str();
   add_filter_options(cmd, args);
 }
@@ -239,7 +281,8 @@ void add_filter_options(CLI::App* cmd, analysis_args& args) {
   auto* g = cmd->add_option_group("Filters", "Narrow the trace before any analysis");
   g->add_option("--filter-name", args.filter_name,
                 "Keep only kernels and operators whose name this regex (RE2, case-sensitive) "
-                "finds; other rows stay");
+                "finds; other rows stay")
+      ->check(regex_check(true));
   g->add_option("--time-range", args.time_range,
                 "START:END in ns (suffix us, ms, s; +N: from the trace start, and after +START, "
                 "END counts from the trace start too; either side may be empty): keep rows "
@@ -254,10 +297,7 @@ void add_filter_options(CLI::App* cmd, analysis_args& args) {
 
 row_filter filter_of(analysis_args const& args) {
   row_filter f;
-  if (!args.filter_name.empty()) {
-    check_name_pattern(args.filter_name, "--filter-name");
-    f.name_pattern = args.filter_name;
-  }
+  f.name_pattern = args.filter_name;
   if (!args.time_range.empty()) f.time_range = parse_time_range(args.time_range, "--time-range");
   if (!args.filter_nvtx.empty()) f.nvtx = parse_nvtx_filter(args.filter_nvtx, "--filter-nvtx");
   if (!args.ranks.empty()) f.ranks = parse_rank_list(args.ranks, "--ranks");

@@ -2,9 +2,9 @@
 // tracesweep diagnose: bottleneck diagnosis of one trace or a whole job (docs/diagnose.md).
 #include <tracesweep/analysis/diagnose.hpp>
 #include <tracesweep/error.hpp>
-#include <tracesweep/model/name_regex.hpp>
 
 #include "cli/cli_context.hpp"
+#include "cli/pattern_options.hpp"
 
 namespace tracesweep::cli {
 
@@ -70,19 +70,6 @@ void add_threshold_options(CLI::App* cmd, diagnose_options& o) {
       ->capture_default_str();
 }
 
-/// Compiles the patterns before any file is read, so a bad one is a usage error naming its flag.
-void check_patterns(std::string const& step_pattern, diagnose_options const& o) {
-  std::pair<char const*, std::string const*> const patterns[] = {
-      {"--step-pattern", &step_pattern}, {"--data-loader-pattern", &o.data_loader_pattern}};
-  for (auto const& [flag, pattern] : patterns) {
-    try {
-      name_regex const compiled(*pattern);
-    } catch (pattern_error const& e) {
-      throw usage_error(std::string(flag) + " " + e.what());
-    }
-  }
-}
-
 }  // namespace
 
 void add_diagnose_command(CLI::App& app, context& ctx) {
@@ -102,13 +89,14 @@ void add_diagnose_command(CLI::App& app, context& ctx) {
   add_threshold_options(cmd, o);
   cmd->add_option("--step-pattern", args->common.step_pattern,
                   "RE2: host ranges named like this are steps where the trace has none (nsys)")
+      ->check(regex_check())
       ->capture_default_str();
   cmd->add_option("--data-loader-pattern", o.data_loader_pattern,
                   "RE2, searched in any case: host ranges that are data loading")
+      ->check(regex_check())
       ->capture_default_str();
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
-      check_patterns(args->common.step_pattern, args->options);
       return ctx.run_analysis(
           args->common, {}, args->table,
           [&](job_session const& session) {

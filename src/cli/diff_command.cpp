@@ -6,9 +6,9 @@
 #include <tracesweep/error.hpp>
 #include <tracesweep/fleet/job_diff.hpp>
 #include <tracesweep/fleet/results_store.hpp>
-#include <tracesweep/model/name_regex.hpp>
 
 #include "cli/cli_context.hpp"
+#include "cli/pattern_options.hpp"
 
 namespace tracesweep::cli {
 
@@ -34,8 +34,7 @@ fleet::job_record analyze_side(context& ctx, std::string const& path, diff_args 
   o.comm_pattern = a.comm_pattern;
   o.keep_going = ctx.keep_going;
   o.reading.threads = ctx.threads;
-  o.reading.max_event_bytes = ctx.max_event_bytes;
-  o.reading.max_inflate_ratio = ctx.max_inflate_ratio;
+  ctx.set_reading(o.reading);
   o.make_backend = ctx.backend_factory(ctx.threads);
   auto job = fleet::analyze_job(spec, std::move(traces), o);
   for (auto const& t : job.traces)
@@ -80,12 +79,12 @@ void add_diff_command(CLI::App& app, context& ctx) {
       ->capture_default_str();
   cmd->add_option("--comm-pattern", args->comm_pattern,
                   "Regex (RE2, case-insensitive) marking communication kernels")
+      ->check(regex_check())
       ->capture_default_str();
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
       auto options = args->options;
       if (args->fail_above >= 0) options.fail_above_percent = args->fail_above;
-      (void)name_regex(args->comm_pattern);
       std::optional<output_file> file;
       ctx.open_output(file);
       std::vector<fleet::job_record> before, after;

@@ -43,7 +43,9 @@ int report_error(std::exception_ptr e, std::string_view where, std::ostream& err
   } catch (input_error const& x) {
     return say(err, x.what(), exit_code::bad_input);
   } catch (pattern_error const& x) {
-    return say(err, std::string("--comm-pattern ") + x.what(), exit_code::usage);
+    // The CLI checks each pattern option as it parses it (regex_check), naming the option; a
+    // pattern from elsewhere names no option.
+    return say(err, x.what(), exit_code::usage);
   } catch (backend_unavailable const& x) {
     return say(err, std::string("--backend cuda: ") + x.what(), exit_code::bad_input);
   } catch (device_error const& x) {

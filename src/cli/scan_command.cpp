@@ -6,17 +6,16 @@
 #include <chrono>
 #include <functional>
 #include <string>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include <tracesweep/backend.hpp>
 #include <tracesweep/error.hpp>
 #include <tracesweep/fleet/scan.hpp>
-#include <tracesweep/model/name_regex.hpp>
 #include <tracesweep/task_threads.hpp>
 
 #include "cli/cli_context.hpp"
+#include "cli/pattern_options.hpp"
 #include "cli/progress_line.hpp"
 
 namespace tracesweep::cli {
@@ -76,6 +75,7 @@ void add_scan_command(CLI::App& app, context& ctx) {
       ->transform(CLI::AsSizeValue(false));  // first: the suffix, then the number
   cmd->add_option("--comm-pattern", o.analysis.comm_pattern,
                   "Regex (RE2, case-insensitive) marking communication kernels")
+      ->check(regex_check())
       ->capture_default_str();
   cmd->add_option("--gaps", o.analysis.diagnosis.top, "Longest idle gaps kept per job")
       ->transform(count_validator())
@@ -92,10 +92,8 @@ void add_scan_command(CLI::App& app, context& ctx) {
           throw usage_error(std::string("--shard ") + e.what());
         }
       }
-      (void)name_regex(options.analysis.comm_pattern);
       options.analysis.filter = filter_of(args->filters);
-      options.analysis.reading.max_event_bytes = ctx.max_event_bytes;
-      options.analysis.reading.max_inflate_ratio = ctx.max_inflate_ratio;
+      ctx.set_reading(options.analysis.reading);
       unsigned const hw = resolve_threads(0);
       unsigned const workers = options.jobs ? options.jobs : hw;
       // Each worker may hold a CUDA backend: it gets 1/workers of the device memory, and keeps

@@ -120,6 +120,23 @@ void event_table::finish_input() {
   info.ranks = std::move(ranks);
 }
 
+void event_table::renumber_input_ranks(std::int32_t first) {
+  auto& info = _inputs.back();
+  auto const renumbered = [&](std::int32_t r) {
+    auto const at = std::lower_bound(info.ranks.begin(), info.ranks.end(), r);
+    return first + static_cast<std::int32_t>(at - info.ranks.begin());
+  };
+  for (auto i = _current_input_first_row; i < rank.size(); ++i) rank[i] = renumbered(rank[i]);
+  for (auto j = _current_input_first_memory; j < memory.size(); ++j)
+    memory.rank[j] = renumbered(memory.rank[j]);
+  decltype(info.gpu_contexts) contexts;
+  for (auto& [key, ids] : info.gpu_contexts)
+    contexts[{renumbered(key.first), key.second}] = std::move(ids);
+  info.gpu_contexts = std::move(contexts);
+  for (auto& o : info.profiler_overhead) o.rank = renumbered(o.rank);
+  for (auto& r : info.ranks) r = renumbered(r);
+}
+
 namespace {
 
 /// Cuts the entries of rows n and after.

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <regex>
 #include <stdexcept>
 
 #include <tracesweep/error.hpp>
@@ -18,25 +17,13 @@ namespace tracesweep::fleet {
 namespace fs = std::filesystem;
 
 std::string rank_pattern(std::string const& file_name) {
-  // The last rank token wins ("run3.rank-1.json": rank 1); a name that is a number alone (with
-  // its extensions) is a rank too.
-  static std::regex const token(
-      R"((?:^|[^a-z])(?:rank|worker|proc|gpu|node)[-_.]?(\d+)(?![a-z0-9]))", std::regex::icase);
-  static std::regex const bare(R"(^(\d+)(\..*)$)");
-  std::smatch m;
-  std::string out;
-  if (std::regex_match(file_name, m, bare)) return out.append("*").append(m[2].str());
-  std::ptrdiff_t at = -1, len = 0;
-  for (auto it = std::sregex_iterator(file_name.begin(), file_name.end(), token);
-       it != std::sregex_iterator(); ++it) {
-    at = it->position(1);
-    len = it->length(1);
-  }
-  if (at < 0) return file_name;
+  auto const token = rank_in_file_name(file_name);
+  if (!token) return file_name;
   // (appends: GCC 12 warns falsely on `substr + "*" + substr`)
-  return out.append(file_name, 0, static_cast<std::size_t>(at))
+  std::string out;
+  return out.append(file_name, 0, token->position)
       .append("*")
-      .append(file_name, static_cast<std::size_t>(at + len));
+      .append(file_name, token->position + token->length);
 }
 
 namespace {

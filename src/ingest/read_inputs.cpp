@@ -2,6 +2,8 @@
 // Format detection and the one entry point that dispatches to each format's reader.
 #include <tracesweep/input_reader.hpp>
 
+#include "ingest/duplicate_events.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -53,10 +55,6 @@ bool looks_like_trace_name(fs::path const& p) {
   return ends_with(".sqlite") || ends_with(".json") || ends_with(".json.gz");
 }
 
-bool is_chrome(input_info const& info) {
-  return info.format.find("json") != std::string::npos;
-}
-
 }  // namespace
 
 std::vector<std::string> expand_inputs(std::vector<std::string> const& paths) {
@@ -102,13 +100,79 @@ void read_input_naming_it(std::string const& file, event_table& table,
 
 }  // namespace
 
+namespace {
+
+/// Gives the input just read its ranks as `options.ranks_from` says: the number in its file
+/// name, or the next ones after `next_in_order`'s (which it then advances).
+void assign_ranks(event_table& table, std::string const& file, rank_source from,
+                  std::int32_t& next_in_order) {
+  auto const& info = table.inputs().back();
+  if (from == rank_source::order) {
+    table.renumber_input_ranks(next_in_order);
+    next_in_order += static_cast<std::int32_t>(info.ranks.size());
+  }
+  if (from != rank_source::path) return;
+  if (info.ranks.size() > 1)
+    throw input_error(file, "",
+                      "holds " + std::to_string(info.ranks.size()) +
+                          " ranks (processes): a rank number in the file name names one");
+  auto const token = rank_in_file_name(fs::path(file).filename().string());
+  if (!token)
+    throw input_error(file, "",
+                      "no rank number in the file name (as in rank-3.json or worker_3.sqlite)");
+  table.renumber_input_ranks(token->rank);
+}
+
+/// Refuses the input just read when another input has claimed one of its ranks.
+void claim_ranks(event_table const& table, std::string const& file,
+                 std::map<std::int32_t, std::string>& owner) {
+  for (auto r : table.inputs().back().ranks) {
+    auto const [it, fresh] = owner.emplace(r, file);
+    if (!fresh)
+      throw input_error(file, "",
+                        "rank " + std::to_string(r) + " is also claimed by " + it->second);
+  }
+}
+
+/// The duplicated events of every input read, dropped at the end in one pass over the table.
+struct duplicates_to_drop {
+  std::vector<std::size_t> rows, memory_events;
+
+  /// Finds the current input's duplicates, counts them as skipped and remembers them.
+  void find(event_table& table, read_options const& options) {
+    auto const found = detail::find_duplicates(table, options.threads);
+    if (found.size() == 0) return;
+    auto& info = table.inputs().back();
+    info.skipped[std::string(skip_duplicate_event)] += static_cast<std::int64_t>(found.size());
+    for (auto row : found.rows) {
+      --info.events;
+      --info.events_by_kind[static_cast<std::size_t>(table.kind[row])];
+    }
+    rows.insert(rows.end(), found.rows.begin(), found.rows.end());
+    memory_events.insert(memory_events.end(), found.memory_events.begin(),
+                         found.memory_events.end());
+  }
+
+  void drop(event_table& table) const {
+    if (rows.empty() && memory_events.empty()) return;
+    std::vector<std::uint8_t> keep_row(table.size(), 1), keep_memory(table.memory.size(), 1);
+    for (auto r : rows) keep_row[r] = 0;
+    for (auto m : memory_events) keep_memory[m] = 0;
+    table.keep(keep_row, keep_memory);
+  }
+};
+
+}  // namespace
+
 std::vector<input_error> read_inputs(std::vector<std::string> const& paths, event_table& table,
                                      read_options const& options, bool keep_going) {
   auto files = expand_inputs(paths);
   std::vector<std::string> by_path = files;
   std::sort(by_path.begin(), by_path.end());
   std::vector<input_error> failures;
-  std::map<std::int32_t, std::string> chrome_rank_owner;
+  std::map<std::int32_t, std::string> rank_owner;
+  std::int32_t next_in_order = 0;
+  duplicates_to_drop duplicates;
   for (auto const& file : files) {
     read_options per_file = options;
     per_file.fallback_rank = static_cast<std::int32_t>(
@@ -120,22 +184,20 @@ std::vector<input_error> read_inputs(std::vector<std::string> const& paths, even
         options.progress->begin_file(file, ec ? 0 : size);
       }
       read_input_naming_it(file, table, per_file);
-      auto const& info = table.inputs().back();
-      if (is_chrome(info)) {
-        for (auto r : info.ranks) {
-          auto [it, fresh] = chrome_rank_owner.emplace(r, file);
-          if (!fresh) {
-            table.abandon_input();
-            throw input_error(file, "",
-                              "rank " + std::to_string(r) + " is also claimed by " + it->second);
-          }
-        }
+      try {
+        assign_ranks(table, file, options.ranks_from, next_in_order);
+        claim_ranks(table, file, rank_owner);
+      } catch (input_error const&) {
+        table.abandon_input();
+        throw;
       }
+      if (!options.keep_duplicates) duplicates.find(table, options);
     } catch (input_error const& e) {
       if (!keep_going) throw;
       failures.push_back(e);
     }
   }
+  duplicates.drop(table);
   return failures;
 }
 

@@ -6,9 +6,9 @@
 
 namespace tracesweep {
 
-name_regex::name_regex(std::string const& pattern) {
+name_regex::name_regex(std::string const& pattern, bool case_sensitive) {
   RE2::Options options;
-  options.set_case_sensitive(false);
+  options.set_case_sensitive(case_sensitive);
   options.set_log_errors(false);
   _re = std::make_unique<RE2>(pattern, options);
   if (!_re->ok()) throw pattern_error(pattern, _re->error());

@@ -7,7 +7,7 @@
 #include <tracesweep/intervals.hpp>
 #include <tracesweep/model/trace_model.hpp>
 
-#include <re2/re2.h>
+#include <tracesweep/model/name_regex.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -89,14 +89,14 @@ void keep_ranks(event_table const& t, std::vector<std::int32_t> const& listed,
 }
 
 void keep_names(event_table const& t, std::string const& pattern, std::vector<std::uint8_t>& keep) {
-  RE2 const re(pattern, RE2::Quiet);
+  name_regex const re(pattern, true);
   std::vector<std::int8_t> memo(t.strings().size(), -1);  // per string id: -1 unknown, 0, 1
   for (std::size_t i = 0; i < t.size(); ++i) {
     bool const named =
         t.kind[i] == event_kind::kernel || (t.kind[i] == event_kind::cpu_op && t.device[i] < 0);
     if (!named || !keep[i]) continue;
     auto& m = memo[t.name[i]];
-    if (m < 0) m = RE2::PartialMatch(t.strings().at(t.name[i]), re) ? 1 : 0;
+    if (m < 0) m = re.matches(t.strings().at(t.name[i])) ? 1 : 0;
     keep[i] = m == 1;
   }
 }

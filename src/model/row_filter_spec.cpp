@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The texts of the row filters (--time-range, --filter-nvtx, --ranks, --steps, --filter-name)
+// The texts of the row filters (--time-range, --filter-nvtx, --ranks, --steps)
 // into row_filter parts; every defect is one usage_error naming the option and the text.
 #include <tracesweep/error.hpp>
 #include <tracesweep/model/row_filter.hpp>
-
-#include <re2/re2.h>
 
 #include <charconv>
 #include <limits>
@@ -111,11 +109,6 @@ step_filter parse_step_range(std::string_view text, std::string_view option) {
   if (!first || !last) refuse(option, text, "expected A:B or A (step indices from 0)");
   if (*last < *first) refuse(option, text, "B is before A");
   return {*first, *last};
-}
-
-void check_name_pattern(std::string const& pattern, std::string_view option) {
-  RE2 const re(pattern, RE2::Quiet);
-  if (!re.ok()) refuse(option, pattern, re.error());
 }
 
 }  // namespace tracesweep

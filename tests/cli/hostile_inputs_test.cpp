@@ -260,17 +260,18 @@ TEST(hostile_inputs, times_outside_the_accepted_range_are_skipped_and_counted) {
 // nothing negative. Over several ranks and devices, with every kind of row.
 TEST(hostile_inputs, sums_past_int64_are_one_line_never_negative) {
   scratch dir("sums");
-  std::string const lo = "-4611686018427380";
   std::string const len = "4611686018427000";  // µs: just under 2^62 ns
   std::vector<std::string> events;
   for (int r = 0; r < 4; ++r) {
     auto const k = std::to_string(r % 2);
+    // (each round a µs later: equal events would be dropped as duplicates)
+    auto const lo = std::to_string(-4611686018427380 + r);
     events.push_back(event(lo, len, "ProfilerStep#" + k, "cpu_op"));
     events.push_back(event(lo, len, "enumerate(DataLoader)#x", "cpu_op"));
     events.push_back(event(lo, len, "cudaLaunchKernel", "cuda_runtime"));
     events.push_back(event(lo, len, "cudaDeviceSynchronize", "cuda_runtime"));
     events.push_back(event(lo, len, "k" + k));
-    events.push_back(event("0", len, "k" + k));
+    events.push_back(event(std::to_string(r), len, "k" + k));
     events.push_back(event(lo, len, "ncclKernel_AllReduce"));
     events.push_back(
         event(lo, len, "Memcpy HtoD", "gpu_memcpy", R"(,"bytes":4611686018427387000)"));

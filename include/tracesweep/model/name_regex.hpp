@@ -18,8 +18,9 @@ namespace tracesweep {
 
 class name_regex {
  public:
-  /// Throws pattern_error when `pattern` does not compile.
-  explicit name_regex(std::string const& pattern);
+  /// Throws pattern_error when `pattern` does not compile. Searched in any case unless
+  /// `case_sensitive` (--filter-name).
+  explicit name_regex(std::string const& pattern, bool case_sensitive = false);
   /// A regex that matches only a whole name (`pattern` anchored at both ends). Throws
   /// pattern_error naming `pattern` when `pattern` itself does not compile.
   [[nodiscard]] static name_regex whole_name(std::string const& pattern);

@@ -68,8 +68,6 @@ struct row_filter {
                                                         std::string_view option);
 /// "A:B", or "A" for one step.
 [[nodiscard]] step_filter parse_step_range(std::string_view text, std::string_view option);
-/// Throws usage_error naming `option` when `pattern` is not a valid RE2 regex.
-void check_name_pattern(std::string const& pattern, std::string_view option);
 
 /// Keeps the rows (and memory events) of `table` that pass every filter of `f`, in order:
 ///  - ranks: the row's rank is listed (no listed rank in the table: input_error);
