@@ -32,7 +32,18 @@ std::string with_folder_hint(std::string const& path, int rc, std::string why) {
 sqlite_handle::sqlite_handle(std::string path, bool read_only) : _path(std::move(path)) {
   int const flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   int const rc = sqlite3_open_v2(_path.c_str(), &_db, flags | SQLITE_OPEN_FULLMUTEX, nullptr);
-  if (rc != SQLITE_OK) fail(rc, "opening the database");
+  if (rc != SQLITE_OK) {
+    // A handle is returned even when the open fails, and must be closed: after the message is
+    // taken from it, while fail's exception leaves.
+    struct closer {
+      sqlite3*& db;
+      ~closer() {
+        sqlite3_close_v2(db);
+        db = nullptr;
+      }
+    } const close_it{_db};
+    fail(rc, "opening the database");
+  }
   sqlite3_busy_timeout(_db, 60'000);
   sqlite3_extended_result_codes(_db, 1);
 }

@@ -248,6 +248,9 @@ cli_result run_cli_within(std::string const& args, int kib) {
 }
 
 TEST(ScanWorkers, ManyMoreWorkersThanJobsNeverAbort) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space: no ulimit -v";
+#endif
   scratch_dir d("workers");
   generate_dozen_jobs(d / "traces");
   // Address space for a dozen workers, not for 400 stacks of 8 MiB.
