@@ -3,6 +3,8 @@
 // events whose hash repeats (none in a trace without duplicates).
 #include "ingest/duplicate_events.hpp"
 
+#include <tracesweep/task_threads.hpp>
+
 #include <algorithm>
 #include <cstdint>
 #include <tuple>
@@ -72,7 +74,8 @@ std::vector<std::size_t> repeated(std::size_t first, std::size_t end, Key const&
 }  // namespace
 
 duplicates find_duplicates(event_table const& t, unsigned threads) {
-  auto const [first, end] = t.input_rows(t.inputs().size() - 1);
+  // (plain variables, not structured bindings: clang before 16 cannot capture those)
+  auto const rows = t.input_rows(t.inputs().size() - 1);
   auto const row_key = [&t](std::size_t i) {
     return std::make_tuple(static_cast<int>(t.kind[i]), t.name[i], t.start_ns[i], t.end_ns[i],
                            t.rank[i], t.device[i], t.stream[i], t.correlation_of(i));
@@ -83,13 +86,13 @@ duplicates find_duplicates(event_table const& t, unsigned threads) {
     return std::make_tuple(m.time_ns[j], m.rank[j], m.device[j], m.thread[j], m.bytes[j],
                            static_cast<int>(m.pool[j]), m.allocated[j], m.reserved[j]);
   };
-  auto const [memory_first, memory_end] = t.current_input_memory();
+  auto const memory = t.current_input_memory();
   duplicates found;
-  tbb::task_arena arena(threads == 0 ? tbb::task_arena::automatic : static_cast<int>(threads));
+  tbb::task_arena arena(static_cast<int>(resolve_threads(threads)));
   arena.execute([&] {
-    found.rows = repeated(first, end, row_key, row_compared);
+    found.rows = repeated(rows.first, rows.second, row_key, row_compared);
     found.memory_events =
-        repeated(memory_first, memory_end, memory_key, [](std::size_t) { return true; });
+        repeated(memory.first, memory.second, memory_key, [](std::size_t) { return true; });
   });
   return found;
 }
