@@ -26,27 +26,12 @@
 #include <simdjson.h>
 
 #include "support/run_cli.hpp"
+#include "support/scratch_folder.hpp"
 
 namespace tracesweep::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// A fresh folder under the temporary directory, removed at the end.
-class scratch {
- public:
-  explicit scratch(std::string const& tag)
-      : _path(fs::temp_directory_path() /
-              ("ts_hostile_" + tag + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(_path);
-    fs::create_directories(_path);
-  }
-  ~scratch() { fs::remove_all(_path); }
-  [[nodiscard]] fs::path file(std::string const& name) const { return _path / name; }
-
- private:
-  fs::path _path;
-};
 
 void write_bytes(fs::path const& p, std::string const& bytes) {
   std::ofstream(p, std::ios::binary) << bytes;
@@ -195,7 +180,7 @@ std::string skipped_cell(fs::path const& file) {
 
 // 1. Inputs are never written.
 TEST(hostile_inputs, an_output_naming_an_input_or_failing_to_write) {
-  scratch dir("output");
+  scratch dir("hostile_output");
   auto const input = dir.file("t.json");
   write_bytes(input, trace({event("1", "2"), event("5", "2")}));
   auto const before = read_all(input);
@@ -212,7 +197,7 @@ TEST(hostile_inputs, an_output_naming_an_input_or_failing_to_write) {
 // 2. A gzip file of a few hundred KB that inflates to 2 GiB of whitespace inside traceEvents,
 // or 20 GiB between the top-level keys: stopped by the inflate ratio in bounded time and memory.
 TEST(hostile_inputs, gzip_whitespace_bombs_stop_at_the_inflate_ratio) {
-  scratch dir("bomb");
+  scratch dir("hostile_bomb");
   auto const inside = dir.file("inside.json.gz");
   write_bytes(inside, whitespace_bomb(R"({"traceEvents":[)" + event("1", "2") + ",", 32,
                                       event("5", "2") + "]}"));
@@ -232,7 +217,7 @@ TEST(hostile_inputs, gzip_whitespace_bombs_stop_at_the_inflate_ratio) {
 
 // 2. One event longer than the limit is one line naming the option; within it, it is read.
 TEST(hostile_inputs, one_huge_event_passes_the_event_limit) {
-  scratch dir("event");
+  scratch dir("hostile_event");
   auto const f = dir.file("big.json");
   write_bytes(f, trace({event("1", "2", std::string(std::size_t{2} << 20, 'x')), event("5", "2")}));
   expect_one_line(run_bounded("--max-event-bytes 1048576 summary " + quote(f)), f,
@@ -242,7 +227,7 @@ TEST(hostile_inputs, one_huge_event_passes_the_event_limit) {
 
 // 3. Times at the int64 limits: skipped and counted under a named reason, never wrapped.
 TEST(hostile_inputs, times_outside_the_accepted_range_are_skipped_and_counted) {
-  scratch dir("range");
+  scratch dir("hostile_range");
   auto const f = dir.file("limits.json");
   write_bytes(f, trace({event("9223372036854775", "1"),     // ts × 1000 fits, end does not
                         event("-9223372036854775", "1"),    // below -2^62 ns
@@ -259,7 +244,7 @@ TEST(hostile_inputs, times_outside_the_accepted_range_are_skipped_and_counted) {
 // 3. Long overlapping events whose sums pass int64: one line naming the file, or exact results;
 // nothing negative. Over several ranks and devices, with every kind of row.
 TEST(hostile_inputs, sums_past_int64_are_one_line_never_negative) {
-  scratch dir("sums");
+  scratch dir("hostile_sums");
   std::string const len = "4611686018427000";  // µs: just under 2^62 ns
   std::vector<std::string> events;
   for (int r = 0; r < 4; ++r) {
@@ -296,7 +281,7 @@ TEST(hostile_inputs, sums_past_int64_are_one_line_never_negative) {
 
 // 3. --keep-going goes on past a file that fails while read (here: a decompression bomb).
 TEST(hostile_inputs, keep_going_survives_a_bomb) {
-  scratch dir("keep");
+  scratch dir("hostile_keep");
   auto const bomb = dir.file("a.json.gz");
   write_bytes(bomb, whitespace_bomb(R"({"traceEvents":[)", 8, event("1", "2") + "]}"));
   auto const good = dir.file("b.json");
@@ -314,7 +299,7 @@ TEST(hostile_inputs, out_of_memory_while_reading_names_the_file) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit allows";
 #else
-  scratch dir("oom");
+  scratch dir("hostile_oom");
   std::string block;
   for (int i = 0; i < 100000; ++i) block += event(std::to_string(i), "1") + ",";
   std::string const member = gzip_member(block);
@@ -341,7 +326,7 @@ TEST(hostile_inputs, out_of_memory_while_reading_names_the_file) {
 
 // 5. One JSON policy: invalid JSON wherever the reader interprets it is exit 2 at its byte.
 TEST(hostile_inputs, invalid_json_in_interpreted_parts_is_exit_2_at_its_byte) {
-  scratch dir("json");
+  scratch dir("hostile_json");
   struct bad {
     char const* name;
     std::string text;
@@ -385,7 +370,7 @@ TEST(hostile_inputs, invalid_json_in_interpreted_parts_is_exit_2_at_its_byte) {
 // 5. A key written with escapes is the key it spells; what the reader skips for speed (the rest
 // of an event that is not "X") is checked for structure only, as documented.
 TEST(hostile_inputs, escaped_keys_count_and_skipped_parts_are_structural_only) {
-  scratch dir("policy");
+  scratch dir("hostile_policy");
   auto const plain = dir.file("plain.json");
   write_bytes(plain, trace({event("1", "2"), event("5", "2")}, R"("baseTimeNanoseconds":1000,)"));
   auto const escaped = dir.file("escaped.json");
@@ -407,7 +392,7 @@ TEST(hostile_inputs, escaped_keys_count_and_skipped_parts_are_structural_only) {
 
 // 6. A user pattern runs in linear time on a 40 KB kernel name (std::regex overflowed the stack).
 TEST(hostile_inputs, patterns_are_linear_in_a_40kb_name) {
-  scratch dir("regex");
+  scratch dir("hostile_regex");
   auto const f = dir.file("long_name.json");
   write_bytes(f, trace({event("1", "2", std::string(40000, 'a')), event("5", "2")}));
   auto const r = run_bounded("summary --comm-pattern '.*nccl.*' " + quote(f));

@@ -17,28 +17,13 @@
 #include <simdjson.h>
 
 #include "support/run_cli.hpp"
+#include "support/scratch_folder.hpp"
 #include "support/trace_paths.hpp"
 
 namespace tracesweep::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// A fresh folder under the temporary directory, removed at the end.
-class scratch {
- public:
-  explicit scratch(std::string const& tag)
-      : _path(fs::temp_directory_path() /
-              ("ts_input_checks_" + tag + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(_path);
-    fs::create_directories(_path);
-  }
-  ~scratch() { fs::remove_all(_path); }
-  [[nodiscard]] fs::path file(std::string const& name) const { return _path / name; }
-
- private:
-  fs::path _path;
-};
 
 /// The inflated text of a real .json.gz trace.
 std::string inflated(fs::path const& gz) {
@@ -106,7 +91,7 @@ TEST(input_checks, duplicated_trace_events_are_dropped_and_reported) {
   simdjson::dom::parser parser;
   auto const doc = parser.parse(text).value();
   auto const events = simdjson::minify(doc["traceEvents"].value());
-  scratch dir("dup");
+  scratch dir("input_checks_dup");
   auto const twice = dir.file("twice.json");
   auto const doubled = events.substr(0, events.size() - 1) + "," + events.substr(1);
   write_text(twice, replaced(simdjson::minify(doc), events, doubled));
@@ -159,7 +144,7 @@ TEST(input_checks, nsys_and_kineto_claiming_one_rank_are_refused) {
   ASSERT_EQ(order.exit_code, 0) << order.err;
   EXPECT_EQ(device_ranks(order.out), (std::vector<std::int64_t>{0, 1, 2}));
 
-  scratch dir("ranks");
+  scratch dir("input_checks_ranks");
   fs::create_symlink(traces / "nsys/dlprof/nsys_profile.sqlite", dir.file("rank-3.sqlite"));
   fs::create_symlink(kineto, dir.file("worker_0.json.gz"));
   auto const by_path =
@@ -189,7 +174,7 @@ TEST(input_checks, clocks_decades_apart_are_warned_about) {
   auto text = inflated(original);
   text = replaced(text, "\"baseTimeNanoseconds\"", "\"baseTimeNanosecondsRemoved\"");
   text = replaced(text, "\"rank\": 0, \"world_size\": 2", "\"rank\": 1, \"world_size\": 2");
-  scratch dir("clock");
+  scratch dir("input_checks_clock");
   auto const relative = dir.file("rank1_without_base_time.json");
   write_text(relative, text);
   auto const r = run_cli("summary " + quote(original) + " " + quote(relative));
