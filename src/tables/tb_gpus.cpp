@@ -89,16 +89,16 @@ launch_metric_index index_launch_metrics(event_table const& t) {
   return out;
 }
 
-void add_gpu_metrics(job_session const& session, input_rows const& in,
-                     launch_metric_index const& metrics, span window, tb_overview& ov) {
+void add_gpu_metrics(job_session const& session, std::size_t input,
+                     std::span<std::size_t const> kernels, launch_metric_index const& metrics,
+                     span window, tb_overview& ov) {
   auto const& table = session.model().table();
-  auto const kernels = in.of_type(event_type::kernel);
   // The input's GPUs: a run of the session's (input, device) groups, kernels' unions per GPU.
   auto const& gpu_busy = session.unions(table_union::kernels_by_input_device);
   auto const gpus = session.input_devices();
   constexpr auto lowest = std::numeric_limits<std::int32_t>::min();
-  auto const first = std::lower_bound(gpus.begin(), gpus.end(), table_device{in.input, lowest});
-  auto const last = std::lower_bound(gpus.begin(), gpus.end(), table_device{in.input + 1, lowest});
+  auto const first = std::lower_bound(gpus.begin(), gpus.end(), table_device{input, lowest});
+  auto const last = std::lower_bound(gpus.begin(), gpus.end(), table_device{input + 1, lowest});
   auto const length = static_cast<double>(window.end - window.start);
   for (auto it = first; it != last; ++it) {
     auto const group = static_cast<group_id>(it - gpus.begin());

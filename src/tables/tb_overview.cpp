@@ -176,8 +176,7 @@ std::vector<tb_overview> compute_tb_overview(job_session const& session) {
   }
   std::vector<tb_overview> out;
   for (std::size_t input = 0; input < inputs.size(); ++input) {
-    auto& in = inputs[input];
-    in.input = input;
+    auto const& in = inputs[input];
     if (in.rows.empty()) continue;
     tb_overview ov;
     ov.input = static_cast<std::int32_t>(input);
@@ -192,10 +191,12 @@ std::vector<tb_overview> compute_tb_overview(job_session const& session) {
     }
     move_steps_to_device(model, in, steps);
     attribute_steps(session.primitives(), roles, steps, ov);
-    add_gpu_metrics(session, in, metrics, {steps.spans.front().start, steps.spans.back().end}, ov);
+    auto const kernels = in.of_type(event_type::kernel);
+    add_gpu_metrics(session, input, kernels, metrics,
+                    {steps.spans.front().start, steps.spans.back().end}, ov);
     auto const [first, last] = std::equal_range(kernel_stats.begin(), kernel_stats.end(),
                                                 static_cast<std::uint32_t>(input), group_less{});
-    add_kernel_table(model, in.of_type(event_type::kernel), std::span(first, last), metrics, ov);
+    add_kernel_table(model, kernels, std::span(first, last), metrics, ov);
     out.push_back(std::move(ov));
   }
   return out;

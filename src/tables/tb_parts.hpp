@@ -26,7 +26,6 @@ struct span {
 
 /// One input's rows, in table order, and their types.
 struct input_rows {
-  std::size_t input = 0;
   std::vector<std::size_t> rows;
   std::vector<event_type> type;
   /// The rows of type `t`, in table order.
@@ -58,10 +57,11 @@ void attribute_steps(backend& be, role_spans const& roles, step_list const& step
 using launch_metric_index = std::unordered_map<std::uint64_t, std::size_t>;
 [[nodiscard]] launch_metric_index index_launch_metrics(event_table const& t);
 
-/// GPU Utilization, Est. SM Efficiency and Est. Achieved Occupancy of each GPU of the input,
-/// over [first step start, last step end].
-void add_gpu_metrics(job_session const& session, input_rows const& in,
-                     launch_metric_index const& metrics, span window, tb_overview& ov);
+/// GPU Utilization, Est. SM Efficiency and Est. Achieved Occupancy of each GPU of input `input`
+/// (its kernel rows `kernels`), over [first step start, last step end].
+void add_gpu_metrics(job_session const& session, std::size_t input,
+                     std::span<std::size_t const> kernels, launch_metric_index const& metrics,
+                     span window, tb_overview& ov);
 /// The kernel table of the input: every kernel by name, the two means weighted by duration.
 void add_kernel_table(trace_model const& model, std::span<std::size_t const> kernels,
                       std::span<kernel_name_stats const> stats, launch_metric_index const& metrics,
