@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <limits>
 #include <span>
-#include <utility>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <thrust/copy.h>
@@ -30,6 +30,7 @@
 #include <tracesweep/event_kind.hpp>
 
 #include "cuda/detail/column.hpp"
+#include "cuda/detail/held_columns.hpp"
 #include "cuda/detail/primitives.cuh"
 
 namespace tracesweep::cuda_detail {
@@ -273,30 +274,32 @@ struct gather_u32_fn {
   TRACESWEEP_HOST_DEVICE uint32_t operator()(uint32_t row) const { return v[row]; }
 };
 
-/// The columns device_activity reads, one upload each, and the rows it selects from them.
+/// The columns device_activity reads (held copies, or one upload each), and the rows it
+/// selects from them.
 template <class Context>
 struct activity_inputs {
-  column<int64_t, Context> start, end;
-  column<uint8_t, Context> kind;
-  column<uint32_t, Context> group, name;
-  column<uint8_t, Context> flag;
+  input_column<int64_t, Context> start, end;
+  input_column<uint8_t, Context> kind;
+  input_column<uint32_t, Context> group, name;
+  input_column<uint8_t, Context> flag;
   typename Context::template buffer<uint32_t> activity_rows, kernel_rows;
   std::size_t activity_count = 0, kernel_count = 0;
 };
 
 template <class Context>
 activity_inputs<Context> upload_activity_inputs(Context& ctx, typename Context::stream_type s,
-                                                activity_request const& r) {
+                                                activity_request const& r,
+                                                held_columns<Context>* held) {
   activity_inputs<Context> in;
-  in.start = upload_column(ctx, r.start, s);
-  in.end = upload_column(ctx, r.end, s);
-  in.kind = upload_column(ctx,
-                          std::span<std::uint8_t const>(
-                              reinterpret_cast<std::uint8_t const*>(r.kind.data()), r.kind.size()),
-                          s);
-  in.group = upload_column(ctx, r.device_group, s);
-  in.name = upload_column(ctx, r.name, s);
-  in.flag = upload_column(ctx, r.communication, s);
+  in.start = read_column(ctx, held, r.start, s);
+  in.end = read_column(ctx, held, r.end, s);
+  in.kind = read_column(ctx, held,
+                        std::span<std::uint8_t const>(
+                            reinterpret_cast<std::uint8_t const*>(r.kind.data()), r.kind.size()),
+                        s);
+  in.group = read_column(ctx, held, r.device_group, s);
+  in.name = read_column(ctx, held, r.name, s);
+  in.flag = read_column(ctx, held, r.communication, s);
   // Row selection: device activity, and the kernels among it.
   std::size_t const n = r.start.size();
   auto all = ctx.template alloc<uint32_t>(n, s);
@@ -534,12 +537,14 @@ inline void fill_activity_result(std::vector<int64_t> const& table, std::size_t 
 }
 
 /// device_activity on the device, every step ordered on `s`. `r` must be valid (the public
-/// backend call checks it) and hold fewer than 2^32 rows.
+/// backend call checks it) and hold fewer than 2^32 rows. Columns `held` holds are read from
+/// their device copies (null: every column is uploaded).
 template <class Context>
 activity_result activity_on_device(Context& ctx, typename Context::stream_type s,
-                                   activity_request const& r) {
+                                   activity_request const& r,
+                                   held_columns<Context>* held = nullptr) {
   std::size_t const devices = r.device_count;
-  auto const in = upload_activity_inputs(ctx, s, r);
+  auto const in = upload_activity_inputs(ctx, s, r, held);
   auto table = empty_activity_table(ctx, s, devices);
   int64_t* const t = table.data();
   add_windows(ctx, s, in, devices, t);

@@ -11,6 +11,7 @@
 #include <limits>
 #include <new>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,6 +22,7 @@
 #include <tracesweep/error.hpp>
 
 #include "cuda/detail/activity.cuh"
+#include "cuda/detail/held_columns.hpp"
 #include "cuda/detail/planning.hpp"
 #include "cuda/detail/primitives.cuh"
 
@@ -41,6 +43,8 @@ struct bytes_per_row {
     return 96 + 16 * (4 + 2 * quantiles);
   }
   static constexpr std::size_t intersection = 20 + 20 + 16 + 8 + 12 + 32;
+  /// union_of_rows on held columns: the row indices (8) besides a union of the gathered rows.
+  static constexpr std::size_t rows_union = union_ + 8;
 };
 
 /// Chunks never exceed what the device algorithms' int item counts (and 32-bit row indices)
@@ -58,7 +62,8 @@ class device_backend final : public backend {
       : _ctx(std::move(ctx)),
         _limit(memory_limit),
         _name(std::move(name)),
-        _max_rows(std::clamp<std::size_t>(max_rows, 1, max_chunk_rows)) {}
+        _max_rows(std::clamp<std::size_t>(max_rows, 1, max_chunk_rows)),
+        _held(held_share(memory_limit)) {}
 
   [[nodiscard]] std::string_view name() const noexcept override { return _name; }
   [[nodiscard]] Context& context() noexcept { return _ctx; }
@@ -82,6 +87,15 @@ class device_backend final : public backend {
   interval_union do_union_by_group(interval_view in) override {
     return guarded([&] { return union_impl(in); });
   }
+  interval_union do_union_of_rows(row_intervals const& in) override {
+    return guarded([&] { return rows_union_impl(in); });
+  }
+  std::vector<exact_stats> do_duration_stats(row_durations const& in,
+                                             std::span<double const> quantiles) override {
+    return guarded([&] { return duration_stats_impl(in, quantiles); });
+  }
+  void do_hold(std::span<std::byte const> column) override { _held.hold(column); }
+  void do_release(std::span<std::byte const> column) noexcept override { _held.release(column); }
   std::vector<gap> do_gap_scan(interval_union const& u, group_windows windows, std::int64_t min_gap,
                                std::size_t top_per_group) override {
     return guarded([&] { return gap_scan_impl(u, windows, min_gap, top_per_group); });
@@ -130,6 +144,42 @@ class device_backend final : public backend {
     }
     if (parts.empty()) return {};
     return stitch_unions(parts);
+  }
+
+  /// On the held copies of the start and end columns when there are: the rows and their groups
+  /// go up, the device gathers the intervals (chunks of rows stitched on the host). Otherwise
+  /// the rows are gathered on the host (backend's default).
+  interval_union rows_union_impl(row_intervals const& in) {
+    auto const s = _ctx.stream();
+    auto const start = _held.find(_ctx, in.start, s);
+    auto const end = start ? _held.find(_ctx, in.end, s) : std::nullopt;
+    if (!start || !end) return backend::do_union_of_rows(in);
+    std::size_t const n = in.rows.size();
+    std::vector<interval_union> parts;
+    for (auto const& r : split_rows(n, chunk_rows(bytes_per_row::rows_union, n))) {
+      ++_chunks;
+      parts.push_back(union_of_device_rows(_ctx, s, *start, *end,
+                                           in.rows.subspan(r.begin, r.size()),
+                                           in.group.subspan(r.begin, r.size())));
+    }
+    if (parts.empty()) return {};
+    return stitch_unions(parts);
+  }
+
+  /// On the held copies of the start and end columns when there are and the rows fit one
+  /// pass: the rows and keys go up, the durations are computed on the device. Otherwise the
+  /// durations are computed on the host (backend's default, chunked by whole keys).
+  std::vector<exact_stats> duration_stats_impl(row_durations const& in,
+                                               std::span<double const> quantiles) {
+    auto const s = _ctx.stream();
+    std::size_t const n = in.rows.size();
+    auto const start = _held.find(_ctx, in.start, s);
+    auto const end = start ? _held.find(_ctx, in.end, s) : std::nullopt;
+    // (The budget left for rows is known once the held copies are made.)
+    bool const one_pass = n <= chunk_rows(bytes_per_row::stats(quantiles.size()) + 8, n);
+    if (!start || !end || !one_pass) return backend::do_duration_stats(in, quantiles);
+    ++_chunks;
+    return duration_stats_on_device(_ctx, s, *start, *end, in.rows, in.keys, quantiles);
   }
 
   std::vector<gap> gap_scan_impl(interval_union const& u, group_windows windows,
@@ -217,7 +267,7 @@ class device_backend final : public backend {
   activity_result activity_impl(activity_request const& r) {
     if (!activity_fits(r)) return compose_device_activity(*this, r);
     ++_chunks;
-    return activity_on_device(_ctx, _ctx.stream(), r);
+    return activity_on_device(_ctx, _ctx.stream(), r, &_held);
   }
 
   /// Runs `f`. When it throws, the context abandons the downloads it staged (their host
@@ -264,7 +314,15 @@ class device_backend final : public backend {
   /// reserve leaves 1 byte: one row per chunk, and the limit cannot be kept.
   [[nodiscard]] std::size_t row_budget() const noexcept {
     if (_limit == 0) return 0;
-    return _limit > Context::temporary_reserve ? _limit - Context::temporary_reserve : 1;
+    std::size_t const taken = Context::temporary_reserve + _held.resident_bytes();
+    return _limit > taken ? _limit - taken : 1;
+  }
+
+  /// Held columns may take half of what rows may (0 = no limit): the calls keep the other half.
+  [[nodiscard]] static std::size_t held_share(std::size_t limit) noexcept {
+    if (limit == 0) return 0;
+    return std::max<std::size_t>(
+        (limit > Context::temporary_reserve ? limit - Context::temporary_reserve : 1) / 2, 1);
   }
 
   static interval_view slice(interval_view v, row_range r) {
@@ -309,6 +367,7 @@ class device_backend final : public backend {
   std::string _name;
   std::size_t _max_rows;
   std::size_t _chunks = 0;
+  held_columns<Context> _held;
 };
 
 }  // namespace tracesweep::cuda_detail

@@ -88,6 +88,16 @@ struct positive_length_fn {
   TRACESWEEP_HOST_DEVICE bool operator()(std::size_t i) const { return end[i] > start[i]; }
 };
 
+/// The duration (end − start) of the k-th row taken.
+struct row_duration_fn {
+  int64_t const* start;
+  int64_t const* end;
+  std::size_t const* rows;
+  TRACESWEEP_HOST_DEVICE int64_t operator()(std::size_t k) const {
+    return end[rows[k]] - start[rows[k]];
+  }
+};
+
 /// new_seg[i] = first row, new group, or a start past every end before it (touching merges).
 struct segment_start_fn {
   uint32_t const* group;

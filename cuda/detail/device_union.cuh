@@ -165,4 +165,25 @@ interval_union union_on_device(Context& ctx, interval_view in, typename Context:
   return union_resident(ctx, d.view(), s);
 }
 
+/// Per-group union of the rows `rows` of start and end columns already on the device (each
+/// taken row's group in `group`): the rows and groups go up, the intervals are gathered on the
+/// device.
+template <class Context>
+interval_union union_of_device_rows(Context& ctx, typename Context::stream_type s,
+                                    column_view<int64_t> start, column_view<int64_t> end,
+                                    std::span<std::size_t const> rows,
+                                    std::span<uint32_t const> group) {
+  std::size_t const n = rows.size();
+  if (n == 0) return {};
+  auto d_group = upload_column(ctx, group, s);
+  auto d_start = ctx.template alloc<int64_t>(n, s);
+  auto d_end = ctx.template alloc<int64_t>(n, s);
+  {
+    auto const d_rows = upload_column(ctx, rows, s);
+    thrust::gather(ctx.policy(s), d_rows.data(), d_rows.data() + n, start.data, d_start.data());
+    thrust::gather(ctx.policy(s), d_rows.data(), d_rows.data() + n, end.data, d_end.data());
+  }
+  return union_resident(ctx, {d_start.data(), d_end.data(), d_group.data(), n}, s);
+}
+
 }  // namespace tracesweep::cuda_detail

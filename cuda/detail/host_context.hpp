@@ -196,6 +196,7 @@ class host_context {
   void upload(T* dst, T const* src, std::size_t n, stream_type s = {}) {
     ++_transfers->uploads;
     std::size_t const bytes = n * sizeof(T);
+    _sources->push_back({reinterpret_cast<unsigned char const*>(src), bytes});
     _transfers->upload_bytes += bytes;
     if (bytes && _stream->plan.pending_downloads() > 0) synchronize(s);
     auto const* from = reinterpret_cast<unsigned char const*>(src);
@@ -259,6 +260,15 @@ class host_context {
 
   [[nodiscard]] usage const& memory() const noexcept { return *_usage; }
   [[nodiscard]] transfer_counts const& transfers() const noexcept { return *_transfers; }
+  /// The host bytes of one upload.
+  struct upload_source {
+    unsigned char const* data;
+    std::size_t bytes;
+  };
+  /// Every upload so far, in order: tests check that a job copies each of its columns once.
+  [[nodiscard]] std::vector<upload_source> const& upload_sources() const noexcept {
+    return *_sources;
+  }
   /// The next `n` allocations succeed; every later one throws (device_error, out of memory,
   /// unless `with` names what Thrust would throw).
   void fail_allocation_after(std::size_t n, failure with = failure::device_error) noexcept {
@@ -278,6 +288,8 @@ class host_context {
     staging_plan plan;
   };
   std::shared_ptr<transfer_counts> _transfers = std::make_shared<transfer_counts>();
+  std::shared_ptr<std::vector<upload_source>> _sources =
+      std::make_shared<std::vector<upload_source>>();
   std::shared_ptr<stream_state> _stream = std::make_shared<stream_state>();
 };
 

@@ -3,6 +3,7 @@
 // everywhere; the CUDA backend implements the same calls with bit-identical results.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -68,6 +69,24 @@ struct activity_result {
   interval_union computation_union;    ///< the other kernels
 };
 
+/// Rows of whole start and end columns (as a job keeps them, see backend::hold) taken as
+/// intervals in groups: `rows` names the rows taken, `group` each taken row's group.
+struct row_intervals {
+  std::span<std::int64_t const> start;
+  std::span<std::int64_t const> end;
+  std::span<std::size_t const> rows;
+  std::span<group_id const> group;
+};
+
+/// Rows of whole start and end columns (as a job keeps them, see backend::hold) with a key each,
+/// for statistics of their durations (end − start).
+struct row_durations {
+  std::span<std::int64_t const> start;
+  std::span<std::int64_t const> end;
+  std::span<std::size_t const> rows;
+  std::span<std::uint32_t const> keys;
+};
+
 /// The analysis primitives. Each public call checks its arguments once (throwing
 /// std::invalid_argument) and then runs the backend's implementation (the do_ functions), so
 /// the implementations may assume valid input.
@@ -83,6 +102,24 @@ class backend {
   /// Union per group. Touching intervals merge; zero-length intervals add nothing.
   [[nodiscard]] interval_union union_by_group(interval_view intervals);
 
+  /// union_by_group of the rows `in` takes. On a backend that holds the start and end columns
+  /// (hold), only the rows and their groups travel to the device.
+  [[nodiscard]] interval_union union_of_rows(row_intervals const& in);
+
+  /// Declares that `column` (a column a job reads in many calls: the event table's, the
+  /// model's) stays alive and unchanged until release(column). A backend with memory of its
+  /// own copies it there at its first use and reads that copy in every later call whose input
+  /// is the column or a part of it; the CPU backend ignores it. Holds of one column nest.
+  template <class T>
+  void hold(std::span<T const> column) {
+    do_hold(std::as_bytes(column));
+  }
+  /// Ends one hold of `column`; the copy is freed with its last hold.
+  template <class T>
+  void release(std::span<T const> column) noexcept {
+    do_release(std::as_bytes(column));
+  }
+
   /// Holes of `u` inside each group's window that last at least `min_gap` ns, the longest
   /// `top_per_group` per group (0 = all), ordered by (group, duration desc, start). `u` must be
   /// sorted by group and every group must have a window.
@@ -93,6 +130,11 @@ class backend {
   [[nodiscard]] std::vector<exact_stats> segmented_stats(std::span<std::uint32_t const> keys,
                                                          std::span<std::int64_t const> values,
                                                          std::span<double const> quantiles);
+
+  /// segmented_stats of the durations of the rows `in` takes, by their keys. On a backend that
+  /// holds the start and end columns (hold), only the rows and keys travel to the device.
+  [[nodiscard]] std::vector<exact_stats> duration_stats(row_durations const& in,
+                                                        std::span<double const> quantiles);
 
   /// |a ∩ b| per group (index = group id, `group_count` entries).
   [[nodiscard]] std::vector<std::int64_t> intersection_by_group(interval_union const& a,
@@ -110,6 +152,13 @@ class backend {
   virtual void do_sort_pairs(std::span<std::uint64_t> keys, std::span<std::uint32_t> values,
                              int end_bit) = 0;
   virtual interval_union do_union_by_group(interval_view intervals) = 0;
+  /// Defaults to gathering the rows on the host and do_union_by_group.
+  virtual interval_union do_union_of_rows(row_intervals const& in);
+  /// Defaults to the durations computed on the host and do_segmented_stats.
+  virtual std::vector<exact_stats> do_duration_stats(row_durations const& in,
+                                                     std::span<double const> quantiles);
+  virtual void do_hold(std::span<std::byte const>) {}
+  virtual void do_release(std::span<std::byte const>) noexcept {}
   virtual std::vector<gap> do_gap_scan(interval_union const& u, group_windows windows,
                                        std::int64_t min_gap, std::size_t top_per_group) = 0;
   virtual std::vector<exact_stats> do_segmented_stats(std::span<std::uint32_t const> keys,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// One segmented-statistics call over the selected kernel rows, keyed by group × dense name index
-// (names numbered in id order, so the keys come back in (group, name id) order). When groups ×
-// names do not fit the 32-bit keys, consecutive groups are computed a batch at a time.
+// One duration-statistics call over the selected kernel rows (the start and end columns as the
+// job holds them), keyed by group × dense name index (names numbered in id order, so the keys
+// come back in (group, name id) order). When groups × names do not fit the 32-bit keys,
+// consecutive groups are computed a batch at a time.
 #include <tracesweep/analysis/kernel_stats.hpp>
 
 #include <algorithm>
@@ -54,19 +55,21 @@ std::vector<kernel_name_stats> compute_kernel_stats(trace_model const& model, ba
   std::uint64_t const per_batch =
       std::max<std::uint64_t>(1, (std::uint64_t{1} << 32) / names.size());
   std::vector<std::uint32_t> keys;
-  std::vector<std::int64_t> durations;
+  std::vector<std::size_t> batch;
   keys.reserve(rows.size());
-  durations.reserve(rows.size());
   for (std::uint64_t first = 0; first < groups; first += per_batch) {
-    keys.clear(), durations.clear();
+    bool const whole = first == 0 && per_batch >= groups;
+    keys.clear(), batch.clear();
     for (auto i : rows) {
       std::uint64_t const g = group_of(i);
       if (g < first || g >= first + per_batch) continue;
       keys.push_back(static_cast<std::uint32_t>((g - first) * names.size() + dense[t.name[i]]));
-      durations.push_back(t.end_ns[i] - t.start_ns[i]);
+      if (!whole) batch.push_back(i);
     }
     if (keys.empty()) continue;
-    for (auto& s : be.segmented_stats(keys, durations, selection.quantiles)) {
+    row_durations const taken{t.start_ns, t.end_ns, whole ? std::span(rows) : std::span(batch),
+                              keys};
+    for (auto& s : be.duration_stats(taken, selection.quantiles)) {
       kernel_name_stats k;
       k.group = static_cast<std::uint32_t>(first + s.key / names.size());
       k.name = names[s.key % names.size()];

@@ -17,6 +17,18 @@ void check_union(interval_union const& u, char const* call) {
     throw std::invalid_argument(std::string(call) + ": union columns differ in size");
 }
 
+/// Start and end columns of one size, one value per taken row, and every row inside them.
+void check_rows(std::span<std::int64_t const> start, std::span<std::int64_t const> end,
+                std::span<std::size_t const> rows, std::size_t per_row, char const* call) {
+  if (end.size() != start.size() || per_row != rows.size())
+    throw std::invalid_argument(std::string(call) +
+                                ": start and end, or the rows and their values, differ in size");
+  for (auto const row : rows)
+    if (row >= start.size())
+      throw std::invalid_argument(std::string(call) + ": row " + std::to_string(row) +
+                                  " past the columns' end");
+}
+
 /// `r.order` holds every device activity row once, by (device, start).
 void check_order(activity_request const& r) {
   std::size_t device_rows = 0;
@@ -50,6 +62,18 @@ interval_union backend::union_by_group(interval_view in) {
   return do_union_by_group(in);
 }
 
+interval_union backend::union_of_rows(row_intervals const& in) {
+  check_rows(in.start, in.end, in.rows, in.group.size(), "union_of_rows");
+  return do_union_of_rows(in);
+}
+
+interval_union backend::do_union_of_rows(row_intervals const& in) {
+  std::vector<std::int64_t> start(in.rows.size()), end(in.rows.size());
+  for (std::size_t k = 0; k < in.rows.size(); ++k)
+    start[k] = in.start[in.rows[k]], end[k] = in.end[in.rows[k]];
+  return do_union_by_group({start, end, in.group});
+}
+
 std::vector<gap> backend::gap_scan(interval_union const& u, group_windows windows,
                                    std::int64_t min_gap, std::size_t top_per_group) {
   if (windows.end.size() != windows.start.size())
@@ -72,6 +96,23 @@ std::vector<exact_stats> backend::segmented_stats(std::span<std::uint32_t const>
     if (!(q >= 0.0 && q <= 1.0))
       throw std::invalid_argument("segmented_stats: quantile outside [0, 1]");
   return do_segmented_stats(keys, values, quantiles);
+}
+
+std::vector<exact_stats> backend::duration_stats(row_durations const& in,
+                                                 std::span<double const> quantiles) {
+  check_rows(in.start, in.end, in.rows, in.keys.size(), "duration_stats");
+  for (double const q : quantiles)
+    if (!(q >= 0.0 && q <= 1.0))
+      throw std::invalid_argument("duration_stats: quantile outside [0, 1]");
+  return do_duration_stats(in, quantiles);
+}
+
+std::vector<exact_stats> backend::do_duration_stats(row_durations const& in,
+                                                    std::span<double const> quantiles) {
+  std::vector<std::int64_t> durations(in.rows.size());
+  for (std::size_t k = 0; k < in.rows.size(); ++k)
+    durations[k] = in.end[in.rows[k]] - in.start[in.rows[k]];
+  return do_segmented_stats(in.keys, durations, quantiles);
 }
 
 std::vector<std::int64_t> backend::intersection_by_group(interval_union const& a,

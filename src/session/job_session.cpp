@@ -50,15 +50,32 @@ union_members members_of(interval_union const& u, group_id g) {
 }
 
 job_session::job_session(trace_model const& model, backend& be, activity_needs const& needs)
-    : _model(model), _be(be), _needs(needs), _parts(std::make_unique<parts>()) {}
+    : _model(model), _be(be), _needs(needs), _parts(std::make_unique<parts>()) {
+  auto const& t = model.table();
+  hold(std::span(t.start_ns));
+  hold(std::span(t.end_ns));
+  hold(std::span(t.kind));
+  hold(std::span(t.name));
+}
 
-job_session::~job_session() = default;
+job_session::~job_session() {
+  for (auto const column : _parts->held) _be.release(column);
+}
+
+void job_session::hold_bytes(std::span<std::byte const> column) const {
+  std::lock_guard const lock(_parts->held_mutex);
+  _be.hold(column);
+  _parts->held.push_back(column);
+}
 
 activity_result const& job_session::activity(activity_needs const& asked) const {
   if (!_needs.covers(asked))
     throw std::logic_error("job_session: the session was not built for this analysis's needs");
-  std::call_once(_parts->activity_once,
-                 [this] { _parts->activity = session_detail::compute_activity(*this); });
+  std::call_once(_parts->activity_once, [this] {
+    hold(_model.device_group());
+    hold(_model.communication_names());
+    _parts->activity = session_detail::compute_activity(*this);
+  });
   return _parts->activity;
 }
 

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include <tracesweep/session/job_session.hpp>
@@ -29,6 +31,8 @@ struct job_session::parts {
   std::array<interval_union, table_union_count> unions;
   std::once_flag denominators_once;
   std::vector<denominator> denominators;
+  std::mutex held_mutex;
+  std::vector<std::span<std::byte const>> held;  ///< columns held on the backend
 };
 
 namespace session_detail {

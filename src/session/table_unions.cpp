@@ -22,18 +22,19 @@ void number_groups(std::vector<std::pair<std::size_t, table_device>> const& keye
         static_cast<group_id>(std::lower_bound(keys.begin(), keys.end(), key) - keys.begin());
 }
 
-/// Rows of `t` selected by `take` (row → group, or no_device) as intervals.
+/// Rows of `t` selected by `take` (row → group, or no_device) as intervals, by one backend
+/// union_of_rows over the held start and end columns.
 template <typename Take>
-interval_union union_of_rows(job_session const& session, Take const& take) {
+interval_union union_of_taken_rows(job_session const& session, Take const& take) {
   auto const& t = session.model().table();
-  std::vector<std::int64_t> s, e;
+  std::vector<std::size_t> rows;
   std::vector<group_id> g;
   for (std::size_t i = 0; i < t.size(); ++i) {
     auto const group = take(i);
     if (group == no_device) continue;
-    s.push_back(t.start_ns[i]), e.push_back(t.end_ns[i]), g.push_back(group);
+    rows.push_back(i), g.push_back(group);
   }
-  return session.primitives().union_by_group({s, e, g});
+  return session.primitives().union_of_rows({t.start_ns, t.end_ns, rows, g});
 }
 
 }  // namespace
@@ -62,16 +63,16 @@ interval_union compute_table_union(job_session const& session, table_devices con
       std::vector<group_id> rank_of(t.size(), no_device);
       for (std::size_t r = 0; r < model.ranks().size(); ++r)
         for (auto i : model.steps(r)) rank_of[i] = static_cast<group_id>(r);
-      return union_of_rows(session, [&](std::size_t i) { return rank_of[i]; });
+      return union_of_taken_rows(session, [&](std::size_t i) { return rank_of[i]; });
     }
     case table_union::kept_kernels_by_rank_device: {
-      return union_of_rows(session, [&](std::size_t i) { return devices.rank_group[i]; });
+      return union_of_taken_rows(session, [&](std::size_t i) { return devices.rank_group[i]; });
     }
     case table_union::kernels_by_input_device: {
-      return union_of_rows(session, [&](std::size_t i) { return devices.input_group[i]; });
+      return union_of_taken_rows(session, [&](std::size_t i) { return devices.input_group[i]; });
     }
     case table_union::data_loaders_by_rank:
-      return union_of_rows(session, [&](std::size_t i) {
+      return union_of_taken_rows(session, [&](std::size_t i) {
         return t.kind[i] == event_kind::data_loader && t.device[i] < 0
                    ? static_cast<group_id>(model.rank_index(t.rank[i]))
                    : no_device;

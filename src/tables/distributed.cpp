@@ -18,17 +18,15 @@ distributed_summary compute_distributed(job_session const& session) {
   auto const nr = model.ranks().size();
   auto const split = tables::paddle_comm_split(model);
 
-  std::vector<std::int64_t> cs, ce, ps, pe;
+  std::vector<std::size_t> cr, pr;  // communication rows, computation rows
   std::vector<group_id> cg, pg;
-  auto add = [&](std::vector<std::int64_t>& s, std::vector<std::int64_t>& e,
-                 std::vector<group_id>& g, std::size_t i) {
-    s.push_back(table.start_ns[i]), e.push_back(table.end_ns[i]);
-    g.push_back(static_cast<group_id>(model.rank_index(table.rank[i])));
+  auto add = [&](std::vector<std::size_t>& rows, std::vector<group_id>& g, std::size_t i) {
+    rows.push_back(i), g.push_back(static_cast<group_id>(model.rank_index(table.rank[i])));
   };
   for (auto const& sp : split) {
-    for (auto i : sp.cpu_comm) add(cs, ce, cg, i);
-    for (auto i : sp.gpu_comm) add(cs, ce, cg, i);
-    for (auto i : sp.compute) add(ps, pe, pg, i);
+    for (auto i : sp.cpu_comm) add(cr, cg, i);
+    for (auto i : sp.gpu_comm) add(cr, cg, i);
+    for (auto i : sp.compute) add(pr, pg, i);
   }
   std::vector<std::int64_t> step_sum(nr, 0), step_count(nr, 0);
   for (std::size_t r = 0; r < nr; ++r)
@@ -37,12 +35,12 @@ distributed_summary compute_distributed(job_session const& session) {
   for (std::size_t i = 0; i < table.size(); ++i) {
     if (table.kind[i] != event_kind::kernel || model.row_producer(i) == producer::paddle) continue;
     if (model.is_communication(table.name[i]))
-      add(cs, ce, cg, i);
+      add(cr, cg, i);
     else
-      add(ps, pe, pg, i);
+      add(pr, pg, i);
   }
-  auto const comm = be.union_by_group({cs, ce, cg});
-  auto const comp = be.union_by_group({ps, pe, pg});
+  auto const comm = be.union_of_rows({table.start_ns, table.end_ns, cr, cg});
+  auto const comp = be.union_of_rows({table.start_ns, table.end_ns, pr, pg});
   auto const comm_ns = busy_per_group(comm, nr);
   auto const comp_ns = busy_per_group(comp, nr);
   auto const overlap_ns = be.intersection_by_group(comm, comp, nr);

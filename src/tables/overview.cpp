@@ -72,7 +72,7 @@ struct label_groups {
 label_groups group_by_label(trace_model const& model, backend& be) {
   auto const& table = model.table();
   label_groups out;
-  std::vector<std::int64_t> s, e;
+  std::vector<std::size_t> rows;
   std::vector<group_id> g;
   for (std::size_t i = 0; i < table.size(); ++i) {
     if (!model.kept(i)) continue;
@@ -81,9 +81,10 @@ label_groups group_by_label(trace_model const& model, backend& be) {
     auto [it, fresh] = out.ids.emplace(key, static_cast<group_id>(out.calls.size()));
     if (fresh) out.calls.push_back(0), out.first_row.push_back(i);
     ++out.calls[it->second];
-    s.push_back(table.start_ns[i]), e.push_back(table.end_ns[i]), g.push_back(it->second);
+    rows.push_back(i), g.push_back(it->second);
   }
-  out.busy = busy_per_group(be.union_by_group({s, e, g}), out.calls.size());
+  out.busy =
+      busy_per_group(be.union_of_rows({table.start_ns, table.end_ns, rows, g}), out.calls.size());
   return out;
 }
 
@@ -94,18 +95,18 @@ void add_communication_rows(trace_model const& model, backend& be, std::vector<r
   auto const& table = model.table();
   auto const nr = out.size();
   auto const split = tables::paddle_comm_split(model);
-  std::vector<std::int64_t> cs, ce;
+  std::vector<std::size_t> rows;
   std::vector<group_id> cg;
   std::vector<std::set<std::pair<std::int64_t, std::int64_t>>> distinct(2 * nr);
   for (std::size_t r = 0; r < nr; ++r) {
     for (int side = 0; side < 2; ++side)
       for (auto i : side ? split[r].gpu_comm : split[r].cpu_comm) {
-        cs.push_back(table.start_ns[i]), ce.push_back(table.end_ns[i]);
-        cg.push_back(static_cast<group_id>(2 * r + side));
+        rows.push_back(i), cg.push_back(static_cast<group_id>(2 * r + side));
         distinct[2 * r + side].insert({table.start_ns[i], table.end_ns[i]});
       }
   }
-  auto const comm = busy_per_group(be.union_by_group({cs, ce, cg}), 2 * nr);
+  auto const comm =
+      busy_per_group(be.union_of_rows({table.start_ns, table.end_ns, rows, cg}), 2 * nr);
   for (std::size_t r = 0; r < nr; ++r)
     for (int side = 0; side < 2; ++side) {
       if (distinct[2 * r + side].empty()) continue;

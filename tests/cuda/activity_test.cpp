@@ -238,15 +238,16 @@ TEST(DeviceActivity, AJobSessionUploadsEachColumnOnceForTheSummaryAndTheDiagnosi
   std::size_t const n = table.size(), device_rows = session.device_order().rows.size();
   std::size_t const flags = model.communication_names().size();
   // The denominators the sync shares read, when there are syncs and steps: one union of the
-  // steps' start, end and rank index, down as group, start and end.
+  // steps' rows (the start and end columns are held, already up) and rank index, down as group,
+  // start and end.
   std::size_t steps = 0;
   for (std::size_t r = 0; r < model.ranks().size(); ++r) steps += model.steps(r).size();
   std::size_t const denominators = !d.sync.empty() && steps > 0 ? 1 : 0;
   // device_activity: start, end, kind, device_group, name and the flags, once each; the sort of
   // the device order: its keys and row numbers.
-  EXPECT_EQ(c.uploads, 6u + 2 + 3 * denominators);
+  EXPECT_EQ(c.uploads, 6u + 2 + 2 * denominators);
   EXPECT_EQ(c.upload_bytes, n * (8 + 8 + 1 + 4 + 4) + flags + device_rows * (8 + 4) +
-                                denominators * steps * (8 + 8 + 4));
+                                denominators * steps * (8 + 4));
   // The per-device table, the gaps, the kernel statistics, the three unions (group, start, end
   // each); the sorted keys and rows.
   EXPECT_EQ(c.downloads, 3u + 9 + 2 + 3 * denominators);

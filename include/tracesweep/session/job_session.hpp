@@ -80,7 +80,9 @@ struct table_devices;
 
 class job_session {
  public:
-  /// `model` and `be` must outlive the session. Nothing is computed here.
+  /// `model` and `be` must outlive the session. Nothing is computed here. The session holds the
+  /// event table's columns on `be` (backend::hold) until it ends, so a device backend copies each
+  /// once for the whole job.
   job_session(trace_model const& model, backend& be, activity_needs const& needs);
   ~job_session();
   job_session(job_session const&) = delete;
@@ -117,6 +119,12 @@ class job_session {
  private:
   struct parts;
   [[nodiscard]] table_devices const& table_device_groups() const;
+  /// Holds `column` on the backend until the session ends.
+  template <class T>
+  void hold(std::span<T const> column) const {
+    hold_bytes(std::as_bytes(column));
+  }
+  void hold_bytes(std::span<std::byte const> column) const;
   trace_model const& _model;
   backend& _be;
   activity_needs _needs;
