@@ -12,7 +12,7 @@ readers='tracesweep/(ingest/|input_reader\.hpp)|"ingest/'
 model='tracesweep/model/|"model/'
 session='tracesweep/session/|"session/'
 backends='tracesweep/cuda_backend\.hpp|"cpu/|"cuda/|"backends/'
-analyses='tracesweep/(summary|stats_reports|analysis/|tables/)|"(analysis|stats|tables)/'
+analyses='tracesweep/(analysis|reports)/|"(analysis|reports)/'
 writers='tracesweep/output/writer|tracesweep/(summary_report|stats_report_writer)\.hpp|tracesweep/tables/report\.hpp|"(output|report)/'
 cli='"cli/'
 any_result_table='tracesweep/output/'
@@ -27,8 +27,7 @@ rules=(
   "src/backends|$readers|$model|$session|$analyses|$writers|$any_result_table|$cli|$fleet"
   "src/session|$readers|$backends|$analyses|$writers|$any_result_table|$cli|$fleet"
   "src/analysis|$readers|$backends|$writers|$cli|$fleet"
-  "src/stats|$readers|$backends|$writers|$cli|$fleet"
-  "src/tables|$readers|$backends|$writers|$cli|$fleet"
+  "src/reports|$readers|$backends|$writers|$cli|$fleet"
   "src/output|$readers|$model|$session|$backends|tracesweep/backend\.hpp|$analyses|$cli|tracesweep/event_table|tracesweep/fleet/"
   "src/fleet|$backends|$cli|tracesweep/ingest/"
 )
