@@ -38,9 +38,10 @@ struct gpu_trace_table {
 /// As nsys prints them: Start (ns), Duration (ns), CorrId, GrdX, GrdY, GrdZ, BlkX, BlkY, BlkZ,
 /// Reg/Trd, StcSMem (B), DymSMem (B), Bytes (B), Throughput (B/s), SrcMemKd, DstMemKd, Device,
 /// Ctx, GreenCtx, Strm, Name. Throughput = bytes × (10^9 / duration) with the division done in
-/// integers first (nsys's quirk), empty for a zero duration; a kernel's byte and memory-kind
-/// cells and a copy's launch cells are empty. Text: one titled table per input; CSV: one header
-/// (a File column with several inputs); JSON: [{report, source, rows}].
+/// integers first (nsys's quirk), empty for a zero duration, a real where the product overflows
+/// 64 bits (as SQLite, where nsys computes it, turns it into a REAL); a kernel's byte and
+/// memory-kind cells and a copy's launch cells are empty. Text: one titled table per input; CSV:
+/// one header (a File column with several inputs); JSON: [{report, source, rows}].
 [[nodiscard]] output::result_set gpu_trace_results(std::vector<gpu_trace_table> const& tables);
 
 /// The label nsys prints for a memory kind (ENUM_CUDA_MEM_KIND), empty for -1.
