@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The job tables as result tables (tables_results.cpp, summary_tables.cpp): a flat table per
-// table for text and CSV (one row per rank and item; text in ms or µs, CSV in integer ns) and a
-// JSON table nested per rank (tb: per input). The registry (job_table_registry.cpp) picks them.
+// The job tables as result tables (tables_results.cpp, paddle/summary_tables.cpp,
+// tensorboard/tb_results.cpp): a flat table per table for text and CSV (one row per rank and
+// item; text in ms or µs, CSV in integer ns) and a JSON table nested per rank (tb: per input).
+// The registry (job_table_registry.cpp) picks them.
 #pragma once
 
 #include <vector>
