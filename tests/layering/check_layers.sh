@@ -73,16 +73,21 @@ for rule in "${rules[@]}"; do
   depth=()
   [[ $dir == *:top ]] && dir="${dir%:top}" && depth=(-maxdepth 1)
   [[ -d $dir ]] || continue
-  while IFS= read -r -d '' f; do
-    checked=$((checked + 1))
-    if hits=$(grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]" "$f" |
-      grep -E "$forbidden"); then
-      while IFS= read -r h; do
-        echo "layering: $f:${h%%:*}: ${h#*:} (not allowed in $dir)"
-      done <<<"$hits"
-      status=1
-    fi
-  done < <(find "$dir" "${depth[@]}" -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \) -print0)
+  files=()
+  while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$dir" "${depth[@]}" -type f \
+    \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \) -print0)
+  checked=$((checked + ${#files[@]}))
+  [[ ${#files[@]} -gt 0 ]] || continue
+  # FILE:LINE:TEXT of every include line; the patterns see TEXT only (not the file's path).
+  hits=$(grep -HnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]" "${files[@]}" |
+    forbidden="$forbidden" awk '{ text = $0; sub(/^[^:]*:[0-9]+:/, "", text)
+                                  if (text ~ ENVIRON["forbidden"]) print }') || true
+  [[ -n $hits ]] || continue
+  while IFS= read -r h; do
+    at="${h#*:}"
+    echo "layering: ${h%%:*}:${at%%:*}: ${at#*:} (not allowed in $dir)"
+  done <<<"$hits"
+  status=1
 done
 echo "layering: $checked files checked"
 exit "$status"
