@@ -23,8 +23,8 @@
 #include <thrust/sequence.h>
 #include <thrust/transform.h>
 
+#include <tracesweep/exact_stats.hpp>
 #include <tracesweep/intervals.hpp>
-#include <tracesweep/stats.hpp>
 
 #include "cuda/detail/arithmetic.hpp"
 #include "cuda/detail/host_device.hpp"

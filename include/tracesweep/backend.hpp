@@ -13,8 +13,8 @@
 #include <vector>
 
 #include <tracesweep/event_kind.hpp>
+#include <tracesweep/exact_stats.hpp>
 #include <tracesweep/intervals.hpp>
-#include <tracesweep/stats.hpp>
 
 namespace tracesweep {
 

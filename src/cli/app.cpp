@@ -62,15 +62,9 @@ std::string version_text() {
   return text;
 }
 
-}  // namespace
-
-int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
-  CLI::App app{"tracesweep: GPU-accelerated analytics for Nsight Systems, Kineto and Paddle traces",
-               "tracesweep"};
-  app.set_version_flag("--version", version_text);
-  app.require_subcommand(1);
-  context ctx;
-  ctx.test_hooks = &h;
+/// The options before the command: backend, threads, output, text and CSV details, input
+/// limits, ranks, duplicates, --keep-going.
+void add_global_options(CLI::App& app, context& ctx) {
   app.add_option("--backend", ctx.backend_name, "Analysis backend: auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
@@ -112,6 +106,18 @@ int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
   app.add_flag("--keep-going", ctx.keep_going,
                "Report a file that cannot be read and go on with the others");
   app.fallthrough();
+}
+
+}  // namespace
+
+int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
+  CLI::App app{"tracesweep: GPU-accelerated analytics for Nsight Systems, Kineto and Paddle traces",
+               "tracesweep"};
+  app.set_version_flag("--version", version_text);
+  app.require_subcommand(1);
+  context ctx;
+  ctx.test_hooks = &h;
+  add_global_options(app, ctx);
 
   add_summary_command(app, ctx);
   add_stats_command(app, ctx);

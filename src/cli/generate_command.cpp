@@ -132,98 +132,110 @@ void write_truth(planted_truth const& truth, std::string const& path) {
   output::find_writer("json")(truth_tables(truth), "", out.stream(), {});
   out.commit();
 }
-}  // namespace
-
-void add_generate_command(CLI::App& app, context& ctx) {
-  auto [args, cmd] = add_command<generate_args>(
-      app, "generate",
-      "Write a deterministic synthetic multi-rank training trace (nsys SQLite or Kineto JSON)");
-  cmd->add_option("--format", args->format, "nsys-sqlite, kineto-json or kineto-json-gz")
+/// The trace's shape: format, ranks, devices, streams, steps, kernels, events, seed, output.
+void add_shape_options(CLI::App* cmd, generate_args& args) {
+  cmd->add_option("--format", args.format, "nsys-sqlite, kineto-json or kineto-json-gz")
       ->check(CLI::IsMember({"nsys-sqlite", "kineto-json", "kineto-json-gz"}))
       ->capture_default_str();
-  cmd->add_option("--ranks", args->options.ranks, "Ranks (processes)")
+  cmd->add_option("--ranks", args.options.ranks, "Ranks (processes)")
       ->transform(number_in(1, 4096))
       ->capture_default_str();
-  cmd->add_option("--devices", args->options.devices_per_rank, "GPUs per rank")
+  cmd->add_option("--devices", args.options.devices_per_rank, "GPUs per rank")
       ->transform(number_in(1, 64))
       ->capture_default_str();
-  cmd->add_option("--streams", args->options.streams_per_device,
+  cmd->add_option("--streams", args.options.streams_per_device,
                   "Compute streams per GPU (NCCL gets one more)")
       ->transform(number_in(1, 64))
       ->capture_default_str();
-  cmd->add_option("--steps", args->options.steps, "Training steps (ignored with --events)")
+  cmd->add_option("--steps", args.options.steps, "Training steps (ignored with --events)")
       ->transform(number_in(1, 1 << 30))
       ->capture_default_str();
-  cmd->add_option("--kernels-per-step", args->options.kernels_per_step,
+  cmd->add_option("--kernels-per-step", args.options.kernels_per_step,
                   "Compute kernels per step and GPU")
       ->transform(number_in(1, 1 << 30))
       ->capture_default_str();
-  cmd->add_option("--events", args->options.target_events,
+  cmd->add_option("--events", args.options.target_events,
                   "Approximate total events: as many whole steps as reach it")
       ->transform(number_in(std::int64_t{0}, std::int64_t{1} << 40));
-  cmd->add_option("--seed", args->options.seed, "Random seed")->capture_default_str();
-  cmd->add_option("-o,--output", args->output,
+  cmd->add_option("--seed", args.options.seed, "Random seed")->capture_default_str();
+  cmd->add_option("-o,--output", args.output,
                   "Output file (nsys-sqlite) or path prefix (kineto: PREFIXrank-N.json[.gz])");
-  cmd->add_option("--plant", args->plant,
+}
+
+/// What is planted: the diagnosis patterns and their parameters, and the ground truth file.
+void add_plant_options(CLI::App* cmd, generate_args& args) {
+  cmd->add_option("--plant", args.plant,
                   "Diagnosis patterns to plant, comma-separated: clean, data-loader, sync, "
                   "long-tail, tiny-burst, small-copies, straggler, or all (the six patterns); "
                   "memory (a memory staircase on rank 0 and flat memory elsewhere; not in all)")
       ->delimiter(',')
       ->check(CLI::IsMember({"clean", "data-loader", "sync", "long-tail", "tiny-burst",
                              "small-copies", "straggler", "all", "memory"}));
-  cmd->add_option("--straggler-rank", args->straggler_rank,
+  cmd->add_option("--straggler-rank", args.straggler_rank,
                   "Rank of the planted straggler (default: the last rank)")
       ->transform(number_in(0, 4095));
-  cmd->add_option("--start-ns", args->options.start_ns, "First timestamp, ns")
+  cmd->add_option("--start-ns", args.options.start_ns, "First timestamp, ns")
       ->transform(number_in(std::int64_t{0}, std::int64_t{1} << 61))
       ->capture_default_str();
   cmd->add_option(
-      "--slow-kernel", args->options.slow_kernel,
+      "--slow-kernel", args.options.slow_kernel,
       "A compute kernel name whose every instance is made slower (see --slow-permille)");
-  cmd->add_option("--slow-permille", args->options.slow_kernel_permille,
+  cmd->add_option("--slow-permille", args.options.slow_kernel_permille,
                   "Duration of the --slow-kernel, per mille of its normal one")
       ->transform(number_in(1, 1'000'000))
       ->capture_default_str();
-  cmd->add_option("--idle-rank", args->options.idle_rank,
+  cmd->add_option("--idle-rank", args.options.idle_rank,
                   "A rank that waits --idle-rank-ns more on its data loader at every step")
       ->transform(number_in(0, 4095));
-  cmd->add_option("--idle-rank-ns", args->options.idle_rank_ns,
+  cmd->add_option("--idle-rank-ns", args.options.idle_rank_ns,
                   "Extra data-loader wait per step of --idle-rank, ns")
       ->transform(number_in(std::int64_t{0}, std::int64_t{1} << 40))
       ->capture_default_str();
-  cmd->add_option("--truth", args->truth,
+  cmd->add_option("--truth", args.truth,
                   "Write the planted patterns' ground truth to this file as JSON");
-  cmd->callback([&ctx, args] {
-    ctx.run = [&ctx, args] {
-      std::string const path = args->output.empty() ? ctx.output_path : args->output;
-      if (path.empty()) throw usage_error("generate: -o PATH is required");
-      auto options = args->options;
-      options.plant = planted(*args);
-      if (!args->truth.empty() && args->truth == path)
-        throw usage_error("generate: --truth " + args->truth + ": the trace is written there");
-      event_table table;
-      auto const truth = generate_synthetic_trace(options, table);
-      create_parent_folder(path);
-      if (ctx.verbose) std::cerr << "tracesweep: generated " << table.size() << " events\n";
-      try {
-        if (args->format == "nsys-sqlite") {
-          write_nsys_sqlite(table, path);
-          std::cout << path << '\n';
-        } else {
-          std::string prefix = path;
-          std::error_code ec;
-          if (std::filesystem::is_directory(prefix, ec) && prefix.back() != '/') prefix += '/';
-          for (auto const& p : write_kineto_json(table, prefix, args->format == "kineto-json-gz"))
-            std::cout << p << '\n';
-        }
-      } catch (std::exception const& e) {
-        // The writers report I/O failures as they come (SQLite, zlib, the file system).
-        throw usage_error("-o " + path + ": cannot write " + args->format + ": " + e.what());
-      }
-      if (!args->truth.empty()) write_truth(truth, args->truth);
-      return 0;
-    };
-  });
+}
+
+/// Generates the trace, writes it (and the ground truth) and prints the paths written.
+int run_generate(context& ctx, generate_args const& args) {
+  std::string const path = args.output.empty() ? ctx.output_path : args.output;
+  if (path.empty()) throw usage_error("generate: -o PATH is required");
+  auto options = args.options;
+  options.plant = planted(args);
+  if (!args.truth.empty() && args.truth == path)
+    throw usage_error("generate: --truth " + args.truth + ": the trace is written there");
+  event_table table;
+  auto const truth = generate_synthetic_trace(options, table);
+  create_parent_folder(path);
+  if (ctx.verbose) std::cerr << "tracesweep: generated " << table.size() << " events\n";
+  try {
+    if (args.format == "nsys-sqlite") {
+      write_nsys_sqlite(table, path);
+      std::cout << path << '\n';
+    } else {
+      std::string prefix = path;
+      std::error_code ec;
+      if (std::filesystem::is_directory(prefix, ec) && prefix.back() != '/') prefix += '/';
+      for (auto const& p : write_kineto_json(table, prefix, args.format == "kineto-json-gz"))
+        std::cout << p << '\n';
+    }
+  } catch (std::exception const& e) {
+    // The writers report I/O failures as they come (SQLite, zlib, the file system).
+    throw usage_error("-o " + path + ": cannot write " + args.format + ": " + e.what());
+  }
+  if (!args.truth.empty()) write_truth(truth, args.truth);
+  return 0;
+}
+
+}  // namespace
+
+void add_generate_command(CLI::App& app, context& ctx) {
+  auto [args, cmd] = add_command<generate_args>(
+      app, "generate",
+      "Write a deterministic synthetic multi-rank training trace (nsys SQLite or Kineto JSON)");
+  add_shape_options(cmd, *args);
+  add_plant_options(cmd, *args);
+  cmd->callback(
+      [&ctx, args = args] { ctx.run = [&ctx, args] { return run_generate(ctx, *args); }; });
 }
 
 }  // namespace tracesweep::cli

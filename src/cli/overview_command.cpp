@@ -2,7 +2,7 @@
 // tracesweep overview: Paddle's Overview / Model / Distributed / Kernel summaries and the operator
 // table per rank, or the TensorBoard plugin's overview and operator view with --compat tb.
 #include <tracesweep/error.hpp>
-#include <tracesweep/tables/job_table_registry.hpp>
+#include <tracesweep/reports/job_table_registry.hpp>
 
 #include <string>
 #include <vector>

@@ -95,7 +95,7 @@ void add_scan_command(CLI::App& app, context& ctx) {
       options.analysis.filter = filter_of(args->filters);
       ctx.set_reading(options.analysis.reading);
       unsigned const hw = resolve_threads(0);
-      unsigned const workers = options.jobs ? options.jobs : hw;
+      unsigned const workers = resolve_threads(options.jobs);
       // Each worker may hold a CUDA backend: it gets 1/workers of the device memory, and keeps
       // its pinned staging out of the host memory budget.
       options.analysis.make_backend = ctx.backend_factory(std::max(1u, hw / workers), workers);

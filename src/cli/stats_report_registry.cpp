@@ -4,13 +4,13 @@
 #include "cli/stats_report_registry.hpp"
 
 #include <tracesweep/error.hpp>
-#include <tracesweep/gpu_trace.hpp>
-#include <tracesweep/kernel_exec.hpp>
-#include <tracesweep/nvtx_kernels.hpp>
-#include <tracesweep/nvtx_projection.hpp>
-#include <tracesweep/nvtx_pushpop.hpp>
-#include <tracesweep/stats_reports.hpp>
-#include <tracesweep/stats_results.hpp>
+#include <tracesweep/reports/nsys/gpu_trace.hpp>
+#include <tracesweep/reports/nsys/kernel_exec.hpp>
+#include <tracesweep/reports/nsys/nvtx_kernels.hpp>
+#include <tracesweep/reports/nsys/nvtx_projection.hpp>
+#include <tracesweep/reports/nsys/nvtx_pushpop.hpp>
+#include <tracesweep/reports/nsys/stats_reports.hpp>
+#include <tracesweep/reports/nsys/stats_results.hpp>
 
 #include <array>
 #include <charconv>

@@ -10,9 +10,9 @@
 #include <string>
 #include <string_view>
 
-#include <tracesweep/gpu_rules.hpp>
 #include <tracesweep/input_reader.hpp>
 #include <tracesweep/output/result_table.hpp>
+#include <tracesweep/reports/nsys/gpu_rules.hpp>
 #include <tracesweep/session/job_session.hpp>
 
 namespace tracesweep::cli {

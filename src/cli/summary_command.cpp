@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // tracesweep summary: the summary contract for any input format.
-#include <tracesweep/summary.hpp>
-#include <tracesweep/summary_results.hpp>
+#include <tracesweep/analysis/summary.hpp>
+#include <tracesweep/analysis/summary_results.hpp>
 
 #include "cli/cli_context.hpp"
 

@@ -8,8 +8,8 @@
 #include <span>
 #include <vector>
 
+#include <tracesweep/exact_stats.hpp>
 #include <tracesweep/intervals.hpp>
-#include <tracesweep/stats.hpp>
 
 namespace tracesweep::cpu {
 

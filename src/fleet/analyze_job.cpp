@@ -18,8 +18,8 @@
 #include <stdexcept>
 
 #include <tracesweep/analysis/kernel_stats.hpp>
+#include <tracesweep/analysis/summary.hpp>
 #include <tracesweep/error.hpp>
-#include <tracesweep/summary.hpp>
 
 #include "fleet/finding_details.hpp"
 

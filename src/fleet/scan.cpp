@@ -18,6 +18,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include <tbb/task_arena.h>
 #include <xxhash.h>
 
 #include <tracesweep/error.hpp>
@@ -85,33 +86,53 @@ unsigned workers_for(std::size_t items, unsigned wanted) {
   return static_cast<unsigned>(std::clamp<std::size_t>(items, 1, std::max(1u, wanted)));
 }
 
-/// Runs `work(i)` for i in [0, n) on up to `threads` threads (fewer when the system starts no
-/// more: the ones running share the work); the first exception stops the others (they finish
-/// the item in hand) and is rethrown.
+/// How many of `wanted` threads (the caller's included) the system starts now: probe threads,
+/// each kept until all have started or one failed. The arena gets no more, so TBB is not asked
+/// for workers the system refuses (it cannot report that as an error).
+unsigned startable_threads(unsigned wanted) {
+  if (wanted <= 1) return 1;
+  std::mutex m;
+  std::condition_variable cv;
+  bool release = false;
+  std::vector<std::thread> probes;
+  try {
+    for (unsigned t = 1; t < wanted; ++t)
+      probes.emplace_back([&] {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return release; });
+      });
+  } catch (std::system_error const&) {  // no more threads: fewer workers
+  }
+  {
+    std::lock_guard lock(m);
+    release = true;
+  }
+  cv.notify_all();
+  for (auto& t : probes) t.join();
+  return static_cast<unsigned>(probes.size()) + 1;
+}
+
+/// Runs `work(i)` for i in [0, n) on up to `threads` workers of a TBB arena (run_workers; at most
+/// one per item, fewer when the system starts no more threads: the ones running share the
+/// work). Each item runs isolated, so a worker waiting inside a job never picks up another job.
+/// The first exception stops the others (they finish the item in hand) and is rethrown.
 template <class Work>
 void parallel_for(std::size_t n, unsigned threads, Work&& work) {
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   std::exception_ptr first;
   std::mutex m;
-  auto const loop = [&] {
+  run_workers(startable_threads(workers_for(n, threads)), [&](unsigned) {
     for (std::size_t i; !stop && (i = next++) < n;) {
       try {
-        work(i);
+        tbb::this_task_arena::isolate([&] { work(i); });
       } catch (...) {
         std::lock_guard lock(m);
         if (!first) first = std::current_exception();
         stop = true;
       }
     }
-  };
-  std::vector<std::thread> pool;
-  try {
-    for (unsigned t = 1; t < workers_for(n, threads); ++t) pool.emplace_back(loop);
-  } catch (std::system_error const&) {  // no more threads: fewer workers
-  }
-  loop();
-  for (auto& t : pool) t.join();
+  });
   if (first) std::rethrow_exception(first);
 }
 
@@ -271,7 +292,7 @@ scan_result run_scan(scan_options const& o, scan_progress& progress,
   auto const arguments = arguments_of(o.roots);
   scan_result result;
   unsigned const hw = resolve_threads(0);
-  unsigned const wanted = o.jobs ? o.jobs : hw;
+  unsigned const wanted = resolve_threads(o.jobs);
   auto planned = plan(jobs, store.stored_hashes(), wanted, progress, result);
   progress.hashing = false;
   pause_for_test("identified");

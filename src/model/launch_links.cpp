@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include <tracesweep/stats.hpp>
+#include <tracesweep/exact_stats.hpp>
 
 #include "model/model_parts.hpp"
 

@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <tracesweep/analysis/diagnose.hpp>
-#include <tracesweep/summary.hpp>
+#include <tracesweep/analysis/summary.hpp>
 
 #include "support/summary_compare.hpp"
 #include "support/table_builder.hpp"

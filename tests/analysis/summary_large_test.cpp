@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <tracesweep/analysis/summary.hpp>
 #include <tracesweep/backend.hpp>
 #include <tracesweep/generator/synthetic_trace.hpp>
-#include <tracesweep/summary.hpp>
 
 namespace ts = tracesweep;
 

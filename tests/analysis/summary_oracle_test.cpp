@@ -15,9 +15,9 @@
 
 #include <gtest/gtest.h>
 
+#include <tracesweep/analysis/summary.hpp>
 #include <tracesweep/backend.hpp>
 #include <tracesweep/error.hpp>
-#include <tracesweep/summary.hpp>
 
 #include "support/summary_compare.hpp"
 

@@ -12,9 +12,9 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <tracesweep/analysis/summary_results.hpp>
 #include <tracesweep/error.hpp>
 #include <tracesweep/output/writer.hpp>
-#include <tracesweep/summary_results.hpp>
 
 #include "support/run_cli.hpp"
 

@@ -17,9 +17,9 @@
 #include <sqlite3.h>
 #include <zlib.h>
 
+#include <tracesweep/analysis/summary.hpp>
 #include <tracesweep/backend.hpp>
 #include <tracesweep/generator/synthetic_trace.hpp>
-#include <tracesweep/summary.hpp>
 #include <tracesweep/version.hpp>
 
 #include "support/run_cli.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 
 #include <tracesweep/error.hpp>
-#include <tracesweep/tables/job_table_registry.hpp>
+#include <tracesweep/reports/job_table_registry.hpp>
 
 #include "cli/stats_report_registry.hpp"
 #include "support/run_cli.hpp"

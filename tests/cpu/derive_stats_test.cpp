@@ -8,7 +8,7 @@
 #include <vector>
 
 #include <tracesweep/backend.hpp>
-#include <tracesweep/stats.hpp>
+#include <tracesweep/exact_stats.hpp>
 
 namespace {
 

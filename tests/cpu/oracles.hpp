@@ -10,8 +10,8 @@
 #include <span>
 #include <vector>
 
+#include <tracesweep/exact_stats.hpp>
 #include <tracesweep/intervals.hpp>
-#include <tracesweep/stats.hpp>
 
 namespace tracesweep::test {
 

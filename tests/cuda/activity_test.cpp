@@ -17,13 +17,13 @@
 #include <gtest/gtest.h>
 
 #include <tracesweep/analysis/diagnose.hpp>
+#include <tracesweep/analysis/summary.hpp>
 #include <tracesweep/backend.hpp>
 #include <tracesweep/error.hpp>
 #include <tracesweep/input_reader.hpp>
 #include <tracesweep/output/writer.hpp>
+#include <tracesweep/reports/job_table_registry.hpp>
 #include <tracesweep/session/job_session.hpp>
-#include <tracesweep/summary.hpp>
-#include <tracesweep/tables/job_table_registry.hpp>
 
 #include "cuda/detail/device_backend.hpp"
 #include "cuda/detail/host_context.hpp"

@@ -9,11 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include <tracesweep/analysis/summary.hpp>
 #include <tracesweep/backend.hpp>
 #include <tracesweep/cuda_backend.hpp>
 #include <tracesweep/error.hpp>
 #include <tracesweep/input_reader.hpp>
-#include <tracesweep/summary.hpp>
 
 #include "support/summary_compare.hpp"
 #include "support/trace_paths.hpp"

@@ -16,9 +16,9 @@
 #include <sstream>
 
 #include <tracesweep/analysis/diagnose.hpp>
+#include <tracesweep/analysis/summary.hpp>
 #include <tracesweep/input_reader.hpp>
 #include <tracesweep/output/writer.hpp>
-#include <tracesweep/summary.hpp>
 
 #include "cuda/detail/device_backend.hpp"
 #include "cuda/detail/host_context.hpp"

@@ -18,12 +18,12 @@
 
 #include <gtest/gtest.h>
 
+#include <tracesweep/analysis/summary.hpp>
 #include <tracesweep/backend.hpp>
 #include <tracesweep/generator/kineto_json_writer.hpp>
 #include <tracesweep/generator/nsys_sqlite_writer.hpp>
 #include <tracesweep/generator/synthetic_trace.hpp>
 #include <tracesweep/input_reader.hpp>
-#include <tracesweep/summary.hpp>
 
 namespace ts = tracesweep;
 namespace fs = std::filesystem;

@@ -69,7 +69,7 @@ TEST(ReaderRoles, KinetoCategoryFamilies) {
   EXPECT_FALSE(role_of(t, "allreduce_op").communication_range());
 }
 
-// fixtures/paddle_small (see tests/tables/paddle_tables_test.cpp): Communication allreduce_op,
+// fixtures/paddle_small (see tests/reports/paddle_tables_test.cpp): Communication allreduce_op,
 // Operator c_allreduce_sum are communication ranges; Operator matmul and add are not; the step
 // and stage categories are phases; CudaRuntime is not the plugin's runtime.
 TEST(ReaderRoles, PaddlePhasesAndCommunication) {

@@ -1,54 +1,93 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Data flows one way (docs/architecture.md): no source includes a header of a layer above its own
-# or beside it. Each rule: a folder, and the include patterns (extended regex on the quoted or
-# bracketed header path) its sources must not use. Prints every violation; exit 1 on any.
+# Data flows one way (docs/architecture.md): no source or header includes a header of a layer
+# above its own or beside it. Each rule: a folder (FOLDER:top for its files only, not its
+# subfolders), and the include patterns (extended regex on the quoted or bracketed header path)
+# its sources must not use. Each alternative of a pattern names a header or a folder that must
+# exist, so the rules follow the tree. Prints every violation; exit 1 on any.
 #   check_layers.sh REPO_ROOT
 set -euo pipefail
 root="$1"
 cd "$root"
 
-readers='tracesweep/(ingest/|input_reader\.hpp)|"ingest/'
+readers='tracesweep/ingest/|tracesweep/input_reader\.hpp|"ingest/'
 model='tracesweep/model/|"model/'
 session='tracesweep/session/|"session/'
+backend_interface='tracesweep/backend\.hpp'
 backends='tracesweep/cuda_backend\.hpp|"cpu/|"cuda/|"backends/'
-analyses='tracesweep/(summary|stats_reports|analysis/|tables/)|"(analysis|stats|tables)/'
-writers='tracesweep/output/writer|tracesweep/(summary_report|stats_report_writer)\.hpp|tracesweep/tables/report\.hpp|"(output|report)/'
-cli='"cli/'
+analyses='tracesweep/analysis/|tracesweep/reports/|"analysis/|"reports/'
+writers='tracesweep/output/writer\.hpp|"output/'
 any_result_table='tracesweep/output/'
+columns_internals='tracesweep/event_table\.hpp'
+generator='tracesweep/generator/'
+cli='"cli/'
 fleet='tracesweep/fleet/|"fleet/'
 
+below_model="$readers|$model|$session|$backends|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
 rules=(
-  "src/core|$readers|$model|$session|$backends|tracesweep/backend\.hpp|$analyses|$writers|$any_result_table|$cli|$fleet"
-  "src/ingest|$model|$session|$backends|tracesweep/backend\.hpp|$analyses|$writers|$any_result_table|$cli|$fleet"
-  "src/model|$readers|$session|$backends|$analyses|$writers|$any_result_table|$cli|$fleet"
-  "src/cpu|$readers|$model|$session|$analyses|$writers|$any_result_table|$cli|$fleet"
-  "cuda|$readers|$model|$session|$analyses|$writers|$any_result_table|$cli|$fleet"
-  "src/backends|$readers|$model|$session|$analyses|$writers|$any_result_table|$cli|$fleet"
-  "src/session|$readers|$backends|$analyses|$writers|$any_result_table|$cli|$fleet"
-  "src/analysis|$readers|$backends|$writers|$cli|$fleet"
-  "src/stats|$readers|$backends|$writers|$cli|$fleet"
-  "src/tables|$readers|$backends|$writers|$cli|$fleet"
-  "src/output|$readers|$model|$session|$backends|tracesweep/backend\.hpp|$analyses|$cli|tracesweep/event_table|tracesweep/fleet/"
-  "src/fleet|$backends|$cli|tracesweep/ingest/"
+  "src/core|$below_model|$backend_interface"
+  "include/tracesweep:top|$below_model"
+  "src/ingest|$model|$session|$backends|$backend_interface|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
+  "include/tracesweep/ingest|$model|$session|$backends|$backend_interface|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
+  "src/model|$readers|$session|$backends|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
+  "include/tracesweep/model|$readers|$session|$backends|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
+  "src/cpu|$readers|$model|$session|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
+  "cuda|$readers|$model|$session|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
+  "src/backends|$readers|$model|$session|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
+  "src/session|$readers|$backends|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
+  "include/tracesweep/session|$readers|$backends|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
+  "src/analysis|$readers|$backends|$writers|$cli|$fleet|$generator"
+  "include/tracesweep/analysis|$readers|$backends|$writers|$cli|$fleet|$generator"
+  "src/reports|$readers|$backends|$writers|$cli|$fleet|$generator"
+  "include/tracesweep/reports|$readers|$backends|$writers|$cli|$fleet|$generator"
+  "src/output|$readers|$model|$session|$backends|$backend_interface|$analyses|$cli|$columns_internals|$fleet|$generator"
+  "include/tracesweep/output|$readers|$model|$session|$backends|$backend_interface|$analyses|$cli|$columns_internals|$fleet|$generator"
+  "src/fleet|$backends|$cli|tracesweep/ingest/|$generator"
+  "include/tracesweep/fleet|$backends|$cli|tracesweep/ingest/|$generator"
 )
 
 status=0
+
+# Every alternative names what exists: a header, a folder of headers, or a source folder.
+for rule in "${rules[@]}"; do
+  dir="${rule%%|*}"
+  [[ -d ${dir%:top} ]] || { echo "layering: rule folder $dir does not exist"; status=1; }
+done
+IFS='|' read -r -a alternatives <<<"${below_model}|${backend_interface}|${columns_internals}"
+for a in "${alternatives[@]}"; do
+  case "$a" in
+    tracesweep/*\\.hpp) path="include/${a//\\/}" && [[ -f $path ]] ;;
+    tracesweep/*/) path="include/$a" && [[ -d $path ]] ;;
+    \"*/) path="${a#\"}" && { [[ -d src/$path ]] || [[ -d $path ]]; } ;;
+    *) path="$a" && false ;;
+  esac || {
+    echo "layering: the pattern $a names no header or folder of the tree"
+    status=1
+  }
+done
+
 checked=0
 for rule in "${rules[@]}"; do
   dir="${rule%%|*}"
   forbidden="${rule#*|}"
+  depth=()
+  [[ $dir == *:top ]] && dir="${dir%:top}" && depth=(-maxdepth 1)
   [[ -d $dir ]] || continue
-  while IFS= read -r -d '' f; do
-    checked=$((checked + 1))
-    if hits=$(grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]" "$f" |
-      grep -E "$forbidden"); then
-      while IFS= read -r h; do
-        echo "layering: $f:${h%%:*}: ${h#*:} (not allowed in $dir)"
-      done <<<"$hits"
-      status=1
-    fi
-  done < <(find "$dir" -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \) -print0)
+  files=()
+  while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$dir" "${depth[@]}" -type f \
+    \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \) -print0)
+  checked=$((checked + ${#files[@]}))
+  [[ ${#files[@]} -gt 0 ]] || continue
+  # FILE:LINE:TEXT of every include line; the patterns see TEXT only (not the file's path).
+  hits=$(grep -HnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]" "${files[@]}" |
+    forbidden="$forbidden" awk '{ text = $0; sub(/^[^:]*:[0-9]+:/, "", text)
+                                  if (text ~ ENVIRON["forbidden"]) print }') || true
+  [[ -n $hits ]] || continue
+  while IFS= read -r h; do
+    at="${h#*:}"
+    echo "layering: ${h%%:*}:${at%%:*}: ${at#*:} (not allowed in $dir)"
+  done <<<"$hits"
+  status=1
 done
 echo "layering: $checked files checked"
 exit "$status"

@@ -15,8 +15,8 @@
 #include <gtest/gtest.h>
 
 #include <tracesweep/analysis/diagnose.hpp>
+#include <tracesweep/analysis/summary.hpp>
 #include <tracesweep/session/job_session.hpp>
-#include <tracesweep/summary.hpp>
 
 #include "support/counting_backend.hpp"
 #include "support/summary_compare.hpp"

@@ -12,9 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <tracesweep/analysis/summary.hpp>
 #include <tracesweep/error.hpp>
 #include <tracesweep/input_reader.hpp>
-#include <tracesweep/summary.hpp>
 
 namespace tracesweep::test {
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include <tracesweep/backend.hpp>
+#include <tracesweep/exact_stats.hpp>
 #include <tracesweep/model/trace_model.hpp>
-#include <tracesweep/stats.hpp>
 #include <tracesweep/string_pool.hpp>
 
 namespace tracesweep {

@@ -21,7 +21,7 @@ namespace tracesweep::fleet {
 struct scan_options {
   std::vector<std::string> roots;
   std::string db_path;
-  unsigned jobs = 0;  ///< jobs analyzed at once; 0 = hardware threads
+  unsigned jobs = 0;  ///< jobs analyzed at once, as resolve_threads takes a thread count
   std::optional<shard> part;
   std::string label;
   /// Bytes the jobs in flight may take together, by estimate; 0 = half the physical memory. A

@@ -157,6 +157,12 @@ void build_timeline(trace_model const& model, std::span<device_unions const> uni
                     activity_result const& activity, diagnosis& out);
 void find_memory_growth(trace_model const& model, diagnosis& out);
 
+/// What the diagnosis's result tables share (diagnose_results.cpp): a table with its name,
+/// title and views ("(none)" when empty), and the input, rank and device cells of a device.
+[[nodiscard]] output::result_table diagnose_table(std::string name, std::string title,
+                                                  unsigned views);
+void where_cells(std::vector<output::cell>& cells, device_key const& w, bool input = true);
+
 }  // namespace tracesweep::diagnose_detail
 
 namespace tracesweep {
@@ -166,4 +172,9 @@ namespace tracesweep {
 [[nodiscard]] output::result_table diagnose_memory(diagnosis const& d);
 [[nodiscard]] output::result_table diagnose_memory_steps(diagnosis const& d);
 [[nodiscard]] output::result_table diagnose_memory_timeline(diagnosis const& d);
+/// The charts (chart_results.cpp): GPU utilization over time, gaps by duration and cause, mean
+/// step time per rank.
+[[nodiscard]] output::result_table diagnose_timeline(diagnosis const& d);
+[[nodiscard]] output::result_table diagnose_gap_histogram(diagnosis const& d);
+[[nodiscard]] output::result_table diagnose_step_times(diagnosis const& d);
 }  // namespace tracesweep

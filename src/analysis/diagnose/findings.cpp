@@ -3,8 +3,8 @@
 // numbers, why it matters and where to look.
 #include <algorithm>
 #include <map>
+#include <tracesweep/exact_stats.hpp>
 #include <tracesweep/output/range_names.hpp>
-#include <tracesweep/stats.hpp>
 #include <tuple>
 
 #include <fmt/format.h>

@@ -4,7 +4,7 @@
 // each with the op that launched it and what its launching thread was doing meanwhile.
 #include <algorithm>
 #include <map>
-#include <tracesweep/stats.hpp>
+#include <tracesweep/exact_stats.hpp>
 #include <tuple>
 
 #include "analysis/diagnose/diagnose_parts.hpp"

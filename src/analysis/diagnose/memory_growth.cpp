@@ -2,7 +2,7 @@
 // Memory that grows step after step: the per-step peak allocated total of each (rank, device)
 // over the diagnosis's steps, runs of step-to-step increases above the threshold, and the
 // memory timeline for the page's chart.
-#include <tracesweep/tables/memory_table.hpp>
+#include <tracesweep/reports/paddle/memory_table.hpp>
 
 #include "analysis/diagnose/diagnose_parts.hpp"
 

@@ -6,8 +6,8 @@
 #include <map>
 #include <tuple>
 
+#include <tracesweep/exact_stats.hpp>
 #include <tracesweep/memcpy_labels.hpp>
-#include <tracesweep/stats.hpp>
 
 #include "analysis/diagnose/diagnose_parts.hpp"
 

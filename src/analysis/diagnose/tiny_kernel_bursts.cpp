@@ -4,7 +4,7 @@
 // from one host op: the outermost host range around the launch call that is not a step. Runs
 // are found first without the ops; only runs long enough are split where the op changes.
 #include <algorithm>
-#include <tracesweep/stats.hpp>
+#include <tracesweep/exact_stats.hpp>
 #include <tuple>
 
 #include "analysis/diagnose/diagnose_parts.hpp"

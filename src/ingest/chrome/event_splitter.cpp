@@ -3,13 +3,9 @@
 
 #include <tracesweep/error.hpp>
 
-#include "ingest/chrome/decimal_time.hpp"
-
 #include <simdjson.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -237,92 +233,106 @@ void event_splitter::skip_value(std::string* capture) {
   _mark = saved;
 }
 
+void event_splitter::fail_truncated(std::uint64_t start) const {
+  fail(_base + _fill, "truncated JSON: end of input inside the value that starts at byte " +
+                          std::to_string(start));
+}
+
 void event_splitter::scan_value() {
   auto const start = _base + _pos;
-  auto truncated = [&] {
-    fail(_base + _fill, "truncated JSON: end of input inside the value that starts at byte " +
-                            std::to_string(start));
-  };
   char const first = _buf[_pos];
   if (first == '{' || first == '[') {
-    // 64 bytes at a time: quotes not escaped toggle the in-string state (prefix xor), and
-    // only brackets outside strings count.
-    _stack.clear();
-    std::uint64_t in_string_carry = 0;  // all ones when the previous block ended in a string
-    bool escape_carry = false;
-    std::size_t p = _pos;
-    char tail[64];
-    for (;;) {
-      if (_fill - p < 64 && !_eof) {
-        _pos = p;
-        refill();
-        p = _pos;
-        continue;
-      }
-      auto const avail = _fill - p;
-      if (avail == 0) truncated();
-      char const* block = _buf.data() + p;
-      if (avail < 64) {
-        std::memcpy(tail, block, avail);
-        std::memset(tail + avail, ' ', 64 - avail);
-        block = tail;
-      }
-      auto const m = classify_block(block);
-      auto const escaped =
-          (m.backslash | escape_carry) ? escaped_bits(m.backslash, escape_carry) : 0;
-      auto const in_string = prefix_xor(m.quote & ~escaped) ^ in_string_carry;
-      in_string_carry = static_cast<std::uint64_t>(static_cast<std::int64_t>(in_string) >> 63);
-      auto brackets = (m.open | m.close) & ~in_string;
-      while (brackets != 0) {
-        int const i = __builtin_ctzll(brackets);
-        brackets &= brackets - 1;
-        char const c = block[i];
-        if (c == '{' || c == '[') {
-          _stack.push_back(c);
-          continue;
-        }
-        char const open = c == '}' ? '{' : '[';
-        if (_stack.back() != open)
-          fail(_base + p + static_cast<std::size_t>(i),
-               std::string("invalid JSON: '") + c + "' closes '" + _stack.back() + "'");
-        _stack.pop_back();
-        if (_stack.empty()) {
-          _pos = p + static_cast<std::size_t>(i) + 1;
-          return;
-        }
-      }
-      if (avail < 64) truncated();
-      p += 64;
-    }
+    scan_container(start);
+    return;
   }
   if (first == '"') {
-    ++_pos;
-    for (;;) {
-      char const* const buf = _buf.data();
-      char const* const end = buf + _fill;
-      auto const q = find_string_special(buf + _pos, end);
-      if (q == end) {
-        _pos = _fill;
-        if (!refill()) truncated();
-        continue;
-      }
-      if (*q == '\\') {
-        if (q + 1 == end) {  // the escaped byte is not here yet
-          _pos = static_cast<std::size_t>(q - buf);
-          if (!refill()) truncated();
-          continue;
-        }
-        _pos = static_cast<std::size_t>(q - buf) + 2;
-        continue;
-      }
-      _pos = static_cast<std::size_t>(q - buf) + 1;
-      return;
-    }
+    scan_string(start);
+    return;
   }
   // A scalar: number, true, false, null.
   if (!(first == '-' || (first >= '0' && first <= '9') || first == 't' || first == 'f' ||
         first == 'n'))
     fail(start, std::string("invalid JSON: unexpected '") + first + "'");
+  scan_scalar();
+}
+
+void event_splitter::scan_container(std::uint64_t start) {
+  // 64 bytes at a time: quotes not escaped toggle the in-string state (prefix xor), and
+  // only brackets outside strings count.
+  _stack.clear();
+  std::uint64_t in_string_carry = 0;  // all ones when the previous block ended in a string
+  bool escape_carry = false;
+  std::size_t p = _pos;
+  char tail[64];
+  for (;;) {
+    if (_fill - p < 64 && !_eof) {
+      _pos = p;
+      refill();
+      p = _pos;
+      continue;
+    }
+    auto const avail = _fill - p;
+    if (avail == 0) fail_truncated(start);
+    char const* block = _buf.data() + p;
+    if (avail < 64) {
+      std::memcpy(tail, block, avail);
+      std::memset(tail + avail, ' ', 64 - avail);
+      block = tail;
+    }
+    auto const m = classify_block(block);
+    auto const escaped = (m.backslash | escape_carry) ? escaped_bits(m.backslash, escape_carry) : 0;
+    auto const in_string = prefix_xor(m.quote & ~escaped) ^ in_string_carry;
+    in_string_carry = static_cast<std::uint64_t>(static_cast<std::int64_t>(in_string) >> 63);
+    auto brackets = (m.open | m.close) & ~in_string;
+    while (brackets != 0) {
+      int const i = __builtin_ctzll(brackets);
+      brackets &= brackets - 1;
+      char const c = block[i];
+      if (c == '{' || c == '[') {
+        _stack.push_back(c);
+        continue;
+      }
+      char const open = c == '}' ? '{' : '[';
+      if (_stack.back() != open)
+        fail(_base + p + static_cast<std::size_t>(i),
+             std::string("invalid JSON: '") + c + "' closes '" + _stack.back() + "'");
+      _stack.pop_back();
+      if (_stack.empty()) {
+        _pos = p + static_cast<std::size_t>(i) + 1;
+        return;
+      }
+    }
+    if (avail < 64) fail_truncated(start);
+    p += 64;
+  }
+}
+
+void event_splitter::scan_string(std::uint64_t start) {
+  ++_pos;
+  for (;;) {
+    char const* const buf = _buf.data();
+    char const* const end = buf + _fill;
+    auto const q = find_string_special(buf + _pos, end);
+    if (q == end) {
+      _pos = _fill;
+      if (!refill()) fail_truncated(start);
+      continue;
+    }
+    if (*q == '\\') {
+      if (q + 1 == end) {  // the escaped byte is not here yet
+        _pos = static_cast<std::size_t>(q - buf);
+        if (!refill()) fail_truncated(start);
+        continue;
+      }
+      _pos = static_cast<std::size_t>(q - buf) + 2;
+      continue;
+    }
+    _pos = static_cast<std::size_t>(q - buf) + 1;
+    return;
+  }
+}
+
+void event_splitter::scan_scalar() {
   for (;;) {
     while (_pos < _fill) {
       char const c = _buf[_pos];
@@ -330,118 +340,6 @@ void event_splitter::scan_value() {
       ++_pos;
     }
     if (!refill()) return;
-  }
-}
-
-namespace {
-
-/// A utilization Paddle wrote as a string ("0.85") or a number; nullopt when it is neither.
-std::optional<double> utilization_value(simdjson::ondemand::value v) {
-  std::string_view text;
-  if (v.get_string().get(text)) {
-    double d = 0;
-    if (v.get_double().get(d)) return std::nullopt;
-    return d;
-  }
-  double d = 0;
-  auto const [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
-  if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(d) || d < 0)
-    return std::nullopt;
-  return d;
-}
-
-/// Paddle's ExtraInfo: the CPU utilizations (anything else in it is not used).
-void read_extra_info(simdjson::ondemand::document& doc, trace_header& header) {
-  simdjson::ondemand::object obj;
-  if (doc.get_object().get(obj)) return;  // not an object: nothing to learn
-  for (auto field : obj) {
-    std::string_view key;
-    simdjson::ondemand::value value;
-    if (field.unescaped_key().get(key) || field.value().get(value)) return;
-    if (key == "Process Cpu Utilization") header.process_cpu_utilization = utilization_value(value);
-    if (key == "System Cpu Utilization") header.system_cpu_utilization = utilization_value(value);
-  }
-}
-
-/// An integer field of `obj` in [0, most], or -1 when absent or not such an integer.
-std::int64_t whole_field(simdjson::dom::object obj, std::string_view key, std::int64_t most) {
-  std::int64_t v = -1;
-  if (obj[key].get_int64().get(v) || v < 0 || v > most) return -1;
-  return v;
-}
-
-/// deviceProperties (Kineto; Paddle's CUDA builds): id, name, totalGlobalMem, numSms (Paddle:
-/// smCount), computeMajor and computeMinor of each GPU. An entry without a usable id is left out.
-/// Read with the DOM parser, which validates the whole value first: a value that is not JSON is
-/// an error (false), and lookups on a valid one cannot go wrong.
-bool read_device_properties(simdjson::padded_string const& json, trace_header& header) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  if (parser.parse(json).get(root)) return false;
-  simdjson::dom::array list;
-  if (root.get_array().get(list)) return true;  // not an array: nothing to learn
-  for (auto item : list) {
-    simdjson::dom::object obj;
-    if (item.get_object().get(obj)) continue;
-    trace_header::device d;
-    auto const id = whole_field(obj, "id", INT32_MAX);
-    if (id < 0) continue;
-    d.id = static_cast<std::int32_t>(id);
-    std::string_view name;
-    if (!obj["name"].get_string().get(name)) d.name = std::string(name);
-    auto& p = d.properties;
-    p.total_memory_bytes = whole_field(obj, "totalGlobalMem", std::int64_t{1} << 60);
-    auto sms = whole_field(obj, "numSms", INT32_MAX);
-    if (sms < 0) sms = whole_field(obj, "smCount", INT32_MAX);
-    p.sm_count = static_cast<std::int32_t>(sms);
-    p.compute_major = static_cast<std::int32_t>(whole_field(obj, "computeMajor", 1000));
-    p.compute_minor = static_cast<std::int32_t>(whole_field(obj, "computeMinor", 1000));
-    header.devices.push_back(std::move(d));
-  }
-  return true;
-}
-
-}  // namespace
-
-void event_splitter::apply_header_value(std::string const& key, std::string const& text) {
-  simdjson::padded_string json(text);
-  simdjson::ondemand::parser parser;
-  auto const offset = _base + _pos - text.size();
-  auto bad = [&](std::string const& why) { fail(offset, key + ": " + why); };
-  simdjson::ondemand::document doc;
-  if (parser.iterate(json).get(doc)) bad("invalid JSON");
-  if (key == "distributedInfo") {
-    simdjson::ondemand::object obj;
-    if (doc.get_object().get(obj)) return;  // not an object: nothing to learn
-    simdjson::ondemand::value rank;
-    auto const err = obj.find_field_unordered("rank").get(rank);
-    if (err == simdjson::NO_SUCH_FIELD) return;
-    if (err) bad("invalid JSON");
-    std::int64_t r = 0;
-    if (rank.get_int64().get(r) || r < 0 || r > INT32_MAX)
-      bad("rank is not a non-negative 32-bit integer");
-    _header.rank = static_cast<std::int32_t>(r);
-  } else if (key == "baseTimeNanoseconds") {
-    std::string_view token;
-    simdjson::ondemand::json_type type;
-    if (doc.type().get(type) || type != simdjson::ondemand::json_type::number ||
-        doc.raw_json_token().get(token))
-      bad("not a number");
-    std::int64_t base = 0;
-    if (!is_json_number(token)) bad("invalid JSON: bad number");
-    if (!is_json_integer(token) || decimal_to_scaled_int(token, 0, base) != number_status::ok)
-      bad("not an integer number of nanoseconds that fits in 64 bits");
-    _header.base_time_ns = base;
-  } else if (key == "ExtraInfo") {
-    read_extra_info(doc, _header);
-  } else if (key == "deviceProperties") {
-    if (!read_device_properties(json, _header)) bad("invalid JSON");
-  } else if (key == "schemaVersion") {
-    simdjson::ondemand::json_type type;
-    if (!doc.type().get(type) && type == simdjson::ondemand::json_type::string) {
-      _header.schema_version_is_string = true;
-      if (!_seen_events) _header.schema_version_seen_before_events = true;
-    }
   }
 }
 
@@ -494,29 +392,43 @@ void event_splitter::finish() {
   _phase = phase::done;
 }
 
-bool event_splitter::next(event_chunk& out) {
-  if (_phase == phase::start) {
-    if (!refill()) fail(0, "empty file");
-    // UTF-8 byte order mark (a source may hand out fewer than its three bytes in one read).
-    while (_fill < 3 && refill()) {
-    }
-    if (_fill >= 3 && std::memcmp(_buf.data(), "\xEF\xBB\xBF", 3) == 0) _pos = 3;
-    auto const c = peek_nonspace();
-    if (c == '[') {
-      _header.bare_array = true;
-      _seen_events = true;
-      ++_pos;
-      _phase = phase::events;
-    } else if (c == '{') {
-      ++_pos;
-      _phase = phase::keys;
-      read_top_level_keys();
-    } else if (c == -1) {
-      fail(_base + _pos, "not a trace: no JSON value");
-    } else {
-      fail(_base + _pos, "not a trace: the file is not a JSON object or array");
-    }
+void event_splitter::read_start() {
+  if (!refill()) fail(0, "empty file");
+  // UTF-8 byte order mark (a source may hand out fewer than its three bytes in one read).
+  while (_fill < 3 && refill()) {
   }
+  if (_fill >= 3 && std::memcmp(_buf.data(), "\xEF\xBB\xBF", 3) == 0) _pos = 3;
+  auto const c = peek_nonspace();
+  if (c == '[') {
+    _header.bare_array = true;
+    _seen_events = true;
+    ++_pos;
+    _phase = phase::events;
+  } else if (c == '{') {
+    ++_pos;
+    _phase = phase::keys;
+    read_top_level_keys();
+  } else if (c == -1) {
+    fail(_base + _pos, "not a trace: no JSON value");
+  } else {
+    fail(_base + _pos, "not a trace: the file is not a JSON object or array");
+  }
+}
+
+void event_splitter::emit_chunk(event_chunk& out, std::uint64_t last_end) {
+  auto const begin = _mark;
+  auto const len = static_cast<std::size_t>(last_end - _base) - begin;
+  out.text.resize(len + 2 + simdjson::SIMDJSON_PADDING);
+  out.text[0] = '[';
+  std::memcpy(out.text.data() + 1, _buf.data() + begin, len);
+  out.text[len + 1] = ']';
+  std::memset(out.text.data() + len + 2, 0, simdjson::SIMDJSON_PADDING);
+  out.length = len + 2;
+  _mark = npos;
+}
+
+bool event_splitter::next(event_chunk& out) {
+  if (_phase == phase::start) read_start();
   while (_phase == phase::keys) read_top_level_keys();
   if (_phase == phase::done) return false;
 
@@ -525,17 +437,6 @@ bool event_splitter::next(event_chunk& out) {
   out.first_event = _event_index;
   std::uint64_t last_end = 0;
   bool const array_start = _event_index == 0;
-  auto emit = [&] {
-    auto const begin = _mark;
-    auto const len = static_cast<std::size_t>(last_end - _base) - begin;
-    out.text.resize(len + 2 + simdjson::SIMDJSON_PADDING);
-    out.text[0] = '[';
-    std::memcpy(out.text.data() + 1, _buf.data() + begin, len);
-    out.text[len + 1] = ']';
-    std::memset(out.text.data() + len + 2, 0, simdjson::SIMDJSON_PADDING);
-    out.length = len + 2;
-    _mark = npos;
-  };
   for (;;) {
     auto c = peek_nonspace();
     if (c == -1) fail(_base + _pos, "truncated JSON: end of input inside traceEvents");
@@ -561,14 +462,14 @@ bool event_splitter::next(event_chunk& out) {
     if (c == ',') {
       ++_pos;
       if (last_end - out.byte_offset >= _chunk_bytes) {
-        emit();
+        emit_chunk(out, last_end);
         return true;
       }
       continue;
     }
     if (c == ']') {
       ++_pos;
-      emit();
+      emit_chunk(out, last_end);
       _phase = _header.bare_array ? phase::done : phase::keys;
       if (_header.bare_array) finish();
       return true;

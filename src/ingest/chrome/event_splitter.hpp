@@ -81,6 +81,17 @@ class event_splitter {
   void skip_value(std::string* capture);
   /// Scans one value from _pos to its end without discarding bytes from `_mark` on.
   void scan_value();
+  /// scan_value's parts, from the value's first byte at _pos past its end (`start`: its offset,
+  /// for errors): a container (brackets outside strings counted, 64 bytes at a time), a string,
+  /// a scalar (number, true, false, null).
+  void scan_container(std::uint64_t start);
+  void scan_string(std::uint64_t start);
+  void scan_scalar();
+  [[noreturn]] void fail_truncated(std::uint64_t start) const;
+  /// next's first call: the byte order mark, then a bare array or the top-level keys.
+  void read_start();
+  /// `out` = the events from _mark to `last_end` as one JSON array (padded for simdjson).
+  void emit_chunk(event_chunk& out, std::uint64_t last_end);
   void read_top_level_keys();  ///< until traceEvents' '[' or the closing '}'
   void apply_header_value(std::string const& key, std::string const& text);
   void finish();

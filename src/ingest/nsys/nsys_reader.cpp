@@ -284,6 +284,49 @@ void read_file(std::string const& path, event_table& table, read_options const& 
   read_database({path, ""}, ec ? 0 : bytes, table, options);
 }
 
+/// The plans of the tables `options.kinds` reads; `unread_gpu_activity` is set when a device
+/// table it leaves out has a timed row.
+std::vector<table_plan> plan_tables(connection& db, export_schema const& schema,
+                                    std::string const& path, read_options const& options,
+                                    bool& unread_gpu_activity) {
+  std::vector<table_plan> plans;
+  for (auto src :
+       {source_table::kernel, source_table::memcpy, source_table::memset, source_table::runtime,
+        source_table::synchronization, source_table::osrt, source_table::nvtx}) {
+    auto p = plan_table(schema, path, src, options);
+    if (!p) continue;
+    if (!(options.kinds & kind_bit(p->kind))) {
+      if (is_device_activity(p->kind) && !unread_gpu_activity)
+        unread_gpu_activity = has_timed_row(db, *p);
+      continue;
+    }
+    plans.push_back(std::move(*p));
+  }
+  return plans;
+}
+
+/// The rowid ranges the plans are read in, and the integrity check's evidence: device tables
+/// should return exactly their dense rowid span.
+struct task_plan {
+  std::vector<read_task> tasks;
+  std::uint64_t rows = 0;  ///< an upper bound of the rows the tasks hold
+  std::uint64_t device_span = 0;
+  bool device_dense = true;
+};
+
+task_plan plan_tasks(connection& db, std::vector<table_plan> const& plans, std::uint64_t max_rows) {
+  task_plan out;
+  for (std::size_t p = 0; p < plans.size(); ++p) {
+    auto bounds = rowid_bounds(db, plans[p].table);
+    if (!bounds) continue;
+    bool dense = true;
+    auto const span = plan_ranges(db, plans[p].table, p, *bounds, max_rows, out.tasks, dense);
+    out.rows += span;
+    if (is_device_activity(plans[p].kind)) out.device_span += span, out.device_dense &= dense;
+  }
+  return out;
+}
+
 /// Reads the database at `where`, `bytes` long (0 when unknown), into `table`.
 void read_database(db_location const& where, std::uint64_t bytes, event_table& table,
                    read_options const& options) {
@@ -300,39 +343,15 @@ void read_database(db_location const& where, std::uint64_t bytes, event_table& t
   string_ids ids;
   ids.load(db);
   nsys_labels const labels(db, schema);
-
-  std::vector<table_plan> plans;
   bool unread_gpu_activity = false;  // a device table left out by options.kinds has rows
-  for (auto src :
-       {source_table::kernel, source_table::memcpy, source_table::memset, source_table::runtime,
-        source_table::synchronization, source_table::osrt, source_table::nvtx}) {
-    auto p = plan_table(schema, path, src, options);
-    if (!p) continue;
-    if (!(options.kinds & kind_bit(p->kind))) {
-      if (is_device_activity(p->kind) && !unread_gpu_activity)
-        unread_gpu_activity = has_timed_row(db, *p);
-      continue;
-    }
-    plans.push_back(std::move(*p));
-  }
-
+  auto const plans = plan_tables(db, schema, path, options, unread_gpu_activity);
   unsigned const threads = resolve_threads(options.threads);
   // No table holds more rows than the file has room for (a row takes at least 6 bytes).
   std::uint64_t const max_rows = bytes / 6;
-  std::vector<read_task> tasks;
-  std::uint64_t rows = 0;  // an upper bound of the rows the tasks hold
-  // The integrity check's evidence: device tables should return exactly their dense rowid span.
-  std::uint64_t device_span = 0, device_rows = 0;
-  bool device_dense = true;
-  for (std::size_t p = 0; p < plans.size(); ++p) {
-    auto bounds = rowid_bounds(db, plans[p].table);
-    if (!bounds) continue;
-    bool dense = true;
-    auto const span = plan_ranges(db, plans[p].table, p, *bounds, max_rows, tasks, dense);
-    rows += span;
-    if (is_device_activity(plans[p].kind)) device_span += span, device_dense &= dense;
-  }
-  table.reserve(table.size() + static_cast<std::size_t>(std::min(rows, max_rows)));
+  auto const split = plan_tasks(db, plans, max_rows);
+  auto const& tasks = split.tasks;
+  std::uint64_t device_rows = 0;
+  table.reserve(table.size() + static_cast<std::size_t>(std::min(split.rows, max_rows)));
   table.begin_input(path, "nsys-sqlite");
   try {
     load_metadata(db, schema, ids, table.inputs().back());
@@ -361,7 +380,7 @@ void read_database(db_location const& where, std::uint64_t bytes, event_table& t
       device_rows += b->start.size();
       for (auto const& [reason, n] : b->skipped) device_rows += static_cast<std::uint64_t>(n);
     });
-    check_integrity(db, bytes, device_dense && device_rows == device_span);
+    check_integrity(db, bytes, split.device_dense && device_rows == split.device_span);
     load_memory_usage(db, schema, table);
     if (gpu_rows == 0 && !unread_gpu_activity)
       throw input_error(path, "CUPTI_ACTIVITY_KIND_KERNEL",

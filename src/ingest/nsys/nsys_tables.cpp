@@ -3,6 +3,8 @@
 
 #include <array>
 #include <initializer_list>
+#include <string>
+#include <utility>
 
 #include <tracesweep/error.hpp>
 
@@ -111,52 +113,53 @@ constexpr std::int64_t tid_of(std::int64_t global) {
   return global & 0xFFFFFF;
 }
 
-}  // namespace
-
-std::optional<table_plan> plan_table(export_schema const& schema, std::string const& path,
-                                     source_table source, read_options const& options) {
-  auto const naming = options.kernel_names;
-  auto const info = info_of(source);
-  std::string const table = info.table;
-  if (!schema.has_table(table)) return std::nullopt;
-  std::array<std::string, field_count> expr;  // the column name per field; empty = none
-  auto pick = [&](field f, std::initializer_list<char const*> candidates) {
+/// The columns a plan selects, one per field (empty: none), picked from the table's schema.
+class column_picker {
+ public:
+  column_picker(export_schema const& schema, std::string table)
+      : _schema(schema), _table(std::move(table)) {}
+  /// Takes the first of `candidates` the table has for `f`; false when it has none.
+  bool operator()(field f, std::initializer_list<char const*> candidates) {
     for (auto const* c : candidates)
-      if (schema.has_column(table, c)) {
+      if (_schema.has_column(_table, c)) {
         expr[f] = c;
         return true;
       }
     return false;
-  };
-  for (auto [f, c] : {std::pair{f_start, "start"}, std::pair{f_end, "end"}})
-    if (!pick(f, {c})) throw input_error(path, table, std::string("no '") + c + "' column");
-  bool const device_side = source == source_table::kernel || source == source_table::memcpy ||
-                           source == source_table::memset ||
-                           source == source_table::synchronization;
-  if (device_side) {
-    pick(f_device, {"deviceId"});
-    if (options.streams_and_correlations) pick(f_stream, {"streamId"});
-    pick(f_global_pid, {"globalPid"});
-  } else {
-    pick(f_global_tid, {"globalTid"});
   }
-  if (options.streams_and_correlations) pick(f_correlation, {"correlationId"});
+  std::array<std::string, field_count> expr;
+
+ private:
+  export_schema const& _schema;
+  std::string _table;
+};
+
+/// The kernel name column by `naming`, and the fallback for a NULL name when the chosen column
+/// can be NULL.
+void pick_kernel_name(column_picker& pick, export_schema const& schema, std::string const& path,
+                      std::string const& table, kernel_naming naming) {
+  bool found = false;
+  if (naming == kernel_naming::base) found = pick(f_name, {"shortName", "demangledName"});
+  if (naming == kernel_naming::mangled) found = pick(f_name, {"mangledName", "demangledName"});
+  if (naming == kernel_naming::demangled || !found)
+    found = pick(f_name, {"demangledName", "shortName", "name"});
+  if (!found) throw input_error(path, table, "no kernel name column (demangledName)");
+  // A NULL name falls back to demangledName, then shortName: only worth a column when the
+  // chosen one can be NULL.
+  if (!schema.is_not_null(table, pick.expr[f_name])) {
+    pick(f_name_fallback, {"demangledName", "shortName"});
+    if (pick.expr[f_name_fallback] == pick.expr[f_name]) pick.expr[f_name_fallback].clear();
+  }
+}
+
+/// The columns only `source` has: names, bytes, subkinds, NVTX text and domains.
+void pick_source_columns(column_picker& pick, export_schema const& schema, std::string const& path,
+                         std::string const& table, source_table source,
+                         read_options const& options) {
   switch (source) {
-    case source_table::kernel: {
-      bool found = false;
-      if (naming == kernel_naming::base) found = pick(f_name, {"shortName", "demangledName"});
-      if (naming == kernel_naming::mangled) found = pick(f_name, {"mangledName", "demangledName"});
-      if (naming == kernel_naming::demangled || !found)
-        found = pick(f_name, {"demangledName", "shortName", "name"});
-      if (!found) throw input_error(path, table, "no kernel name column (demangledName)");
-      // A NULL name falls back to demangledName, then shortName: only worth a column when the
-      // chosen one can be NULL.
-      if (!schema.is_not_null(table, expr[f_name])) {
-        pick(f_name_fallback, {"demangledName", "shortName"});
-        if (expr[f_name_fallback] == expr[f_name]) expr[f_name_fallback].clear();
-      }
+    case source_table::kernel:
+      pick_kernel_name(pick, schema, path, table, options.kernel_names);
       break;
-    }
     case source_table::memcpy:
       pick(f_bytes, {"bytes"});
       pick(f_subkind, {"copyKind"});
@@ -176,15 +179,14 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
       pick(f_text, {"text"});
       pick(f_name, {"textId"});
       pick(f_domain, {"domainId"});
-      if (options.range_sources) expr[f_rowid] = "rowid";
+      if (options.range_sources) pick.expr[f_rowid] = "rowid";
       break;
   }
-  bool const with_details =
-      options.launch_details && (source == source_table::kernel || source == source_table::memcpy ||
-                                 source == source_table::memset);
-  if (with_details) pick_details(source, pick);
-  table_plan plan{source, table, info.kind, info.names,   "SELECT ",
-                  {},     true,  true,      with_details, !expr[f_rowid].empty()};
+}
+
+/// The plan's SELECT of the picked columns and the result column of each field.
+void select_columns(table_plan& plan, export_schema const& schema,
+                    std::array<std::string, field_count> const& expr) {
   int next = 0;
   for (int f = 0; f < field_count; ++f) {
     plan.column[f] = -1;
@@ -193,14 +195,46 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
     // NULL start/end/text are seen by the loader; other fields take their default in SQL
     // (a NOT NULL column needs no coalesce, which costs a VM step per row).
     if (f != f_start && f != f_end && f != f_text && f != f_rowid &&
-        !schema.is_not_null(table, expr[f]))
+        !schema.is_not_null(plan.table, expr[f]))
       e = "coalesce(" + e + ", " + std::to_string(default_of(f)) + ")";
     plan.sql += (next ? ", " : "") + e;
     plan.column[f] = next++;
   }
-  plan.start_nullable = !schema.is_not_null(table, "start");
-  plan.end_nullable = !schema.is_not_null(table, "end");
-  plan.sql += " FROM " + quote_identifier(table) + " WHERE rowid BETWEEN ?1 AND ?2 ORDER BY rowid";
+  plan.start_nullable = !schema.is_not_null(plan.table, "start");
+  plan.end_nullable = !schema.is_not_null(plan.table, "end");
+  plan.sql +=
+      " FROM " + quote_identifier(plan.table) + " WHERE rowid BETWEEN ?1 AND ?2 ORDER BY rowid";
+}
+
+}  // namespace
+
+std::optional<table_plan> plan_table(export_schema const& schema, std::string const& path,
+                                     source_table source, read_options const& options) {
+  auto const info = info_of(source);
+  std::string const table = info.table;
+  if (!schema.has_table(table)) return std::nullopt;
+  column_picker pick(schema, table);
+  for (auto [f, c] : {std::pair{f_start, "start"}, std::pair{f_end, "end"}})
+    if (!pick(f, {c})) throw input_error(path, table, std::string("no '") + c + "' column");
+  bool const device_side = source == source_table::kernel || source == source_table::memcpy ||
+                           source == source_table::memset ||
+                           source == source_table::synchronization;
+  if (device_side) {
+    pick(f_device, {"deviceId"});
+    if (options.streams_and_correlations) pick(f_stream, {"streamId"});
+    pick(f_global_pid, {"globalPid"});
+  } else {
+    pick(f_global_tid, {"globalTid"});
+  }
+  if (options.streams_and_correlations) pick(f_correlation, {"correlationId"});
+  pick_source_columns(pick, schema, path, table, source, options);
+  bool const with_details =
+      options.launch_details && (source == source_table::kernel || source == source_table::memcpy ||
+                                 source == source_table::memset);
+  if (with_details) pick_details(source, pick);
+  table_plan plan{source, table, info.kind, info.names,   "SELECT ",
+                  {},     true,  true,      with_details, !pick.expr[f_rowid].empty()};
+  select_columns(plan, schema, pick.expr);
   return plan;
 }
 

@@ -14,11 +14,11 @@
 #include <span>
 #include <tuple>
 
+#include <tracesweep/analysis/summary.hpp>
 #include <tracesweep/backend.hpp>
 #include <tracesweep/generator/nsys_sqlite_writer.hpp>
 #include <tracesweep/generator/synthetic_trace.hpp>
 #include <tracesweep/input_reader.hpp>
-#include <tracesweep/summary.hpp>
 
 #include "generated_export.hpp"
 #include "ingest/nsys/nsys_image.hpp"

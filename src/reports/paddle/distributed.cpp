@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// Distributed summary: per rank, communication = |∪ communication|, computation = |∪ computation|,
+// overlap = |communication ∩ computation| (unions and the intersection by the backend); across
+// ranks, exact order statistics by the backend's segmented statistics (mean step times, not whole
+// ns, by a plain sort of the per-rank means).
+#include <tracesweep/reports/paddle/distributed.hpp>
+
+#include <algorithm>
+
+#include "reports/paddle/paddle_comm.hpp"
+
+namespace tracesweep {
+
+distributed_summary compute_distributed(job_session const& session) {
+  auto const& model = session.model();
+  auto& be = session.primitives();
+  auto const& table = model.table();
+  auto const nr = model.ranks().size();
+  auto const split = tables::paddle_comm_split(model);
+
+  std::vector<std::size_t> cr, pr;  // communication rows, computation rows
+  std::vector<group_id> cg, pg;
+  auto add = [&](std::vector<std::size_t>& rows, std::vector<group_id>& g, std::size_t i) {
+    rows.push_back(i), g.push_back(static_cast<group_id>(model.rank_index(table.rank[i])));
+  };
+  for (auto const& sp : split) {
+    for (auto i : sp.cpu_comm) add(cr, cg, i);
+    for (auto i : sp.gpu_comm) add(cr, cg, i);
+    for (auto i : sp.compute) add(pr, pg, i);
+  }
+  std::vector<std::int64_t> step_sum(nr, 0), step_count(nr, 0);
+  for (std::size_t r = 0; r < nr; ++r)
+    for (auto i : model.steps(r))
+      step_sum[r] += table.end_ns[i] - table.start_ns[i], ++step_count[r];
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (table.kind[i] != event_kind::kernel || model.row_producer(i) == producer::paddle) continue;
+    if (model.is_communication(table.name[i]))
+      add(cr, cg, i);
+    else
+      add(pr, pg, i);
+  }
+  auto const comm = be.union_of_rows({table.start_ns, table.end_ns, cr, cg});
+  auto const comp = be.union_of_rows({table.start_ns, table.end_ns, pr, pg});
+  auto const comm_ns = busy_per_group(comm, nr);
+  auto const comp_ns = busy_per_group(comp, nr);
+  auto const overlap_ns = be.intersection_by_group(comm, comp, nr);
+
+  distributed_summary out;
+  std::vector<std::uint32_t> keys;
+  std::vector<std::int64_t> values;
+  for (std::size_t r = 0; r < nr; ++r) {
+    auto const denom = session.rank_denominator(r);
+    rank_distributed d;
+    d.rank = model.ranks()[r];
+    d.total_ns = denom.total_ns;
+    d.communication_ns = comm_ns[r];
+    d.computation_ns = comp_ns[r];
+    d.overlap_ns = overlap_ns[r];
+    d.steps = step_count[r];
+    d.mean_step_ns = step_count[r]
+                         ? static_cast<double>(step_sum[r]) / static_cast<double>(step_count[r])
+                         : static_cast<double>(denom.total_ns);
+    if (out.slowest_rank < 0 ||
+        d.mean_step_ns > out.ranks[model.rank_index(out.slowest_rank)].mean_step_ns)
+      out.slowest_rank = d.rank;
+    out.ranks.push_back(d);
+    std::int64_t const v[3] = {d.communication_ns, d.computation_ns, d.overlap_ns};
+    for (std::uint32_t k = 0; k < 3; ++k) keys.push_back(k), values.push_back(v[k]);
+  }
+  static constexpr char const* metric[3] = {"communication", "computation", "overlap"};
+  for (auto const& s : be.segmented_stats(keys, values, {})) {
+    auto const d = derive_stats(s, {});
+    out.across.push_back(
+        {metric[s.key], static_cast<double>(s.min), d.median, static_cast<double>(s.max)});
+  }
+  // Mean step times are not whole nanoseconds (sum / count): their order statistics are taken
+  // on the means themselves, not on rounded integers (one value per rank).
+  if (!out.ranks.empty()) {
+    std::vector<double> means;
+    for (auto const& d : out.ranks) means.push_back(d.mean_step_ns);
+    std::sort(means.begin(), means.end());
+    auto const n = means.size();
+    out.across.push_back(
+        {"mean_step", means.front(), (means[(n - 1) / 2] + means[n / 2]) / 2, means.back()});
+  }
+  return out;
+}
+
+}  // namespace tracesweep

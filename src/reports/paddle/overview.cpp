@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+// Overview Summary (Paddle §1.6): per rank and type, host time = |∪ over threads|, device time =
+// |∪ over devices and streams| (unions by the backend); stage rows come from the model summary
+// (outermost events, durations added) and Paddle's Communication rows from its distributed split.
+#include <tracesweep/reports/paddle/overview.hpp>
+
+#include <tracesweep/reports/paddle/model_summary.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "reports/paddle/model_items.hpp"
+#include "reports/paddle/paddle_comm.hpp"
+
+namespace tracesweep {
+
+namespace {
+
+/// Type label of a row: the category, or the step / stage the name gave a Kineto row.
+std::string type_label(trace_model const& model, std::size_t i) {
+  auto const& t = model.table();
+  auto const cat = std::string(t.strings().at(t.category[i]));
+  if (model.row_producer(i) == producer::paddle) return cat;
+  switch (t.kind[i]) {
+    case event_kind::profiler_step:
+    case event_kind::data_loader:
+    case event_kind::optimizer:
+      return tables::kineto_item_names[tables::slot_of(t.kind[i])];
+    default:
+      return cat;
+  }
+}
+
+/// Whether stage row `i`'s type label is the model item of its kind on its rank: a Paddle row
+/// whose category is the stage itself, or a Kineto row (its label is Kineto's item name) on a
+/// rank whose items carry Kineto's names.
+bool labelled_as_item(trace_model const& model, std::size_t i) {
+  auto const& t = model.table();
+  if (model.row_producer(i) == producer::paddle) return t.role[i].family() == category_role::phase;
+  return (t.kind[i] == event_kind::data_loader || t.kind[i] == event_kind::optimizer) &&
+         !model.rank_has_producer(t.rank[i], producer::paddle);
+}
+
+/// Device rows: kernels, memcpy, memset, the rest, then Paddle's Communication row.
+int device_order(event_kind k) {
+  switch (k) {
+    case event_kind::kernel:
+      return 0;
+    case event_kind::memcpy:
+      return 1;
+    case event_kind::memset:
+      return 2;
+    default:
+      return 3;
+  }
+}
+constexpr int communication_order = 4;
+
+}  // namespace
+
+namespace {
+
+/// The kept rows grouped by (rank index, device side, type label): each group's calls, first row
+/// and union length (one backend union).
+struct label_groups {
+  std::map<std::tuple<std::size_t, bool, std::string>, group_id> ids;
+  std::vector<std::int64_t> calls, busy;
+  std::vector<std::size_t> first_row;
+};
+
+label_groups group_by_label(trace_model const& model, backend& be) {
+  auto const& table = model.table();
+  label_groups out;
+  std::vector<std::size_t> rows;
+  std::vector<group_id> g;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (!model.kept(i)) continue;
+    bool const dev = table.device[i] >= 0;
+    auto const key = std::tuple(model.rank_index(table.rank[i]), dev, type_label(model, i));
+    auto [it, fresh] = out.ids.emplace(key, static_cast<group_id>(out.calls.size()));
+    if (fresh) out.calls.push_back(0), out.first_row.push_back(i);
+    ++out.calls[it->second];
+    rows.push_back(i), g.push_back(it->second);
+  }
+  out.busy =
+      busy_per_group(be.union_of_rows({table.start_ns, table.end_ns, rows, g}), out.calls.size());
+  return out;
+}
+
+/// Paddle's Communication rows: the distributed split's unions per (rank, side); calls = its
+/// distinct ranges.
+void add_communication_rows(trace_model const& model, backend& be, std::vector<rank_overview>& out,
+                            std::vector<std::map<std::string, int>>& order) {
+  auto const& table = model.table();
+  auto const nr = out.size();
+  auto const split = tables::paddle_comm_split(model);
+  std::vector<std::size_t> rows;
+  std::vector<group_id> cg;
+  std::vector<std::set<std::pair<std::int64_t, std::int64_t>>> distinct(2 * nr);
+  for (std::size_t r = 0; r < nr; ++r) {
+    for (int side = 0; side < 2; ++side)
+      for (auto i : side ? split[r].gpu_comm : split[r].cpu_comm) {
+        rows.push_back(i), cg.push_back(static_cast<group_id>(2 * r + side));
+        distinct[2 * r + side].insert({table.start_ns[i], table.end_ns[i]});
+      }
+  }
+  auto const comm =
+      busy_per_group(be.union_of_rows({table.start_ns, table.end_ns, rows, cg}), 2 * nr);
+  for (std::size_t r = 0; r < nr; ++r)
+    for (int side = 0; side < 2; ++side) {
+      if (distinct[2 * r + side].empty()) continue;
+      auto& rows = out[r].rows;
+      auto it = std::find_if(rows.begin(), rows.end(), [&](overview_row const& x) {
+        return x.type == "Communication" && x.device == (side == 1);
+      });
+      if (it == rows.end()) it = rows.insert(rows.end(), overview_row{"Communication", side == 1});
+      if (side == 1) order[r]["Communication"] = communication_order;
+      it->calls = static_cast<std::int64_t>(distinct[2 * r + side].size());
+      it->time_ns = comm[2 * r + side];
+      it->rule = "union";
+    }
+}
+
+/// Ratios over the rank's denominator; host rows by time descending, device rows in their order.
+void rank_rows(rank_overview& ro, std::map<std::string, int> const& order) {
+  for (auto& row : ro.rows)
+    row.ratio =
+        ro.total_ns > 0 ? static_cast<double>(row.time_ns) / static_cast<double>(ro.total_ns) : 0;
+  std::stable_sort(ro.rows.begin(), ro.rows.end(),
+                   [&](overview_row const& a, overview_row const& b) {
+                     if (a.device != b.device) return !a.device;
+                     if (!a.device)
+                       return a.time_ns != b.time_ns ? a.time_ns > b.time_ns : a.type < b.type;
+                     auto const oa = order.at(a.type), ob = order.at(b.type);
+                     return oa != ob ? oa < ob : a.type < b.type;
+                   });
+}
+
+}  // namespace
+
+std::vector<rank_overview> compute_overview(job_session const& session) {
+  auto const& model = session.model();
+  auto& be = session.primitives();
+  auto const& table = model.table();
+  auto const nr = model.ranks().size();
+  auto const groups = group_by_label(model, be);
+
+  std::vector<rank_overview> out(nr);
+  std::vector<std::map<std::string, int>> order(nr);  // per rank: device row type → order
+  for (std::size_t r = 0; r < nr; ++r) {
+    auto const d = session.rank_denominator(r);
+    out[r].rank = model.ranks()[r];
+    out[r].total_ns = d.total_ns;
+    out[r].total_from = d.from_steps ? "steps" : "span";
+  }
+  // Stage rows come from the model summary (outermost events, durations added).
+  auto const items = compute_model_summary(session);
+  for (auto const& [key, id] : groups.ids) {
+    auto const& [r, dev, type] = key;
+    auto const i = groups.first_row[id];
+    overview_row row{type, dev, groups.calls[id], groups.busy[id], 0, "union"};
+    if (!dev && is_stage(table.kind[i]) && labelled_as_item(model, i)) {
+      std::string_view const name =
+          tables::item_name(model, out[r].rank, tables::slot_of(table.kind[i]));
+      for (auto const& m : items[r].items)
+        if (m.name == name) row.calls = m.calls, row.time_ns = m.cpu_total_ns, row.rule = "sum";
+    }
+    if (dev) order[r][type] = device_order(table.kind[i]);
+    out[r].rows.push_back(std::move(row));
+  }
+  add_communication_rows(model, be, out, order);
+  for (std::size_t r = 0; r < nr; ++r) rank_rows(out[r], order[r]);
+  return out;
+}
+
+}  // namespace tracesweep

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// The result tables of Paddle's Device, Memory Manipulation, UserDefined and Perf Summaries:
+// a flat table (text and CSV: one row per rank and item) and a JSON table (nested per rank) each.
+#pragma once
+
+#include <vector>
+
+#include <tracesweep/output/result_table.hpp>
+#include <tracesweep/reports/paddle/device_summary.hpp>
+#include <tracesweep/reports/paddle/perf_summary.hpp>
+#include <tracesweep/reports/paddle/user_range_summary.hpp>
+
+namespace tracesweep::tables {
+
+[[nodiscard]] output::result_table device_flat(std::vector<rank_device_summary> const& v);
+[[nodiscard]] output::result_table device_json(std::vector<rank_device_summary> const& v);
+/// `name`: "memcpy" (Memory Manipulation) or "userdefined".
+[[nodiscard]] output::result_table user_ranges_flat(std::string name, std::string title,
+                                                    std::vector<rank_user_ranges> const& v);
+[[nodiscard]] output::result_table user_ranges_json(std::string name,
+                                                    std::vector<rank_user_ranges> const& v);
+[[nodiscard]] output::result_table perf_flat(std::vector<rank_perf> const& v);
+[[nodiscard]] output::result_table perf_json(std::vector<rank_perf> const& v);
+
+}  // namespace tracesweep::tables
