@@ -19,13 +19,13 @@
 
 #include <tracesweep/analysis/diagnose.hpp>
 #include <tracesweep/analysis/kernel_stats.hpp>
+#include <tracesweep/analysis/summary.hpp>
 #include <tracesweep/backend.hpp>
 #include <tracesweep/fleet/job_record.hpp>
 #include <tracesweep/input_reader.hpp>
 #include <tracesweep/output/writer.hpp>
+#include <tracesweep/reports/job_table_registry.hpp>
 #include <tracesweep/session/job_session.hpp>
-#include <tracesweep/summary.hpp>
-#include <tracesweep/tables/job_table_registry.hpp>
 
 #include "cuda/detail/device_backend.hpp"
 #include "cuda/detail/host_context.hpp"
