@@ -15,6 +15,7 @@
 
 #include <tracesweep/backend.hpp>
 #include <tracesweep/event_table.hpp>
+#include <tracesweep/fleet/job_record.hpp>
 #include <tracesweep/input_reader.hpp>
 #include <tracesweep/model/row_filter.hpp>
 #include <tracesweep/model/trace_model.hpp>
@@ -83,11 +84,11 @@ struct context {
 
   /// The backend the options ask for, for an analysis of `table` (logs the choice with -v).
   std::unique_ptr<backend> make_backend(event_table const& table);
-  /// The backend the options ask for, made on any thread with `threads` threads (analyses run
-  /// by fleet scans on worker threads), one of `workers` in use at once (each CUDA backend gets
-  /// 1/workers of the device memory); logs nothing.
-  [[nodiscard]] std::function<std::unique_ptr<backend>(event_table const&)> backend_factory(
-      unsigned threads, unsigned workers = 1) const;
+  /// The backend the options ask for, made on any thread with the share's threads (analyses
+  /// run by fleet scans on worker threads), one of its workers in use at once (each CUDA
+  /// backend gets 1/workers of the device memory); logs nothing.
+  [[nodiscard]] std::function<std::unique_ptr<backend>(event_table const&, fleet::backend_share)>
+  backend_factory() const;
   /// Opens the -o file into `file` now (its writes land on commit); leaves it empty for
   /// standard output.
   void open_output(std::optional<output_file>& file) const;

@@ -106,17 +106,17 @@ std::unique_ptr<backend> context::make_backend(event_table const& table) {
   return be;
 }
 
-std::function<std::unique_ptr<backend>(event_table const&)> context::backend_factory(
-    unsigned threads, unsigned workers) const {
+std::function<std::unique_ptr<backend>(event_table const&, fleet::backend_share)>
+context::backend_factory() const {
   auto const choice = backend_name == "cuda"  ? backend_choice::cuda
                       : backend_name == "cpu" ? backend_choice::cpu
                                               : backend_choice::automatic;
   auto const limit = device_memory_limit;
-  return [choice, limit, threads, workers](event_table const& table) {
+  return [choice, limit](event_table const& table, fleet::backend_share share) {
     backend_request request;
     request.choice = choice;
-    request.threads = threads;
-    request.workers = workers;
+    request.threads = share.threads;
+    request.workers = share.workers;
     request.work_rows = table.size();
     request.device_memory_limit = limit;
     return tracesweep::make_backend(request);

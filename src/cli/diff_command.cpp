@@ -35,7 +35,8 @@ fleet::job_record analyze_side(context& ctx, std::string const& path, diff_args 
   o.keep_going = ctx.keep_going;
   o.reading.threads = ctx.threads;
   ctx.set_reading(o.reading);
-  o.make_backend = ctx.backend_factory(ctx.threads);
+  o.share = {ctx.threads, 1};
+  o.make_backend = ctx.backend_factory();
   auto job = fleet::analyze_job(spec, std::move(traces), o);
   for (auto const& t : job.traces)
     if (!t.ok) std::cerr << error_line(t.error) << '\n';

@@ -12,7 +12,6 @@
 #include <tracesweep/backend.hpp>
 #include <tracesweep/error.hpp>
 #include <tracesweep/fleet/scan.hpp>
-#include <tracesweep/task_threads.hpp>
 
 #include "cli/cli_context.hpp"
 #include "cli/pattern_options.hpp"
@@ -94,11 +93,10 @@ void add_scan_command(CLI::App& app, context& ctx) {
       }
       options.analysis.filter = filter_of(args->filters);
       ctx.set_reading(options.analysis.reading);
-      unsigned const hw = resolve_threads(0);
-      unsigned const workers = resolve_threads(options.jobs);
-      // Each worker may hold a CUDA backend: it gets 1/workers of the device memory, and keeps
-      // its pinned staging out of the host memory budget.
-      options.analysis.make_backend = ctx.backend_factory(std::max(1u, hw / workers), workers);
+      // Each worker may hold a CUDA backend: the scan tells it its share of the device memory
+      // (1/workers started) and of the threads; it keeps its pinned staging out of the host
+      // memory budget.
+      options.analysis.make_backend = ctx.backend_factory();
       if (ctx.backend_name != "cpu") options.host_bytes_per_worker = cuda_host_bytes_per_worker();
       ctx.phase = "scanning";
       fleet::scan_progress progress;

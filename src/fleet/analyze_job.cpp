@@ -151,7 +151,7 @@ void add_ranks(diagnosis const& d, job_record& job) {
 void analyze_read(event_table& table, analyze_options const& o,
                   std::vector<std::int32_t> const& trace_of, job_record& job) {
   apply_row_filter(table, o.filter);
-  auto be = o.make_backend(table);
+  auto be = o.make_backend(table, o.share);
   trace_model const model(table, {o.comm_pattern});
   summary_options so;
   so.min_gap_ns = o.diagnosis.min_gap_ns;

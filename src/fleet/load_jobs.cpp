@@ -2,8 +2,12 @@
 // results_store::load_jobs: a run's jobs read back as job records (diff and merge use them).
 #include <tracesweep/fleet/results_store.hpp>
 
+#include <charconv>
 #include <map>
 #include <sstream>
+
+#include <tracesweep/error.hpp>
+#include <tracesweep/output/safe_text.hpp>
 
 #include "fleet/sqlite_handle.hpp"
 
@@ -11,12 +15,21 @@ namespace tracesweep::fleet {
 
 namespace {
 
-std::vector<std::int32_t> parse_ranks(std::string const& text) {
+/// The ranks of a trace as stored ("0,1,3"); a store whose list is not one is refused.
+std::vector<std::int32_t> parse_ranks(sqlite_handle const& db, std::string const& text) {
   std::vector<std::int32_t> out;
   std::istringstream in(text);
   std::string part;
-  while (std::getline(in, part, ','))
-    if (!part.empty()) out.push_back(static_cast<std::int32_t>(std::stol(part)));
+  while (std::getline(in, part, ',')) {
+    if (part.empty()) continue;
+    std::int32_t rank = 0;
+    auto const [end, ec] = std::from_chars(part.data(), part.data() + part.size(), rank);
+    if (ec != std::errc() || end != part.data() + part.size())
+      throw input_error(
+          db.path(), "results database",
+          "traces.ranks holds " + output::valid_utf8(part.substr(0, 40)) + ", not a list of ranks");
+    out.push_back(rank);
+  }
   return out;
 }
 
@@ -30,7 +43,7 @@ void load_traces(sqlite_handle const& db, std::int64_t job_id, job_record& job,
   while (q.step()) {
     index[q.integer(0)] = static_cast<std::int32_t>(job.traces.size());
     job.traces.push_back({q.text(1), q.integer(2), q.integer(3), q.text(4), q.text(5),
-                          parse_ranks(q.text(6)), q.integer(7), q.text(8) == "ok", q.text(9),
+                          parse_ranks(db, q.text(6)), q.integer(7), q.text(8) == "ok", q.text(9),
                           std::nullopt});
   }
 }

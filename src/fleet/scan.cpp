@@ -310,6 +310,8 @@ scan_result run_scan(scan_options const& o, scan_progress& progress,
       jobs_memory(o.memory_limit ? o.memory_limit : physical_memory() / 2, workers, o));
   auto analysis = o.analysis;
   analysis.reading.threads = std::max(1u, hw / workers);
+  // The device memory and the threads are split among the workers started, not those asked for.
+  analysis.share = {std::max(1u, hw / workers), workers};
   scan_state state{store, run.id, progress, result, on_error, {}};
   parallel_for(planned.size(), workers, [&](std::size_t i) {
     auto& p = planned[i];

@@ -73,11 +73,11 @@ void write_csv(result_set const& results, std::string_view table, std::ostream& 
   for (std::size_t j = 0; j < cols.size(); ++j)
     out << (j ? "," : "") << quoted(t.columns[cols[j]].name);
   out << '\n';
-  for (auto const& r : t.rows) {
+  for_each_row(t, [&](row const& r) {
     for (std::size_t j = 0; j < cols.size(); ++j)
       out << (j ? "," : "") << quoted(cell_field(r.cells[cols[j]], t.columns[cols[j]], o.csv_safe));
     out << '\n';
-  }
+  });
   out.flush();
 }
 

@@ -77,20 +77,19 @@ void write_rows(std::string& o, result_table const& t, bool nested) {
     o += (right_aligned(t.columns[j]) ? "<th class=\"num\">" : "<th>") +
          escape(header(t.columns[j])) + "</th>";
   o += nested ? "</tr></thead><tbody>" : "</tr></thead><tbody>\n";
-  for (auto const& r : t.rows) {
+  for_each_row(t, [&](row const& r) {
     o += "<tr>";
     for (auto j : cols) write_cell(o, r.cells[j], t.columns[j]);
     o += end_row;
-  }
+  });
   o += "</tbody></table>";
 }
 
 void write_table(std::string& o, result_table const& t) {
   auto const& title = t.title.empty() ? t.name : t.title;
   o += fmt::format("<section id=\"{}\">\n<h2>{} <span class=\"count\">{} {}</span></h2>\n",
-                   escape(t.name), escape(title), t.rows.size(),
-                   t.rows.size() == 1 ? "row" : "rows");
-  if (t.rows.empty()) {
+                   escape(t.name), escape(title), row_count(t), row_count(t) == 1 ? "row" : "rows");
+  if (row_count(t) == 0) {
     o += "<p class=\"none\">" + escape(t.text_empty.empty() ? "none" : t.text_empty) + "</p>\n";
   } else {
     if (t.plot.kind != chart_kind::none) write_chart(o, t);

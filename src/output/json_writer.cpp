@@ -58,21 +58,22 @@ class json_document {
       return;
     }
     if (t.shape == json_shape::object) {
-      if (t.rows.empty())
+      if (row_count(t) == 0)
         _out << "null";
       else
-        object(t, t.rows.front(), depth);
+        object(t, t.generate ? t.generate(0) : t.rows.front(), depth);
       return;
     }
-    if (t.rows.empty()) {
+    if (row_count(t) == 0) {
       _out << "[]";
       return;
     }
     _out << '[';
-    for (std::size_t i = 0; i < t.rows.size(); ++i) {
-      _out << (i ? ",\n" : "\n") << indent(depth + 1);
-      object(t, t.rows[i], depth + 1);
-    }
+    std::size_t i = 0;
+    for_each_row(t, [&](row const& r) {
+      _out << (i++ ? ",\n" : "\n") << indent(depth + 1);
+      object(t, r, depth + 1);
+    });
     _out << '\n' << indent(depth) << ']';
   }
 

@@ -60,13 +60,13 @@ class timeline_writer {
     if (!start || (!end && !duration))
       throw std::invalid_argument("timeline of table " + t.name + " names no start or end");
     std::map<std::string, std::size_t> colours;
-    for (auto const& r : t.rows) {
-      if (required && std::holds_alternative<std::monostate>(r.cells[*required])) continue;
+    for_each_row(t, [&](row const& r) {
+      if (required && std::holds_alternative<std::monostate>(r.cells[*required])) return;
       auto const b = integer_at(r, start);
       auto e = integer_at(r, end);
       if (!end)
         if (auto const d = integer_at(r, duration); b && d) e = *b + *d;
-      if (!b || !e) continue;
+      if (!b || !e) return;
       auto const pid = integer_at(r, process).value_or(0);
       auto const tid = track(pid, t.name, integer_at(r, thread), s.track);
       std::string name = s.name;
@@ -92,7 +92,7 @@ class timeline_writer {
           "\"dur\": {}{}, \"args\": {{{}}}}}",
           json_string(s.category), json_string(name), pid, tid, microseconds(*b),
           microseconds(*e - *b), cname, args));
-    }
+    });
   }
 
   void finish() {

@@ -32,10 +32,11 @@ struct bar_values {
 bar_values read_bars(result_table const& t, chart_data const& c) {
   bar_values out;
   std::map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < t.rows.size(); ++i) {
-    auto const& r = t.rows[i];
+  std::size_t i = 0;
+  for_each_row(t, [&](row const& r) {
+    auto const series = c.row_series[i++];
     auto const y = number(r.cells[c.yi]);
-    if (!y || std::holds_alternative<std::monostate>(r.cells[c.xi])) continue;
+    if (!y || std::holds_alternative<std::monostate>(r.cells[c.xi])) return;
     auto const key = text_cell(r.cells[c.xi], *c.x);
     auto [it, added] = index.try_emplace(key, out.names.size());
     if (added) {
@@ -43,9 +44,9 @@ bar_values read_bars(result_table const& t, chart_data const& c) {
       out.x_value.push_back(number(r.cells[c.xi]).value_or(0));
       out.value.emplace_back(c.all.size());
     }
-    auto& v = out.value[it->second][c.row_series[i]];
+    auto& v = out.value[it->second][series];
     v = v.value_or(0) + *y;
-  }
+  });
   return out;
 }
 

@@ -160,7 +160,7 @@ std::variant<chart_data, std::string> read_chart(result_table const& t) {
   d.x = &t.columns[x], d.y = &t.columns[y];
   std::map<std::string, std::size_t> index;
   std::size_t next_colour = 0;
-  for (auto const& r : t.rows) {
+  for_each_row(t, [&](row const& r) {
     std::string name = s != no_column ? text_cell(r.cells[s], t.columns[s]) : std::string();
     auto [it, added] = index.try_emplace(name, d.all.size());
     if (added) {
@@ -173,7 +173,7 @@ std::variant<chart_data, std::string> read_chart(result_table const& t) {
       d.all.push_back({std::move(name), std::move(label), std::move(colour)});
     }
     d.row_series.push_back(it->second);
-  }
+  });
   return d;
 }
 
@@ -310,14 +310,16 @@ void append_polyline(std::string& d, std::vector<std::pair<double, double>> cons
 void write_line_chart(std::string& o, result_table const& t, chart_data const& c) {
   std::vector<std::vector<point>> pts(c.all.size());
   double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
-  for (std::size_t i = 0; i < t.rows.size(); ++i) {
-    auto const x = number(t.rows[i].cells[c.xi]);
-    if (!x) continue;
-    auto const y = number(t.rows[i].cells[c.yi]);
-    pts[c.row_series[i]].push_back({*x, y});
+  std::size_t i = 0;
+  for_each_row(t, [&](row const& r) {
+    auto const series = c.row_series[i++];
+    auto const x = number(r.cells[c.xi]);
+    if (!x) return;
+    auto const y = number(r.cells[c.yi]);
+    pts[series].push_back({*x, y});
     x_lo = std::min(x_lo, *x), x_hi = std::max(x_hi, *x);
     if (y) y_lo = std::min(y_lo, *y), y_hi = std::max(y_hi, *y);
-  }
+  });
   if (!(y_hi >= y_lo)) {
     o += "<p class=\"none\">no points to plot</p>\n";
     return;

@@ -93,7 +93,7 @@ text_grid layout(result_table const& t, write_options const& o,
     symbol.push_back(c.symbol && c.type == value_type::string);
     narrowable.push_back((c.symbol || c.elide) && c.type == value_type::string);
   }
-  for (auto const& r : t.rows) {
+  for_each_row(t, [&](row const& r) {
     auto& line = g.cells.emplace_back();
     for (std::size_t k = 0; k < cols.size(); ++k) {
       auto const& c = t.columns[cols[k]];
@@ -104,7 +104,7 @@ text_grid layout(result_table const& t, write_options const& o,
       line.push_back(terminal_text(text));
       g.width[k] = std::max(g.width[k], line.back().size());
     }
-  }
+  });
   if (o.width > 0) fit(g, narrowable, t.style, o.width);
   return g;
 }
@@ -129,9 +129,9 @@ std::string line(text_grid const& g, std::vector<std::string> const& cells, char
 
 void write_listing(result_table const& t, std::ostream& out, write_options const& o,
                    std::optional<std::int64_t> origin) {
-  out << terminal_text(t.title) << " ("
-      << t.rows.size() / std::max<std::size_t>(1, t.rows_per_entry) << ")\n";
-  if (t.rows.empty() && !t.text_empty.empty()) {
+  out << terminal_text(t.title) << " (" << row_count(t) / std::max<std::size_t>(1, t.rows_per_entry)
+      << ")\n";
+  if (row_count(t) == 0 && !t.text_empty.empty()) {
     out << "  " << terminal_text(t.text_empty) << '\n';
     return;
   }
@@ -143,7 +143,7 @@ void write_listing(result_table const& t, std::ostream& out, write_options const
 void write_report(result_table const& t, std::ostream& out, write_options const& o,
                   std::optional<std::int64_t> origin) {
   out << "** " << terminal_text(t.title) << "\n\n";
-  if (t.rows.empty() && !t.text_empty.empty()) {
+  if (row_count(t) == 0 && !t.text_empty.empty()) {
     out << terminal_text(t.text_empty) << '\n';
     return;
   }

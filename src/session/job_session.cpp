@@ -82,13 +82,17 @@ activity_result const& job_session::activity(activity_needs const& asked) const 
 std::vector<gap> job_session::gaps(activity_needs const& asked) const {
   auto const& kept = activity(asked).gaps;
   std::vector<gap> out;
-  std::size_t taken = 0;
-  for (std::size_t i = 0; i < kept.size(); ++i) {
-    if (i == 0 || kept[i].group != kept[i - 1].group) taken = 0;
-    if (kept[i].duration() < asked.min_gap_ns) continue;
-    if (asked.gaps_per_device != 0 && taken == asked.gaps_per_device) continue;
-    ++taken;
-    out.push_back(kept[i]);
+  // Two passes: the first counts, so the list is allocated once at its size (a million gaps).
+  for (int pass = 0; pass < 2; ++pass) {
+    std::size_t taken = 0, listed = 0;
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      if (i == 0 || kept[i].group != kept[i - 1].group) taken = 0;
+      if (kept[i].duration() < asked.min_gap_ns) continue;
+      if (asked.gaps_per_device != 0 && taken == asked.gaps_per_device) continue;
+      ++taken, ++listed;
+      if (pass == 1) out.push_back(kept[i]);
+    }
+    if (pass == 0) out.reserve(listed);
   }
   return out;
 }

@@ -77,6 +77,33 @@ TEST(ResultsStore, WritesAndReadsAJobBack) {
   EXPECT_EQ(store.stored_hashes().size(), 2u);  // the failed trace is analysed again
 }
 
+TEST(ResultsStore, ATraceWhoseRanksAreNotAListIsAnInputError) {
+  // (found by fuzz_results_store's seeds: std::stol threw out of load_jobs, uncaught)
+  test::scratch_dir d("store_ranks");
+  auto const db = (d / "r.sqlite").string();
+  std::int64_t run_id = 0;
+  {
+    results_store store(db);
+    run_id = store.begin_run("night", "/t", "").id;
+    store.write_job(run_id, sample_job());
+  }
+  for (auto const* ranks : {"x", "0,1,99999999999", "1;2"}) {
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+    auto const sql =
+        std::string("UPDATE traces SET ranks = '") + ranks + "' WHERE path LIKE '%1.json'";
+    EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(h);
+    results_store const store(db, true);
+    try {
+      (void)store.load_jobs(run_id);
+      ADD_FAILURE() << ranks << ": loaded";
+    } catch (input_error const& e) {
+      EXPECT_NE(std::string(e.what()).find("not a list of ranks"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(ResultsStore, AHashIsStoredOnceAndAFailedJobLeavesNothing) {
   test::scratch_dir d("store_once");
   results_store store((d / "r.sqlite").string());

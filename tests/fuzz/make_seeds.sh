@@ -19,7 +19,7 @@ traces="${TRACESWEEP_TRACES:-$root/../shared/traces}"
 bin="${TRACESWEEP_BIN:-$root/build/src/cli/tracesweep}"
 
 rm -rf "$out"
-mkdir -p "$out"/{fuzz_chrome_events,fuzz_decimal_time,fuzz_gzip_source,fuzz_nsys_reader,fuzz_text_escaping}
+mkdir -p "$out"/{fuzz_chrome_events,fuzz_decimal_time,fuzz_gzip_source,fuzz_nsys_reader,fuzz_text_escaping,fuzz_results_store}
 
 # A name for a seed from its path under the traces folder.
 seed_name() { echo "${1#"$traces"/}" | tr '/' '_'; }
@@ -55,6 +55,28 @@ if [[ -x "$bin" ]]; then
   "$bin" generate --format kineto-json --ranks 1 --steps 1 --kernels-per-step 10 --plant all \
     -o "$tmp/gen-" >/dev/null
   cp "$tmp/gen-rank-0.json" "$out/fuzz_chrome_events/generated.json"
+  # fuzz_results_store: a store a scan wrote (a two-rank job with every pattern planted: gaps,
+  # findings, kernels), the same emptied of its rows, and with traces.ranks not a list; each
+  # rewritten with 512-byte pages out of WAL mode (14 to 24 KB: small inputs mutate faster).
+  if command -v sqlite3 >/dev/null; then
+    mkdir -p "$tmp/job"
+    "$bin" generate --format kineto-json --ranks 2 --steps 2 --kernels-per-step 10 --plant all \
+      -o "$tmp/job/train-" >/dev/null
+    "$bin" --quiet scan --db "$tmp/scanned.sqlite" "$tmp/job" >/dev/null
+    cp "$tmp/scanned.sqlite" "$tmp/empty.sqlite"
+    sqlite3 "$tmp/empty.sqlite" "$(sqlite3 "$tmp/scanned.sqlite" "SELECT 'DELETE FROM ' || name ||
+      ';' FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")"
+    # (once an uncaught std::stol in load_jobs)
+    cp "$tmp/scanned.sqlite" "$tmp/ranks-not-a-list.sqlite"
+    sqlite3 "$tmp/ranks-not-a-list.sqlite" "UPDATE traces SET ranks = 'x'"
+    for s in scanned empty ranks-not-a-list; do
+      sqlite3 "$tmp/$s.sqlite" 'PRAGMA journal_mode = DELETE; PRAGMA page_size = 512; VACUUM;' \
+        >/dev/null
+      cp "$tmp/$s.sqlite" "$out/fuzz_results_store/$s.sqlite"
+    done
+  else
+    echo "make_seeds: no sqlite3: fuzz_results_store's generated stores skipped" >&2
+  fi
 else
   echo "make_seeds: no tracesweep at $bin (set TRACESWEEP_BIN): generated seeds skipped" >&2
 fi

@@ -17,7 +17,8 @@ fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="$(cd "$1" && pwd)"
 seconds="$2"
-targets=(fuzz_chrome_events fuzz_decimal_time fuzz_gzip_source fuzz_nsys_reader fuzz_text_escaping)
+targets=(fuzz_chrome_events fuzz_decimal_time fuzz_gzip_source fuzz_nsys_reader fuzz_text_escaping
+  fuzz_results_store)
 
 for t in "${targets[@]}"; do
   if [[ ! -x "$build/tests/fuzz/$t" ]]; then

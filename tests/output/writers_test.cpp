@@ -3,6 +3,7 @@
 // repair, integers vs doubles and layout, text alignment and hints, nested rows, the registry
 // (the HTML writer has its own test, html_writer_test).
 #include <cmath>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -67,6 +68,57 @@ out::result_table with_nested() {
   devices.add_row({std::int64_t{4}, std::string("A100")});
   t.add_row({std::string("x.sqlite"), out::nest(ranks), out::nest(devices)});
   return t;
+}
+
+/// `t` with its rows handed out one at a time (result_table::generate), counting the calls.
+out::result_table generated(out::result_table t, std::size_t& calls) {
+  auto rows = std::make_shared<std::vector<out::row>>(std::move(t.rows));
+  t.rows.clear();
+  t.generated_rows = rows->size();
+  t.generate = [rows, &calls](std::size_t i) {
+    ++calls;
+    return (*rows)[i];
+  };
+  return t;
+}
+
+// ---- generated rows --------------------------------------------------------------------------
+
+TEST(output_generated_rows, every_format_writes_them_as_stored_rows) {
+  for (auto const& make : {names, with_nested}) {
+    auto stored = make();
+    stored.spans = {"count", "", "count", "", "", "t", "", "n", "c", "", ""};
+    for (auto const* format : {"text", "csv", "json", "html", "perfetto"}) {
+      if (std::string(format) == "perfetto" && stored.name != "names") continue;
+      std::size_t calls = 0;
+      auto const expected = write(format, one(stored));
+      EXPECT_EQ(write(format, one(generated(stored, calls))), expected) << format;
+      EXPECT_GE(calls, stored.rows.size()) << format;  // each row made as it was written
+    }
+  }
+  // An empty generated table is an empty table.
+  std::size_t calls = 0;
+  auto empty = names();
+  empty.rows.clear();
+  empty.text_empty = "(none)";
+  for (auto const* format : {"text", "csv", "json", "html"})
+    EXPECT_EQ(write(format, one(generated(empty, calls))), write(format, one(empty))) << format;
+  EXPECT_EQ(calls, 0u);
+}
+
+TEST(output_generated_rows, a_chart_reads_them_too) {
+  auto t = table("bins", "Bins");
+  t.add("gpu", value_type::string);
+  t.add("start_ns", value_type::integer, "ns");
+  t.add("busy", value_type::real, "fraction");
+  for (std::int64_t b = 0; b < 20; ++b)
+    t.add_row({std::string(b % 2 ? "GPU 1" : "GPU 0"), b * 1000, double(b % 5) / 4});
+  for (auto kind : {out::chart_kind::line, out::chart_kind::bars}) {
+    t.plot = {kind, "start_ns", "busy", "gpu", "time", "busy", {}, false};
+    std::size_t calls = 0;
+    EXPECT_EQ(write("html", one(generated(t, calls))), write("html", one(t)));
+    EXPECT_GE(calls, t.rows.size());
+  }
 }
 
 // ---- registry --------------------------------------------------------------------------------

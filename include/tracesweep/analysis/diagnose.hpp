@@ -266,7 +266,8 @@ struct diagnosis {
 
 /// The diagnosis as result tables: verdicts, findings, gaps, periodic_gaps, long_tail,
 /// tiny_kernel_bursts, sync, memcpy, small_copies, ranks, stragglers, memory, memory_steps, and
-/// the HTML charts (memory_timeline among them).
-[[nodiscard]] output::result_set diagnose_results(diagnosis const& d);
+/// the HTML charts (memory_timeline among them). The set keeps the diagnosis: the gaps table
+/// makes its rows from it as they are written (every gap with --top 0).
+[[nodiscard]] output::result_set diagnose_results(diagnosis d);
 
 }  // namespace tracesweep

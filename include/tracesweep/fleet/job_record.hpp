@@ -107,6 +107,12 @@ struct job_record {
 /// input_error when it cannot be read.
 [[nodiscard]] trace_record identify(std::string const& path);
 
+/// What one job's backend may use of the process: its threads, and the backends in use at once.
+struct backend_share {
+  unsigned threads = 0;  ///< 0: every hardware thread
+  unsigned workers = 1;
+};
+
 struct analyze_options {
   read_options reading;
   std::string comm_pattern = "nccl|rccl";
@@ -116,8 +122,11 @@ struct analyze_options {
   row_filter filter;
   /// false: the first file that fails throws its input_error instead of being recorded.
   bool keep_going = true;
-  /// The backend for a job's table (the caller's choice: CPU or CUDA, threads).
-  std::function<std::unique_ptr<backend>(event_table const&)> make_backend;
+  /// Threads of each job's backend and backends in use at once (each CUDA backend gets
+  /// 1/workers of the device memory): a scan sets them from the workers it actually starts.
+  backend_share share;
+  /// The backend for a job's table (the caller's choice: CPU or CUDA), given `share`.
+  std::function<std::unique_ptr<backend>(event_table const&, backend_share)> make_backend;
 };
 
 /// Reads `traces` (identified already) as one job and fills the record: each file that fails

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -155,9 +156,32 @@ struct result_table {
     c.label = std::move(label);
     return c;
   }
+  /// Rows made one at a time as a writer reaches them, for a list too long to hold as cells at
+  /// once (diagnose --top 0: every gap): row i is generate(i) for i < generated_rows, and exists
+  /// only while it is written. `rows` stays empty then. Read rows with row_count / for_each_row.
+  std::function<row(std::size_t)> generate;
+  std::size_t generated_rows = 0;
+
   /// Appends a row of cells in column order.
   void add_row(std::vector<cell> cells) { rows.push_back(row{std::move(cells)}); }
 };
+
+/// The table's rows: stored or generated.
+[[nodiscard]] inline std::size_t row_count(result_table const& t) {
+  return t.generate ? t.generated_rows : t.rows.size();
+}
+/// Calls f(row const&) for every row in order, generating one at a time when the table does.
+template <class F>
+void for_each_row(result_table const& t, F&& f) {
+  if (!t.generate) {
+    for (auto const& r : t.rows) f(r);
+    return;
+  }
+  for (std::size_t i = 0; i < t.generated_rows; ++i) {
+    row const r = t.generate(i);
+    f(r);
+  }
+}
 
 /// What an analysis hands to the output layer: tables in output order.
 struct result_set {

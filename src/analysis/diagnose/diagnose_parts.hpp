@@ -127,13 +127,12 @@ struct host_window {
 [[nodiscard]] context_event describe(trace_model const& model, std::size_t row);
 [[nodiscard]] device_key key_of(trace_model const& model, std::size_t device);
 
-/// A gap of the activity union (≥ min gap) with its cause.
+/// A gap of the activity union (≥ min gap) with its cause: 24 bytes a gap (its host context is
+/// found again for the gaps listed).
 struct attributed_gap {
   group_id device = 0;
-  std::int64_t start = 0, end = 0;
   idle_cause cause = idle_cause::unknown;
-  idle_by_cause cover{};
-  std::vector<host_index::key> threads;  ///< the launching threads around it
+  std::int64_t start = 0, end = 0;
 };
 
 // The steps of the diagnosis, in the order diagnose() runs them.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -184,14 +185,18 @@ result_table gaps(diagnosis const& d) {
   t.add("host", nested);
   t.add("before", nested);
   t.add("after", nested);
-  for (auto const& g : d.gaps) {
-    std::vector<cell> c;
-    where_cells(c, g.where);
-    c.insert(c.end(),
-             {i64(g.start_ns), i64(g.end_ns), i64(g.duration()), std::string(to_string(g.cause)),
-              idle_map(g.cover), events_cell(g.host), event_cell(g.before), event_cell(g.after)});
-    t.add_row(std::move(c));
-  }
+  // Every gap with --top 0: each row is made as the writer reaches it (its cells, nested tables
+  // and strings are ten times the size of the finding), not all at once.
+  t.generated_rows = d.gaps.size();
+  t.generate = [&gaps = d.gaps](std::size_t i) {
+    auto const& g = gaps[i];
+    output::row r;
+    where_cells(r.cells, g.where);
+    r.cells.insert(r.cells.end(), {i64(g.start_ns), i64(g.end_ns), i64(g.duration()),
+                                   std::string(to_string(g.cause)), idle_map(g.cover),
+                                   events_cell(g.host), event_cell(g.before), event_cell(g.after)});
+    return r;
+  };
   return t;
 }
 
@@ -418,7 +423,10 @@ result_table totals(diagnosis const& d) {
 
 }  // namespace
 
-output::result_set diagnose_results(diagnosis const& d) {
+output::result_set diagnose_results(diagnosis diagnosed) {
+  // The tables that make their rows as they are written read the diagnosis then: they keep it.
+  auto const kept = std::make_shared<diagnosis const>(std::move(diagnosed));
+  auto const& d = *kept;
   output::result_set set;
   // Text and HTML: verdicts, (charts,) findings, gaps, then the measurements; JSON and CSV: the
   // lists, each under its name.
@@ -444,6 +452,9 @@ output::result_set diagnose_results(diagnosis const& d) {
                      diagnose_memory_timeline,
                      totals})
     set.tables.push_back(make(d));
+  for (auto& t : set.tables)
+    if (t.generate)
+      t.generate = [kept, rows = std::move(t.generate)](std::size_t i) { return rows(i); };
   return set;
 }
 

@@ -3,7 +3,9 @@
 // scan), the device rows just before and after it, the threads that launched them, the host
 // activity of those threads during the hole and the cause covering most of it.
 #include <algorithm>
-#include <map>
+#include <array>
+#include <span>
+#include <tuple>
 
 #include "analysis/diagnose/diagnose_parts.hpp"
 
@@ -58,6 +60,56 @@ idle_cause dominant(idle_by_cause const& cover) {
   return static_cast<idle_cause>(best);
 }
 
+/// The launching threads around a gap (of the rows before and after it, else the device's main
+/// thread), at most two, and those rows; found again from the gap whenever needed, not kept.
+struct gap_sides {
+  std::int64_t before = -1, after = -1;
+  std::array<host_index::key, 2> threads{};
+  std::size_t count = 0;
+  [[nodiscard]] std::span<host_index::key const> keys() const { return {threads.data(), count}; }
+};
+
+gap_sides sides_of(trace_model const& model, neighbours const& near, gap const& g,
+                   std::span<std::optional<host_index::key> const> fallback) {
+  gap_sides s;
+  s.before = near.before(g.group, g.start);
+  s.after = near.after(g.group, g.end);
+  for (auto const row : {s.before, s.after})
+    if (auto k = launching_thread(model, row)) s.threads[s.count++] = *k;
+  if (s.count == 0 && fallback[g.group]) s.threads[s.count++] = *fallback[g.group];
+  if (s.count == 2 && s.threads[1] < s.threads[0]) std::swap(s.threads[0], s.threads[1]);
+  if (s.count == 2 && s.threads[0] == s.threads[1]) s.count = 1;
+  return s;
+}
+
+/// Longest first, then by (device, start).
+bool longer(gap const& a, gap const& b) {
+  if (a.duration() != b.duration()) return a.duration() > b.duration();
+  return std::tie(a.group, a.start) < std::tie(b.group, b.start);
+}
+
+/// The positions in `holes` of the `top` longest (all when top is 0), longest first: a bounded
+/// heap while scanning, so --top N keeps N positions, not one per gap.
+std::vector<std::size_t> longest(std::span<gap const> holes, std::size_t top) {
+  // As a heap's order, the front is the shortest kept: the one a longer gap replaces.
+  auto const first = [&](std::size_t a, std::size_t b) { return longer(holes[a], holes[b]); };
+  std::vector<std::size_t> kept;
+  std::size_t const n = top == 0 ? holes.size() : std::min(top, holes.size());
+  kept.reserve(n);
+  for (std::size_t i = 0; i < holes.size(); ++i) {
+    if (kept.size() < n) {
+      kept.push_back(i);
+      if (top != 0) std::push_heap(kept.begin(), kept.end(), first);
+    } else if (n > 0 && first(i, kept.front())) {
+      std::pop_heap(kept.begin(), kept.end(), first);
+      kept.back() = i;
+      std::push_heap(kept.begin(), kept.end(), first);
+    }
+  }
+  std::sort(kept.begin(), kept.end(), first);
+  return kept;
+}
+
 }  // namespace
 
 std::vector<attributed_gap> attribute_gaps(trace_model const& model, device_rows const& order,
@@ -65,68 +117,46 @@ std::vector<attributed_gap> attribute_gaps(trace_model const& model, device_rows
                                            host_classifier const& classifier,
                                            std::span<std::optional<host_index::key> const> fallback,
                                            diagnosis& out) {
-  auto const& t = model.table();
-  neighbours const near(order, t);
-  std::vector<attributed_gap> gaps;
-  std::vector<std::pair<std::int64_t, std::int64_t>> sides;  ///< (before, after) rows per gap
+  neighbours const near(order, model.table());
   std::vector<host_index::query> wanted;
-  for (auto const& g : holes) {
-    attributed_gap a;
-    a.device = g.group;
-    a.start = g.start;
-    a.end = g.end;
-    auto const before = near.before(g.group, g.start);
-    auto const after = near.after(g.group, g.end);
-    for (auto const row : {before, after})
-      if (auto k = launching_thread(model, row)) a.threads.push_back(*k);
-    if (a.threads.empty() && fallback[g.group]) a.threads.push_back(*fallback[g.group]);
-    std::sort(a.threads.begin(), a.threads.end());
-    a.threads.erase(std::unique(a.threads.begin(), a.threads.end()), a.threads.end());
-    for (auto const& k : a.threads) wanted.push_back({k, a.start, a.end});
-    sides.emplace_back(before, after);
-    gaps.push_back(std::move(a));
-  }
+  wanted.reserve(holes.size());
+  for (auto const& g : holes)
+    for (auto const& k : sides_of(model, near, g, fallback).keys())
+      wanted.push_back({k, g.start, g.end});
   host_index const index(model, classifier, std::move(wanted));
 
-  std::vector<host_window> windows;
-  windows.reserve(gaps.size());
-  for (auto& a : gaps) {
-    auto w = attribute(model, index, a.threads, a.start, a.end);
-    a.cover = w.cover;
-    a.cause = dominant(w.cover);
-    windows.push_back(std::move(w));
+  // Each gap's cause; only its device, extent and cause are kept (24 bytes).
+  std::vector<attributed_gap> gaps;
+  gaps.reserve(holes.size());
+  out.gap_durations.reserve(holes.size());
+  out.gap_causes.reserve(holes.size());
+  for (auto const& g : holes) {
+    auto const cause = dominant(
+        attribute(model, index, sides_of(model, near, g, fallback).keys(), g.start, g.end).cover);
+    gaps.push_back({g.group, cause, g.start, g.end});
+    out.gap_durations.push_back(g.duration());
+    out.gap_causes.push_back(cause);
   }
-
-  // Longest first (then device, start) and the top of them with their context.
-  std::vector<std::size_t> rank(gaps.size());
-  for (std::size_t i = 0; i < rank.size(); ++i) rank[i] = i;
-  std::sort(rank.begin(), rank.end(), [&](std::size_t a, std::size_t b) {
-    auto const da = gaps[a].end - gaps[a].start, db = gaps[b].end - gaps[b].start;
-    if (da != db) return da > db;
-    return std::tie(gaps[a].device, gaps[a].start) < std::tie(gaps[b].device, gaps[b].start);
-  });
   out.gaps_total = static_cast<std::int64_t>(gaps.size());
-  std::size_t const keep =
-      out.options.top == 0 ? rank.size() : std::min(out.options.top, rank.size());
-  for (std::size_t k = 0; k < keep; ++k) {
-    auto const i = rank[k];
-    auto const& a = gaps[i];
+
+  // The top of them with their context, found again for these only.
+  auto const top = longest(holes, out.options.top);
+  out.gaps.reserve(top.size());
+  for (auto const i : top) {
+    auto const& g = holes[i];
+    auto const sides = sides_of(model, near, g, fallback);
+    auto const w = attribute(model, index, sides.keys(), g.start, g.end);
     gap_finding f;
-    f.where = key_of(model, a.device);
-    f.start_ns = a.start;
-    f.end_ns = a.end;
-    f.cause = a.cause;
-    f.cover = a.cover;
-    auto const& rows = windows[i].rows;
-    for (std::size_t h = 0; h < rows.size() && h < out.options.host_events; ++h)
-      f.host.push_back(describe(model, rows[h].second));
-    if (sides[i].first >= 0) f.before = describe(model, static_cast<std::size_t>(sides[i].first));
-    if (sides[i].second >= 0) f.after = describe(model, static_cast<std::size_t>(sides[i].second));
+    f.where = key_of(model, g.group);
+    f.start_ns = g.start;
+    f.end_ns = g.end;
+    f.cause = gaps[i].cause;
+    f.cover = w.cover;
+    for (std::size_t h = 0; h < w.rows.size() && h < out.options.host_events; ++h)
+      f.host.push_back(describe(model, w.rows[h].second));
+    if (sides.before >= 0) f.before = describe(model, static_cast<std::size_t>(sides.before));
+    if (sides.after >= 0) f.after = describe(model, static_cast<std::size_t>(sides.after));
     out.gaps.push_back(std::move(f));
-  }
-  for (auto const& a : gaps) {
-    out.gap_durations.push_back(a.end - a.start);
-    out.gap_causes.push_back(a.cause);
   }
   return gaps;
 }

@@ -8,6 +8,7 @@
 #include <bit>
 #include <limits>
 #include <set>
+#include <span>
 #include <tuple>
 
 #include "analysis/diagnose/diagnose_parts.hpp"
@@ -32,31 +33,32 @@ std::size_t duration_class(event_table const& t, std::size_t r) {
 
 namespace {
 
-/// The windows of one thread, merged, in start order.
-struct merged_windows {
-  std::vector<std::int64_t> start, end;
-  void add(std::int64_t s, std::int64_t e) { start.push_back(s), end.push_back(e); }
-  void merge() {
-    std::vector<std::size_t> order(start.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return start[a] < start[b]; });
-    std::vector<std::int64_t> s, e;
-    for (auto const i : order) {
-      if (!s.empty() && start[i] <= e.back()) {
-        e.back() = std::max(e.back(), end[i]);
-        continue;
-      }
-      s.push_back(start[i]);
-      e.push_back(end[i]);
+/// Whether [s, e] meets one of `windows` (one thread's, merged: disjoint, by start).
+bool meets(std::span<host_index::query const> windows, std::int64_t s, std::int64_t e) {
+  auto const k =
+      std::lower_bound(windows.begin(), windows.end(), s,
+                       [](host_index::query const& w, std::int64_t v) { return w.end < v; });
+  return k != windows.end() && k->start <= e;
+}
+
+/// Merges the windows of each thread in place: sorted by (thread, start), overlapping ones
+/// joined (no copy: a gap costs its query's 32 bytes here, however many gaps there are).
+void merge_windows(std::vector<host_index::query>& windows) {
+  std::sort(windows.begin(), windows.end(),
+            [](host_index::query const& a, host_index::query const& b) {
+              return std::tie(a.thread, a.start) < std::tie(b.thread, b.start);
+            });
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < windows.size(); ++i) {
+    auto const& w = windows[i];
+    if (n > 0 && windows[n - 1].thread == w.thread && w.start <= windows[n - 1].end) {
+      windows[n - 1].end = std::max(windows[n - 1].end, w.end);
+      continue;
     }
-    start = std::move(s), end = std::move(e);
+    windows[n++] = w;
   }
-  /// Whether [s, e] meets a window.
-  [[nodiscard]] bool meets(std::int64_t s, std::int64_t e) const {
-    auto const k = std::lower_bound(end.begin(), end.end(), s) - end.begin();
-    return static_cast<std::size_t>(k) < start.size() && start[static_cast<std::size_t>(k)] <= e;
-  }
-};
+  windows.resize(n);
+}
 
 /// Finds a thread's entry, remembering the last one (rows of a thread come in runs).
 template <class Map>
@@ -82,13 +84,14 @@ class cached_lookup {
 
 host_index::host_index(trace_model const& model, host_classifier const& classifier,
                        std::vector<query> windows) {
-  std::map<key, merged_windows> wanted;
-  for (auto const& w : windows) {
-    wanted[w.thread].add(w.start, w.end);
-    _threads[w.thread];
+  merge_windows(windows);
+  std::map<key, std::span<query const>> wanted;
+  for (std::size_t b = 0, e = 0; b < windows.size(); b = e) {
+    while (e < windows.size() && windows[e].thread == windows[b].thread) ++e;
+    wanted.emplace(windows[b].thread, std::span(windows).subspan(b, e - b));
+    _threads[windows[b].thread];
   }
   if (_threads.empty()) return;
-  for (auto& [k, w] : wanted) w.merge();
   auto const& t = model.table();
   cached_lookup threads(_threads);
   cached_lookup near(wanted);
@@ -102,7 +105,7 @@ host_index::host_index(trace_model const& model, host_classifier const& classifi
     if (t.kind[i] == event_kind::api_call && model.launches_device_work(i))
       th->launches.push_back(t.start_ns[i]);
     if (classifier.is_sync(i)) th->sync_ends.push_back(t.end_ns[i]);
-    if (near(k)->meets(t.start_ns[i], t.end_ns[i])) th->rows.push_back(i);
+    if (meets(*near(k), t.start_ns[i], t.end_ns[i])) th->rows.push_back(i);
   }
   for (auto& [k, th] : _threads) {
     auto const by_start = [&](std::size_t a, std::size_t b) {
