@@ -73,7 +73,7 @@ inline column& add_time(result_table& t, std::string name, value_type type, std:
 /// A ratio, shown in text as a percentage with 2 decimals.
 inline column& add_ratio(result_table& t, std::string name, std::string label) {
   auto& c = t.add(std::move(name), real, "fraction", std::move(label));
-  c.text_unit = "%";
+  c.text_unit = std::string(1, '%');  // (GCC 12 warns falsely on = "%" here)
   c.decimals = 2;
   return c;
 }

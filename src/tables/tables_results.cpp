@@ -46,13 +46,13 @@ result_table overview_flat(std::vector<rank_overview> const& v) {
 result_table model_flat(std::vector<rank_model_summary> const& v) {
   auto t = ranked("model", model_title);
   add_text_and_flat(t, "name", string, "Name");
-  t.add("calls", integer, {}, "Calls").flat_null = "-";
+  t.add("calls", integer, {}, "Calls");
   for (std::string side : {"cpu", "gpu"}) {
     std::string const upper = side == "cpu" ? "CPU" : "GPU";
     add_time(t, side + "_total_ns", integer, upper + " Total (ms)");
-    add_time(t, side + "_avg_ns", real, upper + " Avg (ms)").flat_null = "-";
-    add_time(t, side + "_max_ns", integer, upper + " Max (ms)").flat_null = "-";
-    add_time(t, side + "_min_ns", integer, upper + " Min (ms)").flat_null = "-";
+    add_time(t, side + "_avg_ns", real, upper + " Avg (ms)");
+    add_time(t, side + "_max_ns", integer, upper + " Max (ms)");
+    add_time(t, side + "_min_ns", integer, upper + " Min (ms)");
     add_ratio(t, side + "_ratio", upper + " Ratio (%)");
   }
   for (auto const& r : v)
@@ -190,8 +190,8 @@ result_table operator_detail_table(std::vector<rank_operator_detail> const& v) {
   add_in(t, flat_only | output::json, "inner", string);
   add_in(t, flat_only | output::json, "kernel", string);
   t.add("calls", integer, {}, "Calls");
-  add_time(t, "cpu_total_ns", integer, "CPU Total (ms)").flat_null = "-";
-  add_ratio(t, "cpu_ratio", "CPU Ratio (%)").flat_null = "-";
+  add_time(t, "cpu_total_ns", integer, "CPU Total (ms)").flat_null = std::string(1, '-');
+  add_ratio(t, "cpu_ratio", "CPU Ratio (%)").flat_null = std::string(1, '-');
   add_time(t, "gpu_total_ns", integer, "GPU Total (ms)");
   add_ratio(t, "gpu_ratio", "GPU Ratio (%)");
   for (auto const& r : v)
@@ -209,6 +209,9 @@ result_table operator_detail_table(std::vector<rank_operator_detail> const& v) {
 /// The plugin's operator view columns, in its order.
 constexpr std::array<char const*, 4> tb_operator_keys = {
     "device_self_duration", "device_total_duration", "host_self_duration", "host_total_duration"};
+/// The same in ns, as CSV names them.
+constexpr std::array<char const*, 4> tb_operator_ns_keys = {"device_self_ns", "device_total_ns",
+                                                            "host_self_ns", "host_total_ns"};
 
 namespace {
 
@@ -361,9 +364,12 @@ result_table distributed_json(distributed_summary const& d) {
   add_all(ranks, integer, {"rank", "steps"});
   ranks.add("mean_step_ns", real);
   add_all(ranks, integer, {"total_ns", "communication_ns", "computation_ns", "overlap_ns"});
+  add_all(ranks, real, {"communication_ratio", "computation_ratio", "overlap_ratio"});  // as CSV
   for (auto const& r : d.ranks)
     ranks.add_row({i64(r.rank), i64(r.steps), r.mean_step_ns, i64(r.total_ns),
-                   i64(r.communication_ns), i64(r.computation_ns), i64(r.overlap_ns)});
+                   i64(r.communication_ns), i64(r.computation_ns), i64(r.overlap_ns),
+                   ratio(r.communication_ns, r.total_ns), ratio(r.computation_ns, r.total_ns),
+                   ratio(r.overlap_ns, r.total_ns)});
   t.add_row({i64(d.slowest_rank), nest(std::move(ranks)), nest(across(d, tree("across_ranks")))});
   return t;
 }
@@ -395,7 +401,7 @@ std::vector<cell> tb_json_row(tb_overview const& o) {
   auto steps = tree("steps");
   steps.add("step", string);
   add_all(steps, integer, {"start_ns", "end_ns", "total_ns"});
-  for (auto const* n : tb_role_names) steps.add(std::string(n) + "_ns", integer);
+  for (auto const* k : tb_role_keys) steps.add(std::string(k) + "_ns", integer);
   for (auto const& s : o.steps) {
     std::vector<cell> cells = {s.name, i64(s.start_ns), i64(s.end_ns), i64(s.total_ns())};
     for (auto x : s.cost_ns) cells.emplace_back(x);
@@ -433,10 +439,10 @@ std::vector<cell> tb_json_row(tb_overview const& o) {
   add_all(kernels, integer, {"calls", "total_ns"});
   kernels.add("mean_ns", real);
   add_all(kernels, integer, {"max_ns", "min_ns", "mean_us"});
-  add_all(kernels, real, {"blocks_per_sm", "occupancy_percent"});
+  add_all(kernels, real, {"blocks_per_sm", "occupancy_pct"});  // unrounded, as CSV
   for (auto const& x : o.kernels)
     kernels.add_row({x.name, i64(x.calls), i64(x.total_ns), x.mean_ns, i64(x.max_ns), i64(x.min_ns),
-                     i64(us_round(x.mean_ns)), round2(x.blocks_per_sm), round2(x.occupancy_pct)});
+                     i64(us_round(x.mean_ns)), x.blocks_per_sm, x.occupancy_pct});
   return {i64(o.input),
           i64(o.rank),
           o.has_communication,
@@ -488,9 +494,11 @@ result_table tb_operators_json(std::vector<tb_operator_table> const& v) {
     rows.add("name", string);
     rows.add("calls", integer);
     for (auto const* k : tb_operator_keys) rows.add(k, integer);
+    for (auto const* k : tb_operator_ns_keys) rows.add(k, integer, "ns");  // as CSV
     for (auto const& r : o.rows) {
       std::vector<cell> cells = {r.name, i64(r.calls)};
       for (auto x : tb_operator_values(r)) cells.push_back(i64(us_round(static_cast<double>(x))));
+      for (auto x : tb_operator_values(r)) cells.push_back(i64(x));
       rows.add_row(std::move(cells));
     }
     t.add_row({i64(o.input), i64(o.rank), nest(std::move(rows))});

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -70,8 +71,11 @@ TEST(TextWidth, KernelTablesFit160ColumnsAndElideOnlyNames) {
       for (auto const& line : lines) EXPECT_LE(line.size(), 160u) << line;
       if (std::string(style) == "short") continue;
       for (std::size_t i = 1; i < lines.size(); ++i) {
-        auto const shown = kernel_name_cell(lines[i]);
+        auto shown = kernel_name_cell(lines[i]);
         if (names.count(shown)) continue;
+        // Names the cut makes alike end in their number (issue 26, item 4): " #N".
+        static std::regex const numbered(R"((.*\.\.\..*) #[0-9]+)");
+        if (std::smatch m; std::regex_match(shown, m, numbered)) shown = m[1];
         auto const dots = shown.find("...");
         ASSERT_NE(dots, std::string::npos) << shown;
         auto const head = shown.substr(0, dots), tail = shown.substr(dots + 3);
