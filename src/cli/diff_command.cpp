@@ -20,6 +20,7 @@ struct diff_args {
   std::string format = "text";
   std::string table;
   std::string comm_pattern = "nccl|rccl";
+  std::string pair_ranks;
   double fail_above = -1;
   fleet::diff_options options;
 };
@@ -82,9 +83,17 @@ void add_diff_command(CLI::App& app, context& ctx) {
                   "Regex (RE2, case-insensitive) marking communication kernels")
       ->check(regex_check())
       ->capture_default_str();
+  cmd->add_option("--pair-ranks", args->pair_ranks,
+                  "Pair the two sides' ranks by number (equal rank numbers) or order (the i-th "
+                  "rank of each); default: by number when both have the same rank numbers, else "
+                  "by order (a note on stderr says which)")
+      ->check(CLI::IsMember({"number", "order"}));
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
       auto options = args->options;
+      if (!args->pair_ranks.empty())
+        options.pair_ranks =
+            args->pair_ranks == "number" ? fleet::rank_pairing::number : fleet::rank_pairing::order;
       if (args->fail_above >= 0) options.fail_above_percent = args->fail_above;
       std::optional<output_file> file;
       ctx.open_output(file);
@@ -99,6 +108,7 @@ void add_diff_command(CLI::App& app, context& ctx) {
         after.push_back(analyze_side(ctx, args->after, *args));
       }
       auto const result = fleet::diff_jobs(before, after, options);
+      for (auto const& note : result.notes) std::cerr << error_line("diff: " + note) << '\n';
       ctx.write(result.tables, args->format, args->table, file ? &*file : nullptr);
       return result.regressions.empty() ? 0 : static_cast<int>(exit_code::regression);
     };

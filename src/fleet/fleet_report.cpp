@@ -81,7 +81,7 @@ output::result_table idle_by_cause(sqlite_handle const& db, std::int64_t run) {
 }
 
 output::result_table top_kernels(sqlite_handle const& db, std::int64_t run, std::int64_t top) {
-  return query_table(
+  auto t = query_table(
       db, "top_kernels", "Most expensive kernels across the fleet",
       {str("name"),
        num("jobs"),
@@ -96,6 +96,8 @@ output::result_table top_kernels(sqlite_handle const& db, std::int64_t run, std:
       "sum(total_ns) * 1.0 / sum(calls), max(max_ns) FROM k GROUP BY name "
       "ORDER BY sum(total_ns) DESC, name LIMIT ?2",
       {run, top > 0 ? top : -1});
+  t.columns[0].symbol = true;  // short names with --names short, elided to fit the width
+  return t;
 }
 
 output::result_table stragglers(sqlite_handle const& db, std::int64_t run) {

@@ -8,6 +8,8 @@
 #include <map>
 #include <tuple>
 
+#include "fleet/rank_pairing.hpp"
+
 namespace tracesweep::fleet {
 
 namespace {
@@ -260,10 +262,13 @@ diff_result diff_jobs(std::vector<job_record> const& before, std::vector<job_rec
                                      : "only after"),
                   a ? cell(a->verdict) : cell(), b ? cell(b->verdict) : cell()});
     if (!a || !b) continue;
-    diff_kernels(name, a, b, cx, kernels);
-    diff_devices(name, a, b, cx, devices);
-    diff_idle(name, a, b, cx, idle);
-    diff_steps(name, a, b, cx, steps);
+    std::string note;
+    auto const paired = pair_ranks(*a, *b, o.pair_ranks, note);
+    if (!note.empty()) out.notes.push_back(prefix(name) + note);
+    diff_kernels(name, a, &paired, cx, kernels);
+    diff_devices(name, a, &paired, cx, devices);
+    diff_idle(name, a, &paired, cx, idle);
+    diff_steps(name, a, &paired, cx, steps);
   }
   auto regressions =
       table("regressions", o.fail_above_percent

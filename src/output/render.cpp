@@ -40,9 +40,18 @@ std::string group_thousands(std::string const& s) {
   return out + s.substr(end);
 }
 
+/// `v` to `decimals`, or where that would show a nonzero value as zero ("0.000"), to as many
+/// more decimals as show its first two significant digits ("0.00033").
+std::string fixed_nonzero(double v, int decimals) {
+  auto s = fixed(v, decimals);
+  if (v == 0 || !std::isfinite(v) || s.find_first_of("123456789") != std::string::npos) return s;
+  int const first = static_cast<int>(std::floor(-std::log10(std::abs(v)))) + 1;
+  return fmt::format("{:.{}f}", v, std::min(std::max(first + 1, decimals + 1), 340));
+}
+
 std::string text_number(double v, column const& col) {
   v = to_text_unit(v, col);
-  return col.decimals >= 0 ? fixed(v, col.decimals) : real_repr(v);
+  return col.decimals >= 0 ? fixed_nonzero(v, col.decimals) : real_repr(v);
 }
 
 /// Text of a list or map cell: entries joined by the nested table's separators, consecutive

@@ -7,7 +7,10 @@
 #include <tracesweep/output/writer.hpp>
 
 #include <algorithm>
+#include <iterator>
+#include <map>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -47,21 +50,63 @@ std::size_t line_width(text_grid const& g, text_style style) {
   return style == text_style::listing ? w : (w > 2 ? w - 2 : 0);
 }
 
-/// Narrows the symbol and elide columns (widest first, to no less than 24 or their header) until
-/// lines fit `width`, eliding their cells; other columns keep their width.
-void fit(text_grid& g, std::vector<bool> const& narrowable, text_style style, std::size_t width) {
+/// Cuts the cells of column `k` to its width; where two different cells would then read alike,
+/// each of them is cut shorter and ends in its number among those alike ("ab...yz #2", numbered
+/// in the order of the whole cells).
+void elide_column(text_grid& g, std::size_t k) {
+  auto const width = g.width[k];
+  std::map<std::string, std::set<std::string>> sources;  // cut text → the different cells
+  for (auto const& line : g.cells) sources[elide(line[k], width)].insert(line[k]);
+  std::set<std::string> alike;
+  for (auto const& [cut, cells] : sources)
+    if (cells.size() > 1) alike.insert(cells.begin(), cells.end());
+  auto const room = 2 + std::to_string(alike.size()).size();  // " #N"
+  auto const shorter = [&](std::string const& s) {
+    return elide(s, width > room + 5 ? width - room : 5);
+  };
+  std::map<std::string, std::set<std::string>> numbered;  // shorter cut → the cells alike
+  for (auto const& s : alike) numbered[shorter(s)].insert(s);
+  for (auto& line : g.cells) {
+    if (!alike.contains(line[k])) {
+      line[k] = elide(line[k], width);
+      continue;
+    }
+    auto const cut = shorter(line[k]);
+    auto const& group = numbered[cut];
+    line[k] = cut + " #" + std::to_string(std::distance(group.begin(), group.find(line[k])) + 1);
+  }
+}
+
+/// Narrows the columns marked in `narrowable` (widest first, to no less than 24 or their header)
+/// until lines fit `width`, eliding their cells; other columns keep their width.
+void fit_columns(text_grid& g, std::vector<bool> const& narrowable, text_style style,
+                 std::size_t width) {
   auto total = line_width(g, style);
+  std::vector<bool> cut(g.width.size(), false);
   while (total > width) {
     std::size_t widest = g.width.size();
-    for (std::size_t k = 0; k < g.width.size(); ++k)
-      if (narrowable[k] && (widest == g.width.size() || g.width[k] > g.width[widest])) widest = k;
-    if (widest == g.width.size()) return;
+    for (std::size_t k = 0; k < g.width.size(); ++k) {
+      auto const floor = std::max<std::size_t>(24, g.header[k].size());
+      if (narrowable[k] && g.width[k] > floor &&
+          (widest == g.width.size() || g.width[k] > g.width[widest]))
+        widest = k;
+    }
+    if (widest == g.width.size()) break;
     auto const floor = std::max<std::size_t>(24, g.header[widest].size());
-    if (g.width[widest] <= floor) return;
-    auto const cut = std::min(total - width, g.width[widest] - floor);
-    g.width[widest] -= cut, total -= cut;
-    for (auto& line : g.cells) line[widest] = elide(line[widest], g.width[widest]);
+    auto const step = std::min(total - width, g.width[widest] - floor);
+    g.width[widest] -= step, total -= step;
+    cut[widest] = true;
   }
+  for (std::size_t k = 0; k < cut.size(); ++k)
+    if (cut[k]) elide_column(g, k);
+}
+
+/// Fits lines to `width`: the symbol and elide columns first, then, where lines are still too
+/// long, the other string columns (names, paths, verdicts); numbers are never cut.
+void fit(text_grid& g, std::vector<bool> const& names, std::vector<bool> const& strings,
+         text_style style, std::size_t width) {
+  fit_columns(g, names, style, width);
+  if (line_width(g, style) > width) fit_columns(g, strings, style, width);
 }
 
 /// `ns` after `origin` as seconds to the microsecond, digits grouped by three: "+1.234 567 s".
@@ -78,11 +123,38 @@ bool from_origin(column const& c, std::optional<std::int64_t> origin) {
   return c.timestamp && origin && c.type == value_type::integer;
 }
 
+/// The text of every cell of `t` in columns `cols`, symbol columns in short form when `o` asks
+/// (kept apart: distinct_short_names).
+std::vector<std::vector<std::string>> cell_texts(result_table const& t,
+                                                 std::vector<std::size_t> const& cols,
+                                                 write_options const& o,
+                                                 std::optional<std::int64_t> origin) {
+  std::vector<std::vector<std::string>> lines;
+  for_each_row(t, [&](row const& r) {
+    auto& line = lines.emplace_back();
+    for (auto const j : cols) {
+      auto const& c = t.columns[j];
+      auto const* ns = std::get_if<std::int64_t>(&r.cells[j]);
+      line.push_back(from_origin(c, origin) && ns ? offset_text(*ns, *origin)
+                                                  : text_cell(r.cells[j], c));
+    }
+  });
+  for (std::size_t k = 0; k < cols.size() && o.short_names; ++k) {
+    auto const& c = t.columns[cols[k]];
+    if (!c.symbol || c.type != value_type::string) continue;
+    std::vector<std::string> full;
+    for (auto const& line : lines) full.push_back(line[k]);
+    auto const shown = distinct_short_names(full);
+    for (std::size_t i = 0; i < lines.size(); ++i) lines[i][k] = shown[i];
+  }
+  return lines;
+}
+
 text_grid layout(result_table const& t, write_options const& o,
                  std::optional<std::int64_t> origin) {
   auto const cols = text_order_columns(t, text);
   text_grid g;
-  std::vector<bool> symbol, narrowable;
+  std::vector<bool> names, strings;
   for (auto j : cols) {
     auto const& c = t.columns[j];
     g.header.push_back(terminal_text(c.label.empty() ? c.name : c.label));
@@ -90,22 +162,16 @@ text_grid layout(result_table const& t, write_options const& o,
       g.header.back().replace(g.header.back().size() - 4, 4, "(s)");
     g.right.push_back(right_aligned(c));
     g.width.push_back(g.header.back().size());
-    symbol.push_back(c.symbol && c.type == value_type::string);
-    narrowable.push_back((c.symbol || c.elide) && c.type == value_type::string);
+    names.push_back((c.symbol || c.elide) && c.type == value_type::string);
+    strings.push_back(c.type == value_type::string && !names.back());
   }
-  for_each_row(t, [&](row const& r) {
-    auto& line = g.cells.emplace_back();
+  g.cells = cell_texts(t, cols, o, origin);
+  for (auto& line : g.cells)
     for (std::size_t k = 0; k < cols.size(); ++k) {
-      auto const& c = t.columns[cols[k]];
-      auto const* ns = std::get_if<std::int64_t>(&r.cells[cols[k]]);
-      auto text =
-          from_origin(c, origin) && ns ? offset_text(*ns, *origin) : text_cell(r.cells[cols[k]], c);
-      if (symbol[k] && o.short_names) text = short_symbol_name(text);
-      line.push_back(terminal_text(text));
-      g.width[k] = std::max(g.width[k], line.back().size());
+      line[k] = terminal_text(line[k]);
+      g.width[k] = std::max(g.width[k], line[k].size());
     }
-  });
-  if (o.width > 0) fit(g, narrowable, t.style, o.width);
+  if (o.width > 0) fit(g, names, strings, t.style, o.width);
   return g;
 }
 
@@ -185,7 +251,7 @@ void write_text(result_set const& results, std::string_view table, std::ostream&
   auto const origin = results.time_origin_ns;
   for (auto const* t : tables_for(results, text, table)) {
     bool const offsets = std::any_of(t->columns.begin(), t->columns.end(), [&](column const& c) {
-      return from_origin(c, origin) && (c.views & text);
+      return (from_origin(c, origin) || (c.from_time_origin && origin)) && (c.views & text);
     });
     if (offsets && !origin_told) {  // once, before the first table that needs it
       out << (first ? "" : "\n") << "Times are offsets from "

@@ -58,7 +58,7 @@ job_table_output tb_operators(job_session const& s, job_table_request const& r) 
 
 job_table_output device(job_session const& s, job_table_request const&) {
   auto const v = compute_device_summary(s);
-  return {{device_flat(v)}, {device_json(v)}};
+  return {{device_flat(v), device_csv(v)}, {device_json(v)}};
 }
 
 job_table_output memcpy_summary(job_session const& s, job_table_request const&) {

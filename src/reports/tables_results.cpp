@@ -47,13 +47,13 @@ result_table overview_flat(std::vector<rank_overview> const& v) {
 result_table model_flat(std::vector<rank_model_summary> const& v) {
   auto t = ranked("model", model_title);
   add_text_and_flat(t, "name", string, "Name");
-  t.add("calls", integer, {}, "Calls").flat_null = "-";
+  t.add("calls", integer, {}, "Calls");
   for (std::string side : {"cpu", "gpu"}) {
     std::string const upper = side == "cpu" ? "CPU" : "GPU";
     add_time(t, side + "_total_ns", integer, upper + " Total (ms)");
-    add_time(t, side + "_avg_ns", real, upper + " Avg (ms)").flat_null = "-";
-    add_time(t, side + "_max_ns", integer, upper + " Max (ms)").flat_null = "-";
-    add_time(t, side + "_min_ns", integer, upper + " Min (ms)").flat_null = "-";
+    add_time(t, side + "_avg_ns", real, upper + " Avg (ms)");
+    add_time(t, side + "_max_ns", integer, upper + " Max (ms)");
+    add_time(t, side + "_min_ns", integer, upper + " Min (ms)");
     add_ratio(t, side + "_ratio", upper + " Ratio (%)");
   }
   for (auto const& r : v)
@@ -191,8 +191,8 @@ result_table operator_detail_table(std::vector<rank_operator_detail> const& v) {
   add_in(t, flat_only | output::json, "inner", string);
   add_in(t, flat_only | output::json, "kernel", string);
   t.add("calls", integer, {}, "Calls");
-  add_time(t, "cpu_total_ns", integer, "CPU Total (ms)").flat_null = "-";
-  add_ratio(t, "cpu_ratio", "CPU Ratio (%)").flat_null = "-";
+  add_time(t, "cpu_total_ns", integer, "CPU Total (ms)").flat_null = std::string(1, '-');
+  add_ratio(t, "cpu_ratio", "CPU Ratio (%)").flat_null = std::string(1, '-');
   add_time(t, "gpu_total_ns", integer, "GPU Total (ms)");
   add_ratio(t, "gpu_ratio", "GPU Ratio (%)");
   for (auto const& r : v)
@@ -269,9 +269,12 @@ result_table distributed_json(distributed_summary const& d) {
   add_all(ranks, integer, {"rank", "steps"});
   ranks.add("mean_step_ns", real);
   add_all(ranks, integer, {"total_ns", "communication_ns", "computation_ns", "overlap_ns"});
+  add_all(ranks, real, {"communication_ratio", "computation_ratio", "overlap_ratio"});  // as CSV
   for (auto const& r : d.ranks)
     ranks.add_row({i64(r.rank), i64(r.steps), r.mean_step_ns, i64(r.total_ns),
-                   i64(r.communication_ns), i64(r.computation_ns), i64(r.overlap_ns)});
+                   i64(r.communication_ns), i64(r.computation_ns), i64(r.overlap_ns),
+                   ratio(r.communication_ns, r.total_ns), ratio(r.computation_ns, r.total_ns),
+                   ratio(r.overlap_ns, r.total_ns)});
   t.add_row({i64(d.slowest_rank), nest(std::move(ranks)), nest(across(d, tree("across_ranks")))});
   return t;
 }

@@ -133,7 +133,10 @@ TEST(FirstUse, MessagesNameTablesAsUsersDo) {
   EXPECT_EQ(verdicts.exit_code, 0) << verdicts.err;
   EXPECT_TRUE(verdicts.out.starts_with("Verdicts (")) << verdicts.out;
   auto const gaps = run_cli("diagnose --table gaps " + quote(sample()));
-  EXPECT_TRUE(gaps.out.starts_with("Largest idle gaps (")) << gaps.out;
+  // After the line that says where "at" counts from (item 17).
+  EXPECT_TRUE(gaps.out.starts_with("Times are offsets from the first GPU operation, ") &&
+              gaps.out.find("\nLargest idle gaps (") != std::string::npos)
+      << gaps.out;
   for (std::string const format : {"text", "html"}) {
     auto const bad = run_cli("diagnose --table nothing --format " + format + " " + quote(sample()));
     EXPECT_EQ(bad.exit_code, 1);

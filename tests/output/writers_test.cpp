@@ -340,7 +340,7 @@ TEST(output_text, units_decimals_and_thousands) {
             "Time (ms)  Mean (us)       Total  Name\n"
             "---------  ---------  ----------  ----\n"
             "    1.235          2  -1,234,567  a\n"
-            "    0.000          4         999  bb\n");
+            "0.0000050          4         999  bb\n");  // 5 ns: never "0.000" (issue 26, item 17)
 }
 
 TEST(output_text, grid_frames_and_trims) {

@@ -63,6 +63,9 @@ struct column {
   /// An instant in ns on the input's clock: text shows it as an offset from
   /// result_set::time_origin_ns when the set has one ("+1.234 567 s").
   bool timestamp = false;
+  /// An offset in ns from result_set::time_origin_ns (the analysis subtracted it): text says once
+  /// what the origin is, before the first table that shows such a column or a timestamp.
+  bool from_time_origin = false;
 };
 
 /// One row: one cell per column, in column order.

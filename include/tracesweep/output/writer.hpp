@@ -6,6 +6,7 @@
 
 #include <ostream>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -35,6 +36,12 @@ using write_function = void (*)(result_set const& results, std::string_view tabl
 /// arguments, parameters and namespaces ("void ns::k<4>(int)" → "k"); the name itself when
 /// nothing of it would be left.
 [[nodiscard]] std::string short_symbol_name(std::string_view name);
+
+/// The short names of `names` (one per name, in order), kept apart: equal names get equal short
+/// names; different names that shorten to the same text show their template arguments as well
+/// ("Kernel<cutlass_80_..._nn_align4>") where those tell them apart, else a number after the
+/// short name ("elementwise_kernel #2", numbered in the order of the full names).
+[[nodiscard]] std::vector<std::string> distinct_short_names(std::span<std::string const> names);
 
 struct writer_entry {
   std::string_view name;  ///< the format's name, as --format takes it

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -204,12 +205,13 @@ std::string shorten(std::string const& s, std::size_t n = 48) {
   return s.size() <= n ? s : s.substr(0, n - 3) + "...";
 }
 
-/// The start of each device's window, to show times relative to it.
-std::int64_t window_start(diagnosis const& d, device_key const& w) {
+/// One origin for every relative time of a diagnosis: the first GPU operation (the earliest start
+/// of a device's window), as the summary's.
+std::optional<std::int64_t> time_origin(diagnosis const& d) {
+  std::optional<std::int64_t> first;
   for (auto const& v : d.verdicts)
-    if (!v.step && v.where.input == w.input && v.where.rank == w.rank && v.where.device == w.device)
-      return v.window_start_ns;
-  return 0;
+    if (!v.step) first = std::min(first.value_or(v.window_start_ns), v.window_start_ns);
+  return first;
 }
 
 result_table gaps_text(diagnosis const& d) {
@@ -218,12 +220,14 @@ result_table gaps_text(diagnosis const& d) {
   auto& at = t.add("at_ns", integer, "ns", "at (ms)");
   at.text_unit = "ms";
   at.decimals = 3;
+  at.from_time_origin = true;
   auto& dur = t.add("duration_ns", integer, "ns", "duration (ms)");
   dur.text_unit = "ms";
   dur.decimals = 3;
   t.add("cause", string);
   t.add("host", string, "", "host during the gap");
   t.add("neighbours", string, "", "before -> after").text_last = true;
+  auto const origin = time_origin(d).value_or(0);
   for (std::size_t k = 0; k < d.gaps.size() && k < 10; ++k) {
     auto const& g = d.gaps[k];
     std::string host;
@@ -234,9 +238,8 @@ result_table gaps_text(diagnosis const& d) {
     std::string const after = g.after ? shorten(g.after->name, 40) : "-";
     std::vector<cell> c;
     where_cells(c, g.where, false);
-    c.insert(c.end(),
-             {i64(g.start_ns - window_start(d, g.where)), i64(g.duration()),
-              std::string(to_string(g.cause)), host.empty() ? "-" : host, before + " -> " + after});
+    c.insert(c.end(), {i64(g.start_ns - origin), i64(g.duration()), std::string(to_string(g.cause)),
+                       host.empty() ? "-" : host, before + " -> " + after});
     t.add_row(std::move(c));
   }
   return t;
@@ -428,6 +431,8 @@ output::result_set diagnose_results(diagnosis diagnosed) {
   auto const kept = std::make_shared<diagnosis const>(std::move(diagnosed));
   auto const& d = *kept;
   output::result_set set;
+  set.time_origin_ns = time_origin(d);
+  set.time_origin_name = "the first GPU operation";
   // Text and HTML: verdicts, (charts,) findings, gaps, then the measurements; JSON and CSV: the
   // lists, each under its name.
   for (auto* make : {verdicts_text,

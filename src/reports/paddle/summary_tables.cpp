@@ -18,7 +18,8 @@ cell opt(std::optional<double> const& v) {
 result_table device_flat(std::vector<rank_device_summary> const& v) {
   auto t = ranked("device",
                   "Device Summary (GPU: |∪ kernels| over the denominator; CPU: as the profiler "
-                  "recorded it, the process's over all cores)");
+                  "recorded it, the process's over all cores)",
+                  text_views);
   t.add("device", string, {}, "Device");
   add_ratio(t, "utilization", "Utilization (%)");
   add_time(t, "busy_ns", integer, "Busy (ms)").flat_null = "";
@@ -32,6 +33,31 @@ result_table device_flat(std::vector<rank_device_summary> const& v) {
     for (auto const& g : r.gpus)
       t.add_row({i64(r.rank), "GPU" + std::to_string(g.device), g.utilization, i64(g.kernel_ns),
                  total_text, i64(r.total_ns)});
+  }
+  return t;
+}
+
+result_table device_csv(std::vector<rank_device_summary> const& v) {
+  // JSON's fields, one row per GPU (a rank without one: a row of its own, device empty).
+  auto t = grid("device", "Device Summary", output::flat);
+  add_all(t, integer, {"rank", "total_ns"});
+  t.add("total_from", string);
+  add_all(t, real, {"process_cpu_utilization", "system_cpu_utilization"});
+  add_all(t, integer, {"device", "kernel_ns"});
+  t.add("utilization", real);
+  for (auto const& r : v) {
+    std::vector<cell> const common{i64(r.rank), i64(r.total_ns), r.total_from, opt(r.process_cpu),
+                                   opt(r.system_cpu)};
+    if (r.gpus.empty()) {
+      auto cells = common;
+      cells.insert(cells.end(), {cell{}, cell{}, cell{}});
+      t.add_row(std::move(cells));
+    }
+    for (auto const& g : r.gpus) {
+      auto cells = common;
+      cells.insert(cells.end(), {i64(g.device), i64(g.kernel_ns), g.utilization});
+      t.add_row(std::move(cells));
+    }
   }
   return t;
 }

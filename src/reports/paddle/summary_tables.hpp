@@ -13,6 +13,8 @@
 namespace tracesweep::tables {
 
 [[nodiscard]] output::result_table device_flat(std::vector<rank_device_summary> const& v);
+/// The device summary as CSV: JSON's fields under JSON's names, one row per GPU.
+[[nodiscard]] output::result_table device_csv(std::vector<rank_device_summary> const& v);
 [[nodiscard]] output::result_table device_json(std::vector<rank_device_summary> const& v);
 /// `name`: "memcpy" (Memory Manipulation) or "userdefined".
 [[nodiscard]] output::result_table user_ranges_flat(std::string name, std::string title,

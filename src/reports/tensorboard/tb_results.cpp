@@ -21,6 +21,9 @@ using namespace result_columns;
 /// The plugin's operator view columns, in its order.
 constexpr std::array<char const*, 4> tb_operator_keys = {
     "device_self_duration", "device_total_duration", "host_self_duration", "host_total_duration"};
+/// The same in ns, as CSV names them.
+constexpr std::array<char const*, 4> tb_operator_ns_keys = {"device_self_ns", "device_total_ns",
+                                                            "host_self_ns", "host_total_ns"};
 
 namespace {
 
@@ -121,7 +124,7 @@ std::vector<cell> tb_json_row(tb_overview const& o) {
   auto steps = tree("steps");
   steps.add("step", string);
   add_all(steps, integer, {"start_ns", "end_ns", "total_ns"});
-  for (auto const* n : tb_role_names) steps.add(std::string(n) + "_ns", integer);
+  for (auto const* k : tb_role_keys) steps.add(std::string(k) + "_ns", integer);
   for (auto const& s : o.steps) {
     std::vector<cell> cells = {s.name, i64(s.start_ns), i64(s.end_ns), i64(s.total_ns())};
     for (auto x : s.cost_ns) cells.emplace_back(x);
@@ -159,10 +162,10 @@ std::vector<cell> tb_json_row(tb_overview const& o) {
   add_all(kernels, integer, {"calls", "total_ns"});
   kernels.add("mean_ns", real);
   add_all(kernels, integer, {"max_ns", "min_ns", "mean_us"});
-  add_all(kernels, real, {"blocks_per_sm", "occupancy_percent"});
+  add_all(kernels, real, {"blocks_per_sm", "occupancy_pct"});  // unrounded, as CSV
   for (auto const& x : o.kernels)
     kernels.add_row({x.name, i64(x.calls), i64(x.total_ns), x.mean_ns, i64(x.max_ns), i64(x.min_ns),
-                     i64(us_round(x.mean_ns)), round2(x.blocks_per_sm), round2(x.occupancy_pct)});
+                     i64(us_round(x.mean_ns)), x.blocks_per_sm, x.occupancy_pct});
   return {i64(o.input),
           i64(o.rank),
           o.has_communication,
@@ -193,9 +196,11 @@ result_table tb_operators_json(std::vector<tb_operator_table> const& v) {
     rows.add("name", string);
     rows.add("calls", integer);
     for (auto const* k : tb_operator_keys) rows.add(k, integer);
+    for (auto const* k : tb_operator_ns_keys) rows.add(k, integer, "ns");  // as CSV
     for (auto const& r : o.rows) {
       std::vector<cell> cells = {r.name, i64(r.calls)};
       for (auto x : tb_operator_values(r)) cells.push_back(i64(us_round(static_cast<double>(x))));
+      for (auto x : tb_operator_values(r)) cells.push_back(i64(x));
       rows.add_row(std::move(cells));
     }
     t.add_row({i64(o.input), i64(o.rank), nest(std::move(rows))});

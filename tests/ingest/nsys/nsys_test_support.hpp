@@ -18,6 +18,8 @@
 #include <tracesweep/event_table.hpp>
 #include <tracesweep/input_reader.hpp>
 
+#include "support/csv.hpp"
+
 namespace tracesweep::test {
 
 /// Every .sqlite file under `traces/nsys`, sorted.
@@ -110,37 +112,6 @@ class oracle_db {
  private:
   sqlite3* _db = nullptr;
 };
-
-/// RFC 4180 CSV into rows of fields.
-inline std::vector<std::vector<std::string>> parse_csv(std::string const& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> row;
-  std::string field;
-  bool quoted = false, any = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char const c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"')
-        field += '"', ++i;
-      else if (c == '"')
-        quoted = false;
-      else
-        field += c;
-    } else if (c == '"') {
-      quoted = true, any = true;
-    } else if (c == ',') {
-      row.push_back(std::move(field)), field.clear(), any = true;
-    } else if (c == '\n') {
-      row.push_back(std::move(field)), field.clear();
-      rows.push_back(std::move(row)), row.clear();
-      any = false;
-    } else if (c != '\r') {
-      field += c, any = true;
-    }
-  }
-  if (any) row.push_back(std::move(field)), rows.push_back(std::move(row));
-  return rows;
-}
 
 /// FNV-1a 64 of a file's bytes (with its size), to show a file was not modified.
 inline std::uint64_t file_checksum(std::filesystem::path const& p) {
