@@ -146,8 +146,7 @@ void find_verdicts(trace_model const& model, std::span<device_unions const> unio
                    std::span<std::optional<host_index::key> const> threads, diagnosis& out);
 void find_periodic_gaps(trace_model const& model, activity_result const& activity,
                         std::span<attributed_gap const> gaps, diagnosis& out);
-void find_long_tail(trace_model const& model, activity_result const& activity,
-                    host_classifier const& classifier, diagnosis& out);
+void find_long_tail(trace_model const& model, host_classifier const& classifier, diagnosis& out);
 void find_bursts(trace_model const& model, device_rows const& order,
                  host_classifier const& classifier, diagnosis& out);
 void find_sync_and_copies(job_session const& session, host_classifier const& classifier,
@@ -162,6 +161,14 @@ void find_memory_growth(trace_model const& model, diagnosis& out);
 namespace tracesweep {
 /// The text view's findings, costliest first (findings.cpp).
 [[nodiscard]] output::result_table diagnose_findings(diagnosis const& d);
+/// An empty table of the diagnosis: named, titled, "(none)" when empty, shown in `views`.
+[[nodiscard]] output::result_table diagnose_table(std::string name, std::string title,
+                                                  unsigned views);
+// The HTML page's charts (diagnose_charts.cpp).
+[[nodiscard]] output::result_table diagnose_timeline(diagnosis const& d);
+[[nodiscard]] output::result_table diagnose_gap_time(diagnosis const& d);
+[[nodiscard]] output::result_table diagnose_gap_histogram(diagnosis const& d);
+[[nodiscard]] output::result_table diagnose_step_times(diagnosis const& d);
 /// Memory (memory_results.cpp): the staircases, the per-step peaks, the timeline chart.
 [[nodiscard]] output::result_table diagnose_memory(diagnosis const& d);
 [[nodiscard]] output::result_table diagnose_memory_steps(diagnosis const& d);

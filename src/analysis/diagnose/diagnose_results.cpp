@@ -15,6 +15,15 @@
 
 namespace tracesweep {
 
+output::result_table diagnose_table(std::string name, std::string title, unsigned views) {
+  output::result_table t;
+  t.name = std::move(name);
+  t.title = std::move(title);
+  t.text_empty = "(none)";
+  t.views = views;
+  return t;
+}
+
 namespace {
 
 using output::cell, output::column, output::nest, output::result_table, output::json_shape;
@@ -25,12 +34,7 @@ cell i64(std::int64_t v) {
 }
 
 result_table table(std::string name, std::string title, unsigned views) {
-  result_table t;
-  t.name = std::move(name);
-  t.title = std::move(title);
-  t.text_empty = "(none)";
-  t.views = views;
-  return t;
+  return diagnose_table(std::move(name), std::move(title), views);
 }
 
 constexpr unsigned data_views = output::json | output::flat;
@@ -251,6 +255,7 @@ result_table long_tail(diagnosis const& d) {
              "name",     "", "tracesweep.long_tail", "",     ""};
   add_where(t);
   t.add("name", string).symbol = true;
+  t.add("launch", string);
   t.add("start_ns", integer, "ns");
   t.add("duration_ns", integer, "ns");
   t.add("median_ns", integer, "ns");  // every *_ns is an integer: the median rounded
@@ -260,7 +265,8 @@ result_table long_tail(diagnosis const& d) {
   for (auto const& l : d.long_tail) {
     std::vector<cell> c;
     where_cells(c, l.where);
-    c.insert(c.end(), {l.name, i64(l.start_ns), i64(l.duration_ns), i64(std::llround(l.median_ns)),
+    c.insert(c.end(), {l.name, l.launch.empty() ? cell() : cell(l.launch), i64(l.start_ns),
+                       i64(l.duration_ns), i64(std::llround(l.median_ns)),
                        static_cast<double>(l.duration_ns) / l.median_ns,
                        l.launched_by.empty() ? cell() : cell(l.launched_by), events_cell(l.host)});
     t.add_row(std::move(c));
@@ -269,15 +275,17 @@ result_table long_tail(diagnosis const& d) {
 }
 
 result_table long_tail_names(diagnosis const& d) {
-  auto t = table("long_tail_names", "Long-tail kernels by name", data_views);
+  auto t =
+      table("long_tail_names", "Long-tail kernels by name and launch configuration", data_views);
   t.add("name", string).symbol = true;
+  t.add("launch", string);
   t.add("instances", integer);
   t.add("excess_ns", integer, "ns");
   t.add("median_ns", integer, "ns");
   t.add("worst_ratio", real);
   for (auto const& n : d.long_tail_names)
-    t.add_row({n.name, i64(n.instances), i64(n.excess_ns), i64(std::llround(n.median_ns)),
-               n.worst_ratio});
+    t.add_row({n.name, n.launch.empty() ? cell() : cell(n.launch), i64(n.instances),
+               i64(n.excess_ns), i64(std::llround(n.median_ns)), n.worst_ratio});
   return t;
 }
 
@@ -382,17 +390,6 @@ result_table ranks(diagnosis const& d) {
   return t;
 }
 
-/// Mean step time per rank as a bar chart near the top of the page (the ranks table has it too).
-result_table step_times(diagnosis const& d) {
-  auto t = table("step_times", "Mean step time per rank", output::html);
-  t.add("rank", string);
-  t.add("mean_step_ns", integer, "ns");
-  t.plot = {output::chart_kind::bars, "rank", "mean_step_ns", "", "rank", "mean step",
-            {{"", "#6b6ecf"}},        true};
-  for (auto const& r : d.ranks) t.add_row({fmt::format("rank {}", r.rank), i64(r.mean_step_ns)});
-  return t;
-}
-
 result_table stragglers(diagnosis const& d) {
   auto t = table("stragglers", "Stragglers", data_views);
   t.add("rank", integer);
@@ -401,87 +398,6 @@ result_table stragglers(diagnosis const& d) {
   t.add("excess", real, "fraction");
   for (auto const& s : d.stragglers)
     t.add_row({i64(s.rank), i64(s.mean_step_ns), i64(s.median_rank_step_ns), s.excess});
-  return t;
-}
-
-/// One colour per cause, the same in every chart.
-std::vector<std::pair<std::string, std::string>> cause_colours() {
-  constexpr char const* css[idle_cause_count] = {"#d62728", "#ff7f0e", "#9467bd", "#2ca02c",
-                                                 "#8c564b", "#1f77b4", "#7f7f7f"};
-  std::vector<std::pair<std::string, std::string>> out;
-  for (int c = 0; c < idle_cause_count; ++c)
-    out.emplace_back(std::string(to_string(static_cast<idle_cause>(c))), css[c]);
-  return out;
-}
-
-std::string device_label(device_key const& w) {
-  return fmt::format("rank {} GPU {}", w.rank, w.device);
-}
-
-result_table timeline(diagnosis const& d) {
-  auto t = table("timeline", "GPU utilization over time", output::json | output::html);
-  t.add("input", integer).views = output::json;
-  t.add("rank", integer).views = output::json;
-  t.add("device", integer).views = output::json;
-  t.add("gpu", string).views = output::html;
-  t.add("start_ns", integer, "ns");
-  t.add("end_ns", integer, "ns").views = output::json;
-  t.add("busy_share", real, "fraction");
-  t.plot = {output::chart_kind::line, "start_ns", "busy_share", "gpu", "time", "busy", {}, true};
-  // GPUs in a fixed order of colours (the page's palette would do; fixed ones can be checked).
-  constexpr char const* css[] = {"#17becf", "#bcbd22", "#e377c2", "#393b79", "#637939", "#8c6d31"};
-  std::vector<std::string> labels;
-  for (auto const& b : d.timeline)
-    if (labels.empty() || labels.back() != device_label(b.where))
-      labels.push_back(device_label(b.where));
-  for (std::size_t k = 0; k < labels.size() && k < std::size(css); ++k)
-    t.plot.colors.emplace_back(labels[k], css[k]);
-  for (auto const& b : d.timeline) {
-    std::vector<cell> c;
-    where_cells(c, b.where);
-    c.insert(c.end(), {device_label(b.where), i64(b.start_ns), i64(b.end_ns), b.busy_share});
-    t.add_row(std::move(c));
-  }
-  return t;
-}
-
-/// Gap durations in 1-2-5 bins from the shortest examined, counted by cause.
-result_table gap_histogram(diagnosis const& d) {
-  auto t = table("gap_histogram", "Idle gaps by duration and cause", output::html);
-  t.add("bin", string);
-  t.add("cause", string);
-  t.add("count", integer);
-  t.plot = {output::chart_kind::stacked_bars,
-            "bin",
-            "count",
-            "cause",
-            "gap duration",
-            "gaps",
-            cause_colours(),
-            true};
-  if (d.gap_durations.empty()) return t;
-  std::int64_t const longest = *std::max_element(d.gap_durations.begin(), d.gap_durations.end());
-  std::vector<std::int64_t> edges;
-  for (std::int64_t decade = 1;; decade *= 10) {  // up to the first edge past the longest
-    for (std::int64_t m : {1, 2, 5})
-      if (decade * m <= longest || edges.empty() || edges.back() <= longest)
-        edges.push_back(decade * m);
-    if (decade > longest / 10) break;  // 10 × decade > longest (and would not overflow)
-  }
-  auto label = [](std::int64_t ns) {
-    if (ns >= 1'000'000) return fmt::format("{:g} ms", static_cast<double>(ns) / 1e6);
-    if (ns >= 1'000) return fmt::format("{:g} us", static_cast<double>(ns) / 1e3);
-    return fmt::format("{} ns", ns);
-  };
-  std::map<std::pair<std::size_t, int>, std::int64_t> counts;
-  for (std::size_t i = 0; i < d.gap_durations.size(); ++i) {
-    auto const bin = static_cast<std::size_t>(
-        std::upper_bound(edges.begin(), edges.end(), d.gap_durations[i]) - edges.begin() - 1);
-    ++counts[{bin, static_cast<int>(d.gap_causes[i])}];
-  }
-  for (auto const& [k, n] : counts)
-    t.add_row({label(edges[k.first]) + "+",
-               std::string(to_string(static_cast<idle_cause>(k.second))), i64(n)});
   return t;
 }
 
@@ -504,9 +420,10 @@ output::result_set diagnose_results(diagnosis const& d) {
   // Text and HTML: verdicts, (charts,) findings, gaps, then the measurements; JSON and CSV: the
   // lists, each under its name.
   for (auto* make : {verdicts_text,
-                     timeline,
-                     gap_histogram,
-                     step_times,
+                     diagnose_timeline,
+                     diagnose_gap_time,
+                     diagnose_gap_histogram,
+                     diagnose_step_times,
                      diagnose_findings,
                      gaps_text,
                      verdicts,

@@ -179,9 +179,10 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
       if (options.range_sources) expr[f_rowid] = "rowid";
       break;
   }
-  bool const with_details =
-      options.launch_details && (source == source_table::kernel || source == source_table::memcpy ||
-                                 source == source_table::memset);
+  bool const with_details = (options.launch_details &&
+                             (source == source_table::kernel || source == source_table::memcpy ||
+                              source == source_table::memset)) ||
+                            (options.launch_shapes && source == source_table::kernel);
   if (with_details) pick_details(source, pick);
   table_plan plan{source, table, info.kind, info.names,   "SELECT ",
                   {},     true,  true,      with_details, !expr[f_rowid].empty()};
