@@ -64,13 +64,22 @@ void fit(text_grid& g, std::vector<bool> const& narrowable, text_style style, st
   }
 }
 
-/// `ns` after `origin` as seconds to the microsecond, digits grouped by three: "+1.234 567 s".
-std::string offset_text(std::int64_t ns, std::int64_t origin) {
+/// The unit text shows offsets in: the one asked for, else ms.
+std::string offset_unit(write_options const& o) {
+  return o.time_unit.empty() ? "ms" : o.time_unit;
+}
+
+/// `ns` after `origin` in `unit`, signed: ns exact, us to the ns, ms and s to the µs, rounded
+/// half away from zero ("+290.194" ms).
+std::string offset_text(std::int64_t ns, std::int64_t origin, std::string const& unit) {
   auto const d = static_cast<__int128>(ns) - origin;  // both within 2^62: no overflow
-  auto const us = static_cast<std::int64_t>((d >= 0 ? d + 500 : d - 500) / 1000);
-  auto const a = us < 0 ? -us : us;
-  return fmt::format("{}{}.{:03} {:03} s", us < 0 ? '-' : '+', a / 1'000'000, a / 1000 % 1000,
-                     a % 1000);
+  char const sign = d < 0 ? '-' : '+';
+  auto const a = static_cast<std::int64_t>(d < 0 ? -d : d);
+  if (unit == "ns") return fmt::format("{}{}", sign, a);
+  if (unit == "us") return fmt::format("{}{}.{:03}", sign, a / 1000, a % 1000);
+  auto const us = (a + 500) / 1000;
+  if (unit == "ms") return fmt::format("{}{}.{:03}", sign, us / 1000, us % 1000);
+  return fmt::format("{}{}.{:06}", sign, us / 1'000'000, us % 1'000'000);
 }
 
 /// Whether text shows `c` from `origin`.
@@ -81,13 +90,15 @@ bool from_origin(column const& c, std::optional<std::int64_t> origin) {
 text_grid layout(result_table const& t, write_options const& o,
                  std::optional<std::int64_t> origin) {
   auto const cols = text_order_columns(t, text);
+  auto const shown = shown_columns(t, o);
+  auto const unit = offset_unit(o);
   text_grid g;
   std::vector<bool> symbol, narrowable;
   for (auto j : cols) {
-    auto const& c = t.columns[j];
+    auto const& c = shown[j];
     g.header.push_back(terminal_text(c.label.empty() ? c.name : c.label));
     if (from_origin(c, origin) && g.header.back().ends_with(" (ns)"))
-      g.header.back().replace(g.header.back().size() - 4, 4, "(s)");
+      g.header.back().replace(g.header.back().size() - 4, 4, "(" + unit + ")");
     g.right.push_back(right_aligned(c));
     g.width.push_back(g.header.back().size());
     symbol.push_back(c.symbol && c.type == value_type::string);
@@ -96,10 +107,10 @@ text_grid layout(result_table const& t, write_options const& o,
   for (auto const& r : t.rows) {
     auto& line = g.cells.emplace_back();
     for (std::size_t k = 0; k < cols.size(); ++k) {
-      auto const& c = t.columns[cols[k]];
+      auto const& c = shown[cols[k]];
       auto const* ns = std::get_if<std::int64_t>(&r.cells[cols[k]]);
-      auto text =
-          from_origin(c, origin) && ns ? offset_text(*ns, *origin) : text_cell(r.cells[cols[k]], c);
+      auto text = from_origin(c, origin) && ns ? offset_text(*ns, *origin, unit)
+                                               : text_cell(r.cells[cols[k]], c);
       if (symbol[k] && o.short_names) text = short_symbol_name(text);
       line.push_back(terminal_text(text));
       g.width[k] = std::max(g.width[k], line.back().size());

@@ -208,6 +208,173 @@ TEST(NewUserViews, CommunicationKernelsAreNoLongTail) {
   EXPECT_GT(names, 0u) << "the other kernels are still examined";
 }
 
+// ---- item 11: overview rows named as users know them; no profiler span ------------------------
+
+/// Every (start, end, globalPid) row of an nsys export's table, by sqlite3.
+std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> rows_by_process(
+    fs::path const& db, std::string const& table) {
+  sqlite3* h = nullptr;
+  std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> out;
+  if (sqlite3_open_v2(db.string().c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(h);
+    return out;
+  }
+  sqlite3_stmt* st = nullptr;
+  auto const sql = "SELECT start, \"end\", globalPid FROM " + table;
+  if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK)
+    while (sqlite3_step(st) == SQLITE_ROW)
+      out[sqlite3_column_int64(st, 2)].emplace_back(sqlite3_column_int64(st, 0),
+                                                    sqlite3_column_int64(st, 1));
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
+
+/// The length of the union of some intervals, by brute force over their sorted ends.
+std::int64_t union_length(std::vector<std::pair<std::int64_t, std::int64_t>> v) {
+  std::sort(v.begin(), v.end());
+  std::int64_t total = 0, from = 0, to = 0;
+  bool open = false;
+  for (auto const& [s, e] : v) {
+    if (open && s <= to) {
+      to = std::max(to, e);
+      continue;
+    }
+    if (open) total += to - from;
+    from = s, to = e, open = true;
+  }
+  return open ? total + to - from : 0;
+}
+
+TEST(NewUserViews, OverviewRowsAreNamedAsUsersKnowThem) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  auto const nsys = traces / "nsys/nsys-ai/mfu_2gpu_before.sqlite";
+  auto const r = run_cli("overview --format json " + quote(nsys));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  auto const doc = parser.parse(r.out);
+  std::set<std::string> const known{"Kernel",   "Memcpy", "Memset",    "Synchronization",
+                                    "CUDA API", "NVTX",   "OS runtime"};
+  std::vector<std::int64_t> sync;
+  for (auto rank : doc["overview"].get_array())
+    for (auto row : rank["rows"].get_array()) {
+      std::string const type{std::string_view(row["type"])};
+      EXPECT_TRUE(known.contains(type)) << type;
+      if (type == "Synchronization") sync.push_back(std::int64_t(row["time_ns"]));
+    }
+  // The Synchronization rows' time: the union of each process's synchronization records.
+  std::vector<std::int64_t> want;
+  for (auto const& [pid, rows] : rows_by_process(nsys, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"))
+    want.push_back(union_length(rows));
+  std::sort(sync.begin(), sync.end());
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(sync, want);
+  EXPECT_EQ(want.size(), 2u);
+  auto const text = run_cli("overview " + quote(nsys));
+  EXPECT_EQ(text.out.find("CUPTI_ACTIVITY_KIND"), std::string::npos) << text.out;
+}
+
+TEST(NewUserViews, OverviewLeavesTheProfilerSpanOut) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  for (auto const& f :
+       {resnet50(traces, 0), traces / "kineto/hta_ns_resolution_v100/"
+                                      "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"}) {
+    SCOPED_TRACE(f.string());
+    ASSERT_NE(load(f).find("\"cat\": \"Trace\""), std::string::npos) << "the trace has a span";
+    auto const r = run_cli("overview --format json " + quote(f));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    simdjson::dom::parser parser;
+    auto const doc = parser.parse(r.out);
+    std::size_t rows = 0;
+    for (auto rank : doc["overview"].get_array())
+      for (auto row : rank["rows"].get_array()) {
+        ++rows;
+        EXPECT_NE(std::string_view(row["type"]), "Trace");
+      }
+    EXPECT_GT(rows, 3u);
+  }
+  // Where a ratio may pass 100 %, the metric docs say why.
+  auto const docs = slurp(fs::path(TRACESWEEP_SOURCE_DIR) / "README.md");
+  EXPECT_NE(docs.find("A ratio can exceed 100 %"), std::string::npos);
+}
+
+// ---- item 13: one time unit per text output, --time-unit, memory in binary units --------------
+
+/// The text of a table (from its title line to the blank line after it).
+std::string text_table(std::string const& out, std::string const& title) {
+  auto const at = out.find(title);
+  if (at == std::string::npos) return {};
+  auto const end = out.find("\n\n", at);
+  return out.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+TEST(NewUserViews, SummaryTextShowsOneTimeUnit) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  auto const f = quote(traces / "nsys/nsys-ai/mfu_2gpu_before.sqlite");
+  auto const json = run_cli("summary --format json " + f);
+  simdjson::dom::parser parser;
+  auto const doc = parser.parse(json.out);
+  for (std::string const unit : {"", "ns", "us", "ms", "s"}) {
+    SCOPED_TRACE(unit);
+    auto const text = run_cli((unit.empty() ? "" : "--time-unit " + unit + " ") + "summary " + f);
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    auto const shown = unit.empty() ? std::string("ms") : unit;
+    // Every time header names the one unit; no other time unit appears in a header.
+    std::smatch m;
+    std::string rest = text.out;
+    std::size_t headers = 0;
+    while (std::regex_search(rest, m, std::regex("\\((ns|us|ms|s)\\)"))) {
+      EXPECT_EQ(m[1].str(), shown);
+      ++headers;
+      rest = m.suffix();
+    }
+    EXPECT_GT(headers, 10u);
+    EXPECT_EQ(text.out.find(" s  "), std::string::npos) << "no offsets in seconds";
+    // The values are the JSON's ns in that unit.
+    double const div = shown == "ns" ? 1 : shown == "us" ? 1e3 : shown == "ms" ? 1e6 : 1e9;
+    auto const devices = text_table(text.out, "Devices (");
+    for (auto d : doc["devices"].get_array()) {
+      auto const busy = static_cast<double>(std::int64_t(d["busy_ns"])) / div;
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.*f", shown == "ns" ? 0 : shown == "s" ? 6 : 3, busy);
+      EXPECT_NE(devices.find(std::string(" ") + buf + " "), std::string::npos) << buf << devices;
+    }
+    // JSON does not change with the unit.
+    if (!unit.empty()) {
+      EXPECT_EQ(run_cli("--time-unit " + unit + " summary --format json " + f).out, json.out);
+    }
+  }
+  auto const first = doc["gaps"].get_array().at(0);
+  auto const gaps = text_table(run_cli("summary " + f).out, "Idle gaps (");
+  auto const origin = std::min(std::int64_t(doc["devices"].get_array().at(0)["window_start_ns"]),
+                               std::int64_t(doc["devices"].get_array().at(1)["window_start_ns"]));
+  auto const start = static_cast<double>(std::int64_t(first["start_ns"]) - origin) / 1e6;
+  EXPECT_NE(gaps.find("+" + fixed3(start)), std::string::npos) << gaps;
+  EXPECT_EQ(run_cli("--time-unit minutes summary " + f).exit_code, 1);
+}
+
+TEST(NewUserViews, MemoryInBinaryUnits) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(traces);
+  auto const f = quote(traces / "kineto/hta_df_index_resolver_v100/df_index_resolver.json.gz");
+  auto const text = run_cli("overview --table memory " + f);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("Peak Allocated (GiB)"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find(",0"), std::string::npos) << "no byte counts with separators";
+  auto const json = run_cli("overview --format json --table memory " + f);
+  simdjson::dom::parser parser;
+  auto const doc = parser.parse(json.out);
+  std::size_t checked = 0;
+  for (auto row : doc["memory"].get_array()) {
+    auto const peak = static_cast<double>(std::int64_t(row["peak_allocated_bytes"]));
+    if (peak < 1073741824.0) continue;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f", peak / 1073741824.0);
+    EXPECT_NE(text.out.find(std::string(" ") + buf + " "), std::string::npos) << buf;
+    ++checked;
+  }
+  EXPECT_GT(checked, 0u);
+}
+
 // ---- item 18: the gap chart weighs idle time; report's kernel table in one unit ----------------
 
 /// The (series, category) → value of every bar of an HTML section's chart (from the bars'
@@ -281,7 +448,7 @@ TEST(NewUserViews, ReportKernelTableInOneUnit) {
   auto const sample = quote(fs::path(TRACESWEEP_SOURCE_DIR) / "datasets/samples");
   auto const scan = run_cli("scan --db " + db + " " + sample);
   ASSERT_EQ(scan.exit_code, 0) << scan.err;
-  for (std::string const unit : {""}) {
+  for (std::string const unit : {"", "us"}) {
     auto const r = run_cli((unit.empty() ? "" : "--time-unit " + unit + " ") +
                            "report --table top_kernels --db " + db);
     ASSERT_EQ(r.exit_code, 0) << r.err;
