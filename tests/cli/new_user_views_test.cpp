@@ -294,7 +294,7 @@ TEST(NewUserViews, OverviewLeavesTheProfilerSpanOut) {
     EXPECT_GT(rows, 3u);
   }
   // Where a ratio may pass 100 %, the metric docs say why.
-  auto const docs = slurp(fs::path(TRACESWEEP_SOURCE_DIR) / "README.md");
+  auto const docs = slurp(fs::path(TRACESWEEP_SOURCE_DIR) / "docs/metrics.md");
   EXPECT_NE(docs.find("A ratio can exceed 100 %"), std::string::npos);
 }
 
