@@ -25,7 +25,7 @@ std::string command_word(int argc, char const* const* argv) {
   for (int i = 1; i < argc; ++i) {
     std::string_view const a = argv[i];
     if (a == "--backend" || a == "--threads" || a == "-o" || a == "--output" || a == "--names" ||
-        a == "--device-memory-limit") {
+        a == "--time-unit" || a == "--device-memory-limit") {
       ++i;
       continue;
     }
@@ -77,6 +77,11 @@ void add_global_options(CLI::App& app, context& ctx) {
                  "parameters and namespaces, as nsys's shortName)")
       ->check(CLI::IsMember({"full", "short"}))
       ->capture_default_str();
+  app.add_option("--time-unit", ctx.time_unit,
+                 "Text and HTML: every time column and offset in this unit, named in its header "
+                 "(default: each table's own, ms where it names none); JSON and CSV keep integer "
+                 "ns")
+      ->check(CLI::IsMember({"ns", "us", "ms", "s"}));
   app.add_flag("--wide", ctx.wide,
                "Text: never elide kernel names to fit $COLUMNS or the terminal's width");
   app.add_flag("--csv-safe", ctx.csv_safe,

@@ -63,6 +63,7 @@ struct context {
   bool quiet = false;          ///< no progress line
   std::string names = "full";  ///< text: kernel names "full" or "short"
   bool wide = false;           ///< text: never elide names to fit the terminal
+  std::string time_unit;       ///< text and HTML: --time-unit (empty: each table's own)
   bool csv_safe = false;       ///< CSV: prefix formula-looking fields with '
   bool keep_going = false;
   std::size_t device_memory_limit = 0;  ///< bytes; 0 = the CUDA backend's default

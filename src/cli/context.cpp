@@ -60,6 +60,7 @@ output::write_options context::write_options_for(bool standard_output) const {
   output::write_options o;
   o.short_names = names == "short";
   o.csv_safe = csv_safe;
+  o.time_unit = time_unit;
   if (wide) return o;
   if (char const* env = std::getenv("COLUMNS"); env && *env) {
     auto const n = std::strtol(env, nullptr, 10);

@@ -30,12 +30,14 @@ void add_threshold_options(CLI::App* cmd, diagnose_options& o) {
                   "Share of the window an idle cause needs to decide the verdict")
       ->transform(share)
       ->capture_default_str();
-  cmd->add_option("--long-tail-factor", o.long_tail_factor,
-                  "Long tail: instances longer than this many times their name's median")
+  cmd->add_option(
+         "--long-tail-factor", o.long_tail_factor,
+         "Long tail: instances longer than this many times their group's median (name, grid, "
+         "block)")
       ->transform(number_in(1.0, 1e9))
       ->capture_default_str();
   cmd->add_option("--long-tail-min", o.long_tail_min_count,
-                  "Long tail: only names with at least this many instances")
+                  "Long tail: only groups with at least this many instances")
       ->transform(number_from<std::size_t>(1))
       ->capture_default_str();
   cmd->add_option("--tiny-kernel", o.tiny_kernel_ns, "Bursts: kernels shorter than this, ns")
@@ -97,8 +99,10 @@ void add_diagnose_command(CLI::App& app, context& ctx) {
       ->capture_default_str();
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
+      read_options reading;
+      reading.launch_shapes = true;  // long tails are grouped by launch configuration
       return ctx.run_analysis(
-          args->common, {}, args->table,
+          args->common, reading, args->table,
           [&](job_session const& session) {
             return diagnose_results(diagnose(session, args->options));
           },

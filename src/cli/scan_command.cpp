@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// tracesweep scan: every trace under some directories into the results store (README "Fleet
+// tracesweep scan: every trace under some directories into the results store (docs/fleet.md, "Fleet
 // scans"), with a progress line on a terminal.
 #include <unistd.h>
 

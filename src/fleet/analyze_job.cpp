@@ -195,7 +195,9 @@ job_record analyze_job(job_spec const& spec, std::vector<trace_record> traces,
   std::vector<std::string> paths;
   for (auto const& t : job.traces) paths.push_back(t.path);
   event_table table;
-  for (auto const& e : read_inputs(paths, table, o.reading, o.keep_going))
+  auto reading = o.reading;
+  reading.launch_shapes = true;  // the diagnosis groups long tails by launch configuration
+  for (auto const& e : read_inputs(paths, table, reading, o.keep_going))
     for (auto& t : job.traces)
       if (t.path == e.path() || (e.path().empty() && t.ok)) {
         t.ok = false;

@@ -64,6 +64,7 @@ std::vector<finding_record> finding_rows(diagnosis const& d) {
     out.push_back({-1, -1, "long_tail",
                    detail()
                        .add("name", n.name)
+                       .add("launch", n.launch)
                        .add("instances", n.instances)
                        .add("excess_ns", n.excess_ns)
                        .add("median_ns", n.median_ns)

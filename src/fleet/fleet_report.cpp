@@ -88,7 +88,7 @@ output::result_table top_kernels(sqlite_handle const& db, std::int64_t run, std:
        num("calls"),
        ns("total_ns", "total (ms)"),
        share("share", "share (%)"),
-       {"avg_ns", real, "ns", "avg (us)", "us", 3},
+       {"avg_ns", real, "ns", "avg (ms)", "ms", 3},
        ns("max_ns", "max (ms)")},
       "WITH k AS (SELECT k.* FROM kernels k JOIN jobs j USING (job_id) WHERE j.run_id = ?1) "
       "SELECT name, count(DISTINCT job_id), sum(calls), sum(total_ns), "

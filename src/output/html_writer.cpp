@@ -34,7 +34,8 @@ using html_page::write_chart;
 
 // ---- tables ----------------------------------------------------------------------------------
 
-void write_rows(std::string& o, result_table const& t, bool nested);
+void write_rows(std::string& o, result_table const& t, std::vector<column> const& columns,
+                bool nested);
 
 /// Text cells longer than this may wrap (anywhere: kernel names have few spaces); shorter ones
 /// keep their spaces and stay on one line.
@@ -49,7 +50,7 @@ void write_cell(std::string& o, cell const& c, column const& col) {
       n && (*n)->shape != json_shape::list && (*n)->shape != json_shape::map &&
       !(*n)->rows.empty()) {
     o += "<td class=\"nest\">";
-    write_rows(o, **n, true);
+    write_rows(o, **n, (*n)->columns, true);
     o += "</td>";
     return;
   }
@@ -67,25 +68,26 @@ void write_cell(std::string& o, cell const& c, column const& col) {
   o += "</td>";
 }
 
-/// A table's rows as an HTML table: the columns html shows, in text's order (a nested table on
-/// no lines of its own).
-void write_rows(std::string& o, result_table const& t, bool nested) {
+/// A table's rows as an HTML table: the columns html shows, in text's order, each as `columns`
+/// says (shown_columns; a nested table on no lines of its own).
+void write_rows(std::string& o, result_table const& t, std::vector<column> const& columns,
+                bool nested) {
   auto const cols = text_order_columns(t, html);
   char const* const end_row = nested ? "</tr>" : "</tr>\n";
   o += nested ? "<table class=\"nested\"><thead><tr>" : "<table class=\"rows\"><thead><tr>";
   for (auto j : cols)
-    o += (right_aligned(t.columns[j]) ? "<th class=\"num\">" : "<th>") +
-         escape(header(t.columns[j])) + "</th>";
+    o += (right_aligned(columns[j]) ? "<th class=\"num\">" : "<th>") + escape(header(columns[j])) +
+         "</th>";
   o += nested ? "</tr></thead><tbody>" : "</tr></thead><tbody>\n";
   for_each_row(t, [&](row const& r) {
     o += "<tr>";
-    for (auto j : cols) write_cell(o, r.cells[j], t.columns[j]);
+    for (auto j : cols) write_cell(o, r.cells[j], columns[j]);
     o += end_row;
   });
   o += "</tbody></table>";
 }
 
-void write_table(std::string& o, result_table const& t) {
+void write_table(std::string& o, result_table const& t, write_options const& options) {
   auto const& title = t.title.empty() ? t.name : t.title;
   o += fmt::format("<section id=\"{}\">\n<h2>{} <span class=\"count\">{} {}</span></h2>\n",
                    escape(t.name), escape(title), row_count(t), row_count(t) == 1 ? "row" : "rows");
@@ -95,7 +97,7 @@ void write_table(std::string& o, result_table const& t) {
     if (t.plot.kind != chart_kind::none) write_chart(o, t);
     if (!t.plot.chart_only || t.plot.kind == chart_kind::none) {
       o += "<div class=\"scroll\">";
-      write_rows(o, t, false);
+      write_rows(o, t, shown_columns(t, options), false);
       o += "</div>\n";
     }
   }
@@ -135,7 +137,7 @@ svg .line { fill: none; stroke-width: 2; stroke-linejoin: round; stroke-linecap:
 }  // namespace
 
 void write_html(result_set const& results, std::string_view table, std::ostream& out,
-                write_options const&) {
+                write_options const& options) {
   auto const tables = tables_for(results, html, table);
   std::string const title = !tables.empty() && !tables.front()->title.empty()
                                 ? tables.front()->title
@@ -150,7 +152,7 @@ void write_html(result_set const& results, std::string_view table, std::ostream&
   out << o;
   for (auto const* t : tables) {
     o.clear();
-    write_table(o, *t);
+    write_table(o, *t, options);
     out << o;
   }
   if (tables.empty()) out << "<p class=\"none\">none</p>\n";

@@ -17,7 +17,11 @@ double to_text_unit(double v, column const& col) {
   if (col.text_unit.empty() || col.text_unit == col.unit) return v;
   if (col.unit == "ns" && col.text_unit == "ms") return v / 1e6;
   if (col.unit == "ns" && col.text_unit == "us") return v / 1000.0;
+  if (col.unit == "ns" && col.text_unit == "s") return v / 1e9;
   if (col.unit == "bytes" && col.text_unit == "MB") return v / 1e6;
+  if (col.unit == "bytes" && col.text_unit == "KiB") return v / 1024.0;
+  if (col.unit == "bytes" && col.text_unit == "MiB") return v / 1048576.0;
+  if (col.unit == "bytes" && col.text_unit == "GiB") return v / 1073741824.0;
   if (col.unit == "fraction" && col.text_unit == "%") return v * 100.0;
   return v;
 }
@@ -115,7 +119,73 @@ void append_json_escaped(std::string& o, unsigned char c) {
   }
 }
 
+/// Header `h` naming `unit`: a trailing "(ns)", "(us)", "(ms)", "(s)" or "(bytes)" replaced, a
+/// trailing "_ns" or "_bytes" of a field name turned into it, else " (unit)" appended.
+std::string header_in(std::string h, std::string const& unit) {
+  // Appended piecewise: GCC 12 warns (-Wrestrict, a false positive) on "(" + s + ")".
+  auto with_unit = [&](std::size_t keep, char const* open) {
+    h.resize(keep);
+    h.append(open).append(unit).append(")");
+    return h;
+  };
+  for (std::string_view u : {"(ns)", "(us)", "(ms)", "(s)", "(bytes)"})
+    if (h.ends_with(u)) return with_unit(h.size() - u.size(), "(");
+  for (std::string_view u : {"_ns", "_bytes"})
+    if (h.ends_with(u)) return with_unit(h.size() - u.size(), " (");
+  return with_unit(h.size(), " (");
+}
+
+void show_time_in(column& c, text_style style, std::string const& asked) {
+  std::string unit = asked;
+  if (unit.empty()) {
+    if (!c.text_unit.empty() || style == text_style::report) return;  // the table's own unit
+    unit = "ms";
+  }
+  if (c.text_unit == unit || (unit == "ns" && c.text_unit.empty())) return;
+  c.text_unit = unit;
+  c.decimals = unit == "ns" ? 0 : unit == "s" ? 6 : 3;
+  c.label = header_in(c.label.empty() ? c.name : c.label, unit);
+}
+
+/// The largest |value| of column j (0 when it has none).
+double largest(result_table const& t, std::size_t j) {
+  double m = 0;
+  for (auto const& r : t.rows) {
+    if (auto const* i = std::get_if<std::int64_t>(&r.cells[j]))
+      m = std::max(m, std::abs(static_cast<double>(*i)));
+    else if (auto const* d = std::get_if<double>(&r.cells[j]); d && std::isfinite(*d))
+      m = std::max(m, std::abs(*d));
+  }
+  return m;
+}
+
+void show_bytes_in(column& c, double most) {
+  char const* const unit = most >= 1073741824.0 ? "GiB"
+                           : most >= 1048576.0  ? "MiB"
+                           : most >= 1024.0     ? "KiB"
+                                                : nullptr;
+  if (unit == nullptr) return;
+  c.text_unit = unit;
+  c.decimals = 2;
+  c.thousands = false;
+  c.label = header_in(c.label.empty() ? c.name : c.label, unit);
+}
+
 }  // namespace
+
+std::vector<column> shown_columns(result_table const& t, write_options const& o) {
+  auto out = t.columns;
+  for (std::size_t j = 0; j < out.size(); ++j) {
+    auto& c = out[j];
+    if (c.unit == "ns" && !c.timestamp &&
+        (c.type == value_type::integer || c.type == value_type::real))
+      show_time_in(c, t.style, o.time_unit);
+    else if (c.unit == "bytes" && c.text_unit.empty() && t.style != text_style::report &&
+             (c.type == value_type::integer || c.type == value_type::real))
+      show_bytes_in(c, largest(t, j));
+  }
+  return out;
+}
 
 std::string real_repr(double v) {
   if (!std::isfinite(v)) return "null";

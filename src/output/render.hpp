@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <tracesweep/output/result_table.hpp>
+#include <tracesweep/output/writer.hpp>
 
 namespace tracesweep::output {
 
@@ -23,6 +24,13 @@ namespace tracesweep::output {
 /// A cell as the text writer shows it: "-" for null, numbers converted and rounded per the
 /// column's hints, lists and maps joined per the nested table's separators.
 [[nodiscard]] std::string text_cell(cell const& c, column const& col);
+
+/// The columns of `t` as text and HTML show them under `o` (write_options::time_unit): times
+/// (unit "ns", timestamps aside) in the time unit asked for, else in the table's own text unit,
+/// else in ms (in nsys-style report tables: ns, as nsys prints them); byte counts without a text
+/// unit in KiB, MiB or GiB, one unit per column (the largest its values reach). The header names
+/// the unit.
+[[nodiscard]] std::vector<column> shown_columns(result_table const& t, write_options const& o);
 
 /// Whether text aligns the column to the right.
 [[nodiscard]] bool right_aligned(column const& col) noexcept;

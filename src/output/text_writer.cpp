@@ -109,13 +109,22 @@ void fit(text_grid& g, std::vector<bool> const& names, std::vector<bool> const& 
   if (line_width(g, style) > width) fit_columns(g, strings, style, width);
 }
 
-/// `ns` after `origin` as seconds to the microsecond, digits grouped by three: "+1.234 567 s".
-std::string offset_text(std::int64_t ns, std::int64_t origin) {
+/// The unit text shows offsets in: the one asked for, else ms.
+std::string offset_unit(write_options const& o) {
+  return o.time_unit.empty() ? "ms" : o.time_unit;
+}
+
+/// `ns` after `origin` in `unit`, signed: ns exact, us to the ns, ms and s to the µs, rounded
+/// half away from zero ("+290.194" ms).
+std::string offset_text(std::int64_t ns, std::int64_t origin, std::string const& unit) {
   auto const d = static_cast<__int128>(ns) - origin;  // both within 2^62: no overflow
-  auto const us = static_cast<std::int64_t>((d >= 0 ? d + 500 : d - 500) / 1000);
-  auto const a = us < 0 ? -us : us;
-  return fmt::format("{}{}.{:03} {:03} s", us < 0 ? '-' : '+', a / 1'000'000, a / 1000 % 1000,
-                     a % 1000);
+  char const sign = d < 0 ? '-' : '+';
+  auto const a = static_cast<std::int64_t>(d < 0 ? -d : d);
+  if (unit == "ns") return fmt::format("{}{}", sign, a);
+  if (unit == "us") return fmt::format("{}{}.{:03}", sign, a / 1000, a % 1000);
+  auto const us = (a + 500) / 1000;
+  if (unit == "ms") return fmt::format("{}{}.{:03}", sign, us / 1000, us % 1000);
+  return fmt::format("{}{}.{:06}", sign, us / 1'000'000, us % 1'000'000);
 }
 
 /// Whether text shows `c` from `origin`.
@@ -123,29 +132,32 @@ bool from_origin(column const& c, std::optional<std::int64_t> origin) {
   return c.timestamp && origin && c.type == value_type::integer;
 }
 
-/// The text of every cell of `t` in columns `cols`, symbol columns in short form when `o` asks
-/// (kept apart: distinct_short_names).
+/// The text of every cell of `t` in columns `cols` as `shown` (shown_columns) describes them,
+/// offsets from `origin` in `unit`, symbol columns in short form when `o` asks (kept apart:
+/// distinct_short_names).
 std::vector<std::vector<std::string>> cell_texts(result_table const& t,
+                                                 std::vector<column> const& shown,
                                                  std::vector<std::size_t> const& cols,
                                                  write_options const& o,
-                                                 std::optional<std::int64_t> origin) {
+                                                 std::optional<std::int64_t> origin,
+                                                 std::string const& unit) {
   std::vector<std::vector<std::string>> lines;
   for_each_row(t, [&](row const& r) {
     auto& line = lines.emplace_back();
     for (auto const j : cols) {
-      auto const& c = t.columns[j];
+      auto const& c = shown[j];
       auto const* ns = std::get_if<std::int64_t>(&r.cells[j]);
-      line.push_back(from_origin(c, origin) && ns ? offset_text(*ns, *origin)
+      line.push_back(from_origin(c, origin) && ns ? offset_text(*ns, *origin, unit)
                                                   : text_cell(r.cells[j], c));
     }
   });
   for (std::size_t k = 0; k < cols.size() && o.short_names; ++k) {
-    auto const& c = t.columns[cols[k]];
+    auto const& c = shown[cols[k]];
     if (!c.symbol || c.type != value_type::string) continue;
     std::vector<std::string> full;
     for (auto const& line : lines) full.push_back(line[k]);
-    auto const shown = distinct_short_names(full);
-    for (std::size_t i = 0; i < lines.size(); ++i) lines[i][k] = shown[i];
+    auto const names = distinct_short_names(full);
+    for (std::size_t i = 0; i < lines.size(); ++i) lines[i][k] = names[i];
   }
   return lines;
 }
@@ -153,19 +165,21 @@ std::vector<std::vector<std::string>> cell_texts(result_table const& t,
 text_grid layout(result_table const& t, write_options const& o,
                  std::optional<std::int64_t> origin) {
   auto const cols = text_order_columns(t, text);
+  auto const shown = shown_columns(t, o);
+  auto const unit = offset_unit(o);
   text_grid g;
   std::vector<bool> names, strings;
   for (auto j : cols) {
-    auto const& c = t.columns[j];
+    auto const& c = shown[j];
     g.header.push_back(terminal_text(c.label.empty() ? c.name : c.label));
     if (from_origin(c, origin) && g.header.back().ends_with(" (ns)"))
-      g.header.back().replace(g.header.back().size() - 4, 4, "(s)");
+      g.header.back().replace(g.header.back().size() - 4, 4, "(" + unit + ")");
     g.right.push_back(right_aligned(c));
     g.width.push_back(g.header.back().size());
     names.push_back((c.symbol || c.elide) && c.type == value_type::string);
     strings.push_back(c.type == value_type::string && !names.back());
   }
-  g.cells = cell_texts(t, cols, o, origin);
+  g.cells = cell_texts(t, shown, cols, o, origin, unit);
   for (auto& line : g.cells)
     for (std::size_t k = 0; k < cols.size(); ++k) {
       line[k] = terminal_text(line[k]);

@@ -309,7 +309,7 @@ TEST(summary_text, aligned_columns_with_units) {
   // Devices block: title, header, two rows of equal width (right-aligned numbers).
   ASSERT_GE(lines.size(), 4u);
   EXPECT_EQ(lines[0], "Devices (2)");
-  EXPECT_NE(lines[1].find("busy (ns)"), std::string::npos);
+  EXPECT_NE(lines[1].find("busy (ms)"), std::string::npos);
   EXPECT_NE(lines[1].find("util (%)"), std::string::npos);
   EXPECT_EQ(lines[2].size(), lines[1].size());
   EXPECT_EQ(lines[3].size(), lines[1].size());
@@ -317,8 +317,8 @@ TEST(summary_text, aligned_columns_with_units) {
   auto const end_of = [&](std::string const& l, std::string const& h) {
     return l.find(h) + h.size();
   };
-  auto const busy_end = end_of(lines[1], "busy (ns)");
-  EXPECT_EQ(lines[2].substr(busy_end - 9, 9), "100000000");
+  auto const busy_end = end_of(lines[1], "busy (ms)");
+  EXPECT_EQ(lines[2].substr(busy_end - 7, 7), "100.000");  // 100000000 ns
   EXPECT_NE(text.find("Kernels (2)"), std::string::npos);
   EXPECT_NE(text.find("70.00"), std::string::npos);  // share in percent
   EXPECT_NE(text.find("Idle gaps (2)"), std::string::npos);

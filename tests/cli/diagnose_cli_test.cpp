@@ -86,11 +86,11 @@ TEST(DiagnoseCli, EveryRealTraceInEveryFormat) {
   EXPECT_GT(diagnosed, 20u) << "too few traces were diagnosed from " << dir;
 }
 
-// README walks through one diagnosis of a real trace: its command still prints what README shows
+// docs/cli.md walks through one diagnosis of a real trace: its command still prints what it shows
 // (lines cut with "..." there are compared up to the cut).
 TEST(DiagnoseCli, ReadmeWalkthroughIsWhatTheCommandPrints) {
   TRACESWEEP_REQUIRE_TRACES_DIR(dir);
-  std::ifstream in(fs::path(TRACESWEEP_SOURCE_DIR) / "README.md");
+  std::ifstream in(fs::path(TRACESWEEP_SOURCE_DIR) / "docs/cli.md");
   std::string line, command;
   std::vector<std::string> shown;
   bool inside = false;
@@ -104,7 +104,7 @@ TEST(DiagnoseCli, ReadmeWalkthroughIsWhatTheCommandPrints) {
     if (line.starts_with("```")) break;
     if (!line.empty() && line != "  …") shown.push_back(line);
   }
-  ASSERT_FALSE(command.empty()) << "README has no diagnose walkthrough";
+  ASSERT_FALSE(command.empty()) << "docs/cli.md has no diagnose walkthrough";
   ASSERT_GT(shown.size(), 10u);
   auto const trace = dir / command.substr(command.find("../shared/traces/") + 17);
   auto const r = run_cli("diagnose " + quote(trace));
@@ -118,7 +118,7 @@ TEST(DiagnoseCli, ReadmeWalkthroughIsWhatTheCommandPrints) {
     bool const found = std::any_of(printed.begin(), printed.end(), [&](std::string const& p) {
       return cut ? p.starts_with(want) : p == want;
     });
-    EXPECT_TRUE(found) << "README shows a line the command no longer prints:\n" << s;
+    EXPECT_TRUE(found) << "docs/cli.md shows a line the command no longer prints:\n" << s;
   }
 }
 

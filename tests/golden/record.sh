@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Records the golden outputs: every command × format on every real trace and the sample, into
 # outputs.tar.xz beside this script. Run it only when an output change is made on purpose, and
-# say in the commit message (and README, "Output changes") what changed and why.
+# say in the commit message (and CHANGELOG.md) what changed and why.
 #   record.sh TRACESWEEP_BINARY [TRACES_DIR]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -156,7 +156,7 @@ TEST(output_html, views_rule_and_column_order) {
   s.tables = {t, json_only};
   auto const page = write("html", s);
   EXPECT_NE(page.find("<tr><th class=\"num\">calls</th><th class=\"num\">page_only</th>"
-                      "<th class=\"num\">total (ns)</th><th>name</th></tr>"),
+                      "<th class=\"num\">total (ms)</th><th>name</th></tr>"),
             std::string::npos)
       << page;
   EXPECT_EQ(page.find("json_only"), std::string::npos);

@@ -453,16 +453,26 @@ TEST(TextWriter, TimestampsFromTheOriginWhichIsPrintedOnce) {
   auto const text = write("text", s);
   EXPECT_EQ(text.find("Times are offsets from the trace start, 1000000000000000 ns"), 0u) << text;
   EXPECT_EQ(text.find("Times are"), text.rfind("Times are")) << "printed once";
-  EXPECT_NE(text.find("start (s)"), std::string::npos) << text;
-  // 1.234 567 890 s → to the microsecond; 501 ns before the origin rounds to -0.000 001 s.
-  EXPECT_NE(text.find("+1.234 568 s"), std::string::npos) << text;
-  EXPECT_NE(text.find("-0.000 001 s"), std::string::npos) << text;
+  EXPECT_NE(text.find("start (ms)"), std::string::npos) << text;
+  // 1 234.567 890 ms → to the microsecond; 501 ns before the origin rounds to -0.001 ms.
+  EXPECT_NE(text.find("+1234.568"), std::string::npos) << text;
+  EXPECT_NE(text.find("-0.001"), std::string::npos) << text;
+  // --time-unit: the offsets in that unit, the header naming it (ns exact, s to the µs).
+  out::write_options in_s;
+  in_s.time_unit = "s";
+  auto const seconds = write("text", s, "", in_s);
+  EXPECT_NE(seconds.find("start (s)"), std::string::npos) << seconds;
+  EXPECT_NE(seconds.find("+1.234568"), std::string::npos) << seconds;
+  out::write_options in_ns;
+  in_ns.time_unit = "ns";
+  EXPECT_NE(write("text", s, "", in_ns).find("+1234567890"), std::string::npos);
   s.time_origin_name = "the first GPU operation";
   EXPECT_EQ(
       write("text", s).find("Times are offsets from the first GPU operation, 1000000000000000 ns"),
       0u);
-  // Other columns, and CSV and JSON, keep the nanoseconds.
-  EXPECT_NE(text.find("  7"), std::string::npos) << text;
+  // Other time columns show ms in text, their header says so; CSV and JSON keep the ns.
+  EXPECT_NE(text.find("other (ms)"), std::string::npos) << text;
+  EXPECT_NE(write("text", s, "", in_ns).find("other_ns"), std::string::npos);
   EXPECT_NE(write("csv", s).find("1000001234567890"), std::string::npos);
   EXPECT_NE(write("json", s).find("1000001234567890"), std::string::npos);
 }

@@ -57,7 +57,8 @@ struct diagnose_options {
   std::size_t periodic_min_count = 3;
   /// ... whose start-to-start intervals lie within ± this fraction of their median (80 % of them).
   double periodic_tolerance = 0.25;
-  /// Long tail: instances longer than factor × their name's median, for names with at least
+  /// Long tail: instances longer than factor × their group's median (name and launch
+  /// configuration; communication kernels left out), for groups with at least
   /// long_tail_min_count instances.
   double long_tail_factor = 3.0;
   std::size_t long_tail_min_count = 20;
@@ -140,14 +141,17 @@ struct long_tail_finding {
   device_key where;
   std::string name;
   std::int64_t start_ns = 0, duration_ns = 0;
-  double median_ns = 0;
+  double median_ns = 0;     ///< of its group (name and launch configuration)
+  std::string launch;       ///< "grid XxYxZ, block XxYxZ" ("" when the trace records none)
   std::string launched_by;  ///< innermost host op around the launch ("" when unknown)
   std::vector<context_event> host;
 };
 
-/// Every long-tail instance of one name, before --top cuts the instance list.
+/// Every long-tail instance of one group (name and launch configuration), before --top cuts
+/// the instance list.
 struct long_tail_name {
   std::string name;
+  std::string launch;  ///< as long_tail_finding::launch
   std::int64_t instances = 0;
   std::int64_t excess_ns = 0;  ///< Σ (duration − median)
   double median_ns = 0;

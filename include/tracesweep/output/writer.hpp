@@ -24,6 +24,10 @@ struct write_options {
   /// CSV: a field that starts with =, +, - or @ and is not a number is prefixed with ' (a
   /// spreadsheet would run it as a formula).
   bool csv_safe = false;
+  /// Text and HTML: the unit of every time column ("ns", "us", "ms" or "s"; --time-unit). Empty:
+  /// each table's own (ms where a table names none, as nsys's reports print ns), offsets in ms.
+  /// JSON and CSV always carry integer ns.
+  std::string time_unit;
 };
 
 /// Writes `results` to `out`. `table` non-empty: only that table (a format that writes one table

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The diagnosis's charts on the HTML page (and the timeline in JSON): GPU utilization over time,
-// idle gaps by duration and cause, mean step time per rank.
+// the idle time and the count of the gaps by duration bin and cause, mean step time per rank.
 #include <tracesweep/analysis/diagnose.hpp>
+#include <tracesweep/exact_stats.hpp>
 
 #include <algorithm>
 #include <map>
@@ -73,44 +74,80 @@ result_table diagnose_timeline(diagnosis const& d) {
   return t;
 }
 
-/// Gap durations in 1-2-5 bins from the shortest examined, counted by cause.
-result_table diagnose_gap_histogram(diagnosis const& d) {
-  auto t = table("gap_histogram", "Idle gaps by duration and cause", output::html);
-  t.add("bin", string);
-  t.add("cause", string);
-  t.add("count", integer);
-  t.plot = {output::chart_kind::stacked_bars,
-            "bin",
-            "count",
-            "cause",
-            "gap duration",
-            "gaps",
-            cause_colours(),
-            true};
-  if (d.gap_durations.empty()) return t;
-  std::int64_t const longest = *std::max_element(d.gap_durations.begin(), d.gap_durations.end());
+namespace {
+
+/// The 1-2-5 bin edges from 1 ns up to the first edge past the longest gap.
+std::vector<std::int64_t> gap_bin_edges(std::int64_t longest) {
   std::vector<std::int64_t> edges;
-  for (std::int64_t decade = 1;; decade *= 10) {  // up to the first edge past the longest
+  for (std::int64_t decade = 1;; decade *= 10) {
     for (std::int64_t m : {1, 2, 5})
       if (decade * m <= longest || edges.empty() || edges.back() <= longest)
         edges.push_back(decade * m);
     if (decade > longest / 10) break;  // 10 × decade > longest (and would not overflow)
   }
-  auto label = [](std::int64_t ns) {
-    if (ns >= 1'000'000) return fmt::format("{:g} ms", static_cast<double>(ns) / 1e6);
-    if (ns >= 1'000) return fmt::format("{:g} us", static_cast<double>(ns) / 1e3);
-    return fmt::format("{} ns", ns);
-  };
-  std::map<std::pair<std::size_t, int>, std::int64_t> counts;
+  return edges;
+}
+
+std::string gap_bin_label(std::int64_t ns) {
+  if (ns >= 1'000'000) return fmt::format("{:g} ms+", static_cast<double>(ns) / 1e6);
+  if (ns >= 1'000) return fmt::format("{:g} us+", static_cast<double>(ns) / 1e3);
+  return fmt::format("{} ns+", ns);
+}
+
+/// Every examined gap in 1-2-5 duration bins by cause: (bin, cause) → (gaps, idle ns).
+std::map<std::pair<std::size_t, int>, std::pair<std::int64_t, std::int64_t>> gap_bins(
+    diagnosis const& d, std::vector<std::int64_t>& edges) {
+  std::map<std::pair<std::size_t, int>, std::pair<std::int64_t, std::int64_t>> bins;
+  if (d.gap_durations.empty()) return bins;
+  edges = gap_bin_edges(*std::max_element(d.gap_durations.begin(), d.gap_durations.end()));
   for (std::size_t i = 0; i < d.gap_durations.size(); ++i) {
     auto const bin = static_cast<std::size_t>(
         std::upper_bound(edges.begin(), edges.end(), d.gap_durations[i]) - edges.begin() - 1);
-    ++counts[{bin, static_cast<int>(d.gap_causes[i])}];
+    auto& [n, ns] = bins[{bin, static_cast<int>(d.gap_causes[i])}];
+    ++n;
+    ns = checked_add(ns, d.gap_durations[i], "the idle time of a gap bin");
   }
-  for (auto const& [k, n] : counts)
-    t.add_row({label(edges[k.first]) + "+",
-               std::string(to_string(static_cast<idle_cause>(k.second))), i64(n)});
+  return bins;
+}
+
+/// The gaps by duration bin and cause as a stacked bar chart of `what`: their idle time (what
+/// the verdicts weigh: a few long gaps outweigh many short ones) or their count.
+result_table gap_chart(diagnosis const& d, bool time) {
+  auto t = time ? table("gap_time", "Idle time by gap duration and cause", output::html)
+                : table("gap_histogram", "Idle gaps by duration and cause (count)", output::html);
+  t.add("bin", string);
+  t.add("cause", string);
+  if (time) {
+    auto& c = t.add("idle_ns", integer, "ns");
+    c.label = "idle (ms)";
+    c.text_unit = "ms";
+    c.decimals = 3;
+  } else {
+    t.add("count", integer);
+  }
+  t.plot = {output::chart_kind::stacked_bars,
+            "bin",
+            time ? "idle_ns" : "count",
+            "cause",
+            "gap duration",
+            time ? "idle time" : "gaps",
+            cause_colours(),
+            true};
+  std::vector<std::int64_t> edges;
+  for (auto const& [k, v] : gap_bins(d, edges))
+    t.add_row({gap_bin_label(edges[k.first]),
+               std::string(to_string(static_cast<idle_cause>(k.second))),
+               std::int64_t{time ? v.second : v.first}});
   return t;
+}
+
+}  // namespace
+
+result_table diagnose_gap_time(diagnosis const& d) {
+  return gap_chart(d, true);
+}
+result_table diagnose_gap_histogram(diagnosis const& d) {
+  return gap_chart(d, false);
 }
 
 /// Mean step time per rank as a bar chart near the top of the page (the ranks table has it too).

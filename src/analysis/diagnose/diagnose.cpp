@@ -82,7 +82,7 @@ diagnosis diagnose(job_session const& session, diagnose_options const& options) 
   auto const gaps = attribute_gaps(model, order, holes, classifier, threads, out);
   find_verdicts(model, unions, activity, gaps, threads, out);
   find_periodic_gaps(model, activity, gaps, out);
-  find_long_tail(model, activity, classifier, out);
+  find_long_tail(model, classifier, out);
   find_bursts(model, order, classifier, out);
   find_sync_and_copies(session, classifier, activity, out);
   find_stragglers(model, out);

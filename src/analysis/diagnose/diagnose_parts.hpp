@@ -145,8 +145,7 @@ void find_verdicts(trace_model const& model, std::span<device_unions const> unio
                    std::span<std::optional<host_index::key> const> threads, diagnosis& out);
 void find_periodic_gaps(trace_model const& model, activity_result const& activity,
                         std::span<attributed_gap const> gaps, diagnosis& out);
-void find_long_tail(trace_model const& model, activity_result const& activity,
-                    host_classifier const& classifier, diagnosis& out);
+void find_long_tail(trace_model const& model, host_classifier const& classifier, diagnosis& out);
 void find_bursts(trace_model const& model, device_rows const& order,
                  host_classifier const& classifier, diagnosis& out);
 void find_sync_and_copies(job_session const& session, host_classifier const& classifier,
@@ -171,9 +170,10 @@ namespace tracesweep {
 [[nodiscard]] output::result_table diagnose_memory(diagnosis const& d);
 [[nodiscard]] output::result_table diagnose_memory_steps(diagnosis const& d);
 [[nodiscard]] output::result_table diagnose_memory_timeline(diagnosis const& d);
-/// The charts (chart_results.cpp): GPU utilization over time, gaps by duration and cause, mean
-/// step time per rank.
+/// The charts (chart_results.cpp): GPU utilization over time, the idle time and the count of the
+/// gaps by duration bin and cause, mean step time per rank.
 [[nodiscard]] output::result_table diagnose_timeline(diagnosis const& d);
+[[nodiscard]] output::result_table diagnose_gap_time(diagnosis const& d);
 [[nodiscard]] output::result_table diagnose_gap_histogram(diagnosis const& d);
 [[nodiscard]] output::result_table diagnose_step_times(diagnosis const& d);
 }  // namespace tracesweep

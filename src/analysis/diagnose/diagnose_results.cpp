@@ -270,6 +270,7 @@ result_table long_tail(diagnosis const& d) {
              "name",     "", "tracesweep.long_tail", "",     ""};
   add_where(t);
   t.add("name", string).symbol = true;
+  t.add("launch", string);
   t.add("start_ns", integer, "ns");
   t.add("duration_ns", integer, "ns");
   t.add("median_ns", integer, "ns");  // every *_ns is an integer: the median rounded
@@ -279,7 +280,8 @@ result_table long_tail(diagnosis const& d) {
   for (auto const& l : d.long_tail) {
     std::vector<cell> c;
     where_cells(c, l.where);
-    c.insert(c.end(), {l.name, i64(l.start_ns), i64(l.duration_ns), i64(std::llround(l.median_ns)),
+    c.insert(c.end(), {l.name, l.launch.empty() ? cell() : cell(l.launch), i64(l.start_ns),
+                       i64(l.duration_ns), i64(std::llround(l.median_ns)),
                        static_cast<double>(l.duration_ns) / l.median_ns,
                        l.launched_by.empty() ? cell() : cell(l.launched_by), events_cell(l.host)});
     t.add_row(std::move(c));
@@ -288,15 +290,17 @@ result_table long_tail(diagnosis const& d) {
 }
 
 result_table long_tail_names(diagnosis const& d) {
-  auto t = table("long_tail_names", "Long-tail kernels by name", data_views);
+  auto t =
+      table("long_tail_names", "Long-tail kernels by name and launch configuration", data_views);
   t.add("name", string).symbol = true;
+  t.add("launch", string);
   t.add("instances", integer);
   t.add("excess_ns", integer, "ns");
   t.add("median_ns", integer, "ns");
   t.add("worst_ratio", real);
   for (auto const& n : d.long_tail_names)
-    t.add_row({n.name, i64(n.instances), i64(n.excess_ns), i64(std::llround(n.median_ns)),
-               n.worst_ratio});
+    t.add_row({n.name, n.launch.empty() ? cell() : cell(n.launch), i64(n.instances),
+               i64(n.excess_ns), i64(std::llround(n.median_ns)), n.worst_ratio});
   return t;
 }
 
@@ -437,6 +441,7 @@ output::result_set diagnose_results(diagnosis diagnosed) {
   // lists, each under its name.
   for (auto* make : {verdicts_text,
                      diagnose_timeline,
+                     diagnose_gap_time,
                      diagnose_gap_histogram,
                      diagnose_step_times,
                      diagnose_findings,

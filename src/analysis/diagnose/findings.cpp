@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/diagnose/diagnose_parts.hpp"
 
@@ -59,6 +60,24 @@ std::pair<char const*, char const*> advice(idle_cause c) {
           "untraced host work: add NVTX ranges or trace Python stacks"};
 }
 
+/// The distinct names of the host rows of the unknown gaps on one device, most overlap first
+/// within each gap, at most three ("" when no row overlaps them).
+std::string host_ops_of(std::vector<gap_finding> const& gaps, std::int32_t input, std::int32_t rank,
+                        std::int32_t device) {
+  std::vector<std::string> names;
+  for (auto const& g : gaps) {
+    if (g.cause != idle_cause::unknown || g.where.input != input || g.where.rank != rank ||
+        g.where.device != device)
+      continue;
+    for (auto const& h : g.host) {
+      std::string n(output::without_emit_nvtx_suffixes(h.name));
+      if (names.size() < 3 && std::find(names.begin(), names.end(), n) == names.end())
+        names.push_back(std::move(n));
+    }
+  }
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
 void gap_findings(diagnosis const& d, std::vector<finding>& out) {
   // Periodic series first; the remaining gaps grouped by (device, cause).
   for (auto const& p : d.periodic_gaps) {
@@ -86,7 +105,17 @@ void gap_findings(diagnosis const& d, std::vector<finding>& out) {
   }
   for (auto const& [k, v] : groups) {
     auto const& [n, total, largest] = v;
-    auto const [why, look] = advice(largest->cause);
+    auto [why, look] = advice(largest->cause);
+    // Unknown gaps that traced host rows overlap (for less of their time than nothing does):
+    // name that work rather than say no host activity was traced.
+    std::string const ops =
+        largest->cause == idle_cause::unknown
+            ? host_ops_of(d.gaps, std::get<0>(k), std::get<1>(k), std::get<2>(k))
+            : std::string();
+    std::string const unclassified =
+        "unclassified host work: " + ops +
+        " (traced host rows overlap these gaps but cover less of them than untraced time)";
+    if (!ops.empty()) why = unclassified.c_str();
     out.push_back(
         {total,
          fmt::format("{} {} gap{} on {}, {} in all; the largest {} (host: {})", n,
@@ -111,14 +140,16 @@ void kernel_findings(diagnosis const& d, std::vector<finding>& out) {
     auto const& top = d.long_tail_names.front();
     out.push_back(
         {excess,
-         fmt::format("{} long-tail kernel instances of {} name{}, {} over their medians; the "
-                     "costliest: {} ({} instances, median {}, the worst {:.1f}x)",
+         fmt::format("{} long-tail kernel instances of {} group{}, {} over their medians; the "
+                     "costliest: {}{} ({} instances, median {}, the worst {:.1f}x)",
                      instances, d.long_tail_names.size(), d.long_tail_names.size() == 1 ? "" : "s",
-                     ms(excess), short_name(top.name), top.instances,
+                     ms(excess), short_name(top.name),
+                     top.launch.empty() ? std::string() : " [" + top.launch + "]", top.instances,
                      ms(static_cast<std::int64_t>(top.median_ns)), top.worst_ratio),
          "a few slow instances stretch the steps they run in",
          "long_tail and long_tail_names in the JSON: when they ran, what the host did meanwhile; "
-         "a name run on inputs of very different sizes has a long tail by nature"});
+         "a group without a launch configuration (none traced) may mix inputs of very different "
+         "sizes"});
   }
   // Bursts of one op on one device are one finding (an optimizer's loop repeats every step).
   std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t, std::string>,

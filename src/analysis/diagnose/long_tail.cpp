@@ -1,33 +1,93 @@
 // SPDX-License-Identifier: Apache-2.0
-// Long-tail kernels: instances longer than long_tail_factor × the median of their name (the
-// backend's exact per-name statistics), for names with at least long_tail_min_count instances;
-// each with the op that launched it and what its launching thread was doing meanwhile.
+// Long-tail kernels (docs/diagnose.md): computation kernels grouped by name and launch
+// configuration (grid, block) where the trace records it, by name alone otherwise; instances
+// longer than long_tail_factor × the median of their group, for groups with at least
+// long_tail_min_count instances; each with the op that launched it and what its launching thread
+// was doing meanwhile. Communication kernels are left out: their duration includes the wait for
+// the other ranks (the collective findings report it).
 #include <algorithm>
 #include <map>
 #include <tracesweep/exact_stats.hpp>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "analysis/diagnose/diagnose_parts.hpp"
 
 namespace tracesweep::diagnose_detail {
 
-void find_long_tail(trace_model const& model, activity_result const& activity,
-                    host_classifier const& classifier, diagnosis& out) {
+namespace {
+
+using dims = std::array<std::int32_t, 3>;
+/// A group: name, grid, block (grid and block -1 where the row has no launch configuration).
+using group_key = std::tuple<string_id, dims, dims>;
+
+std::string launch_text(group_key const& k) {
+  auto const& [name, grid, block] = k;
+  if (grid[0] < 0) return {};
+  return fmt::format("grid {}x{}x{}, block {}x{}x{}", grid[0], grid[1], grid[2], block[0], block[1],
+                     block[2]);
+}
+
+/// The exact median of `d` (the mean of the two middle values for an even count), as
+/// derive_stats computes it.
+double median_of(std::vector<std::int64_t>& d) {
+  auto const mid = d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2);
+  std::nth_element(d.begin(), mid, d.end());
+  auto const hi = static_cast<long double>(*mid);
+  if (d.size() % 2 == 1) return static_cast<double>(hi);
+  auto const lo = static_cast<long double>(*std::max_element(d.begin(), mid));
+  return static_cast<double>((lo + hi) / 2.0L);
+}
+
+struct grouping {
+  std::vector<std::uint32_t> of;  ///< per row: its group + 1 (0: not a candidate)
+  std::vector<group_key> keys;
+  std::vector<double> median;  ///< per group: 0 when it has too few instances
+};
+
+/// Each computation kernel's group, and each group's median duration.
+grouping group_kernels(trace_model const& model, std::size_t min_count) {
+  auto const& t = model.table();
+  auto const devices = model.device_group();
+  grouping g;
+  g.of.assign(t.size(), 0);
+  std::map<group_key, std::uint32_t> index;
+  std::vector<std::vector<std::int64_t>> durations;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (devices[i] == no_device || t.kind[i] != event_kind::kernel) continue;
+    if (model.is_communication(t.name[i])) continue;
+    dims grid{-1, -1, -1}, block{-1, -1, -1};
+    if (auto const* d = t.launch_details.find(i); d && d->grid[0] >= 0 && d->block[0] >= 0)
+      grid = d->grid, block = d->block;
+    auto const [at, added] =
+        index.try_emplace({t.name[i], grid, block}, static_cast<std::uint32_t>(g.keys.size()));
+    if (added) g.keys.push_back(at->first), durations.emplace_back();
+    g.of[i] = at->second + 1;
+    durations[at->second].push_back(t.end_ns[i] - t.start_ns[i]);
+  }
+  g.median.assign(g.keys.size(), 0.0);
+  for (std::size_t k = 0; k < g.keys.size(); ++k)
+    if (durations[k].size() >= min_count) g.median[k] = median_of(durations[k]);
+  return g;
+}
+
+}  // namespace
+
+void find_long_tail(trace_model const& model, host_classifier const& classifier, diagnosis& out) {
   auto const& t = model.table();
   auto const& o = out.options;
-  // Per name id: the threshold above which an instance is in the tail (0: name not eligible).
-  std::vector<double> median(t.strings().size(), 0.0);
-  for (auto const& s : activity.kernels)
-    if (s.count >= o.long_tail_min_count) median[s.key] = derive_stats(s, {}).median;
+  auto const g = group_kernels(model, o.long_tail_min_count);
   struct instance {
     std::size_t row;
     double ratio;
   };
   std::vector<instance> found;
   auto const groups = model.device_group();
+  auto const median = [&](std::size_t row) { return g.median[g.of[row] - 1]; };
   for (std::size_t i = 0; i < t.size(); ++i) {
-    if (groups[i] == no_device || t.kind[i] != event_kind::kernel) continue;
-    double const m = median[t.name[i]];
+    if (g.of[i] == 0) continue;
+    double const m = median(i);
     auto const d = static_cast<double>(t.end_ns[i] - t.start_ns[i]);
     if (m > 0 && d > o.long_tail_factor * m) found.push_back({i, d / m});
   }
@@ -36,18 +96,19 @@ void find_long_tail(trace_model const& model, activity_result const& activity,
     return a.row < b.row;
   });
   out.long_tail_total = static_cast<std::int64_t>(found.size());
-  std::map<string_id, long_tail_name> names;
+  std::map<std::uint32_t, long_tail_name> names;  // by group
   for (auto const& f : found) {
-    auto& n = names[t.name[f.row]];
+    auto& n = names[g.of[f.row] - 1];
     ++n.instances;
-    n.median_ns = median[t.name[f.row]];
+    n.median_ns = median(f.row);
     n.excess_ns = checked_add(
         n.excess_ns, t.end_ns[f.row] - t.start_ns[f.row] - static_cast<std::int64_t>(n.median_ns),
         "the long-tail excess of a kernel");
     n.worst_ratio = std::max(n.worst_ratio, f.ratio);
   }
-  for (auto& [id, n] : names) {
-    n.name = std::string(t.strings().at(id));
+  for (auto& [k, n] : names) {
+    n.name = std::string(t.strings().at(std::get<0>(g.keys[k])));
+    n.launch = launch_text(g.keys[k]);
     out.long_tail_names.push_back(std::move(n));
   }
   std::stable_sort(out.long_tail_names.begin(), out.long_tail_names.end(),
@@ -70,7 +131,8 @@ void find_long_tail(trace_model const& model, activity_result const& activity,
     l.name = std::string(t.strings().at(t.name[f.row]));
     l.start_ns = t.start_ns[f.row];
     l.duration_ns = t.end_ns[f.row] - t.start_ns[f.row];
-    l.median_ns = median[t.name[f.row]];
+    l.median_ns = median(f.row);
+    l.launch = launch_text(g.keys[g.of[f.row] - 1]);
     auto const call = model.launcher(f.row);
     if (call >= 0) {
       auto const op = enclosing_op(model, index, static_cast<std::size_t>(call), false);

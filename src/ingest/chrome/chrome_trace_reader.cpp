@@ -51,8 +51,11 @@ struct work_item {
 /// Appends parsed chunks to the table, in order.
 class table_sink {
  public:
-  table_sink(event_table& table, byte_source const& source, event_splitter const& splitter)
-      : _table(table),
+  /// `shapes`: record kernels' launch configurations (read_options::launch_shapes).
+  table_sink(event_table& table, byte_source const& source, event_splitter const& splitter,
+             bool shapes)
+      : _shapes(shapes),
+        _table(table),
         _source(source),
         _splitter(splitter),
         _first_row(table.size()),
@@ -71,7 +74,7 @@ class table_sink {
     for (std::size_t i = 0; i < rows.strings.size(); ++i)
       _global[i] = _table.strings().intern(rows.strings.at(static_cast<string_id>(i)));
     grow_for(rows.size(), text_end);
-    std::size_t next_metric = 0, next_text_thread = 0;
+    std::size_t next_metric = 0, next_text_thread = 0, next_shape = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       event e;
       e.start_ns = rows.start_ns[i];
@@ -97,6 +100,15 @@ class table_sink {
           _table.add_launch_metrics(rows.blocks_per_sm[next_metric],
                                     rows.occupancy_pct[next_metric]);
         ++next_metric;
+      }
+      if (next_shape < rows.shape_row.size() && rows.shape_row[next_shape] == i) {
+        if (kept && _shapes) {
+          device_details d;
+          d.grid = rows.grid[next_shape];
+          d.block = rows.block[next_shape];
+          _table.add_device_details(d);
+        }
+        ++next_shape;
       }
     }
   }
@@ -217,6 +229,7 @@ class table_sink {
       lm.reserve(n);
   }
 
+  bool _shapes;
   event_table& _table;
   byte_source const& _source;
   event_splitter const& _splitter;
@@ -271,7 +284,7 @@ void read_chrome_source(byte_source& source, std::string const& path, event_tabl
   table.begin_input(path, "kineto-json");
   try {
     event_splitter splitter(source, path, chunk_bytes, options.max_event_bytes);
-    table_sink sink(table, source, splitter);
+    table_sink sink(table, source, splitter, options.launch_shapes);
     // Results do not depend on the count (chunks are cut by bytes and merged in order).
     unsigned const threads = resolve_threads(options.threads);
     if (threads == 1)

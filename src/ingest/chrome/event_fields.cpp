@@ -107,6 +107,31 @@ simdjson::error_code read_integer(od::value& v, std::int64_t& out, bool& found, 
   return simdjson::SUCCESS;
 }
 
+/// A launch dimension arg ("grid", "block"): an array of three integers in [0, 2^31). Anything
+/// else leaves `out` at -1 (its syntax still checked).
+simdjson::error_code read_dims(od::value& v, std::array<std::int32_t, 3>& out, char const*& at) {
+  od::json_type type;
+  if (auto e = checked_type(v, type, at)) return e;
+  if (type != od::json_type::array) return simdjson::SUCCESS;
+  od::array items;
+  if (auto e = v.get_array().get(items)) return e;
+  std::array<std::int32_t, 3> dims{-1, -1, -1};
+  std::size_t n = 0;
+  bool valid = true;
+  for (auto item : items) {
+    od::value x;
+    if (auto e = item.get(x)) return e;
+    std::int64_t i = -1;
+    bool found = false;
+    if (auto e = read_integer(x, i, found, at)) return e;
+    valid = valid && found && i >= 0 && i <= std::numeric_limits<std::int32_t>::max() && n < 3;
+    if (valid) dims[n] = static_cast<std::int32_t>(i);
+    ++n;
+  }
+  if (valid && n == 3) out = dims;
+  return simdjson::SUCCESS;
+}
+
 /// `ts` or `dur`: a number (its raw token), null (absent), or a value of another type.
 simdjson::error_code read_number_token(od::value& v, std::string_view& token, presence& state,
                                        char const*& at) {
@@ -181,6 +206,10 @@ simdjson::error_code read_args(od::value& v, event_fields& f) {
       if (!found) f.bytes = 0;
     } else if (k == "blocks per SM") {
       e = read_real(a, f.blocks_per_sm, at);
+    } else if (k == "grid") {
+      e = read_dims(a, f.grid, at);
+    } else if (k == "block") {
+      e = read_dims(a, f.block, at);
     } else if (k == "est. achieved occupancy %") {
       e = read_real(a, f.est_occupancy, at);
     } else if (k == "theoretical achieved occupancy %") {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // One trace event's fields as the columns use them, read from its JSON object with simdjson
 // On-Demand: ph, cat, name, the ts/dur tokens, pid/tid, args (device, stream, correlation, bytes,
-// launch metrics, memory args), with the syntax checks On-Demand leaves to the consumer.
+// launch metrics and configuration, memory args), with the syntax checks On-Demand leaves to the
+// consumer.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <string_view>
@@ -33,6 +35,10 @@ struct event_fields {
   double blocks_per_sm = std::numeric_limits<double>::quiet_NaN();
   double est_occupancy = std::numeric_limits<double>::quiet_NaN();
   double theoretical_occupancy = std::numeric_limits<double>::quiet_NaN();
+  // Launch configuration (kernels): Kineto's "grid" and "block", [x, y, z]; -1 = absent (an
+  // array of other than three integers in [0, 2^31) counts as absent).
+  std::array<std::int32_t, 3> grid{-1, -1, -1}, block{-1, -1, -1};
+  [[nodiscard]] bool has_launch_shape() const noexcept { return grid[0] >= 0 && block[0] >= 0; }
   // Memory events (Kineto `[memory]` args); found flags say the integer was there.
   std::int64_t memory_bytes = 0, total_allocated = 0, total_reserved = 0;
   std::int64_t memory_device = -1, memory_device_type = -1;

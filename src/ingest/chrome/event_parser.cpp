@@ -43,6 +43,7 @@ void chunk_rows::clear() {
   role.clear();
   text_thread.clear();
   metric_row.clear(), blocks_per_sm.clear(), occupancy_pct.clear();
+  shape_row.clear(), grid.clear(), block.clear();
   memory = {};
   memory_skipped = 0;
   memory_other_place = 0;
@@ -320,6 +321,11 @@ void add_row(event_fields const& f, std::int64_t start, std::int64_t end, bool p
   auto const [device, stream] =
       info.device_side ? device_place(f) : std::pair{std::int32_t{-1}, row_thread(f, out)};
   if (kind == event_kind::kernel) add_launch_metrics(f, out);
+  if (kind == event_kind::kernel && f.has_launch_shape()) {
+    out.shape_row.push_back(static_cast<std::uint32_t>(out.size()));
+    out.grid.push_back(f.grid);
+    out.block.push_back(f.block);
+  }
 
   out.start_ns.push_back(start);
   out.end_ns.push_back(end);

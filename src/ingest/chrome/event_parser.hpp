@@ -57,6 +57,9 @@ struct chunk_rows {
   std::vector<std::uint32_t> metric_row;
   std::vector<double> blocks_per_sm;
   std::vector<double> occupancy_pct;
+  /// Kernel rows whose args carry a launch configuration ("grid" and "block"), row ascending.
+  std::vector<std::uint32_t> shape_row;
+  std::vector<std::array<std::int32_t, 3>> grid, block;
   /// Memory events (`ph:"i"`, name `[memory]`), in event order: the table's memory_events
   /// columns before the rank and baseTimeNanoseconds are known.
   struct memory_columns {

@@ -228,9 +228,10 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
   }
   if (options.streams_and_correlations) pick(f_correlation, {"correlationId"});
   pick_source_columns(pick, schema, path, table, source, options);
-  bool const with_details =
-      options.launch_details && (source == source_table::kernel || source == source_table::memcpy ||
-                                 source == source_table::memset);
+  bool const with_details = (options.launch_details &&
+                             (source == source_table::kernel || source == source_table::memcpy ||
+                              source == source_table::memset)) ||
+                            (options.launch_shapes && source == source_table::kernel);
   if (with_details) pick_details(source, pick);
   table_plan plan{source, table, info.kind, info.names,   "SELECT ",
                   {},     true,  true,      with_details, !pick.expr[f_rowid].empty()};

@@ -17,11 +17,40 @@ namespace tracesweep {
 
 namespace {
 
-/// Type label of a row: the category, or the step / stage the name gave a Kineto row.
+/// An nsys row's type as Nsight Systems' own reports name it (its category is the export's
+/// table name, CUPTI_ACTIVITY_KIND_…); "" for a kind nsys rows do not have.
+std::string_view nsys_label(event_kind k) {
+  switch (k) {
+    case event_kind::kernel:
+      return "Kernel";
+    case event_kind::memcpy:
+      return "Memcpy";
+    case event_kind::memset:
+      return "Memset";
+    case event_kind::synchronization:
+      return "Synchronization";
+    case event_kind::api_call:
+      return "CUDA API";
+    case event_kind::user_range:
+      return "NVTX";
+    case event_kind::os_call:
+      return "OS runtime";
+    default:
+      return "";
+  }
+}
+
+/// Type label of a row: the category, or the step / stage the name gave a Kineto row, or an nsys
+/// row's activity kind by its usual name; "" for Kineto's `Trace` span (the profiler's own
+/// "PyTorch Profiler (0)" event, no event type: Paddle's table has none), which is left out.
 std::string type_label(trace_model const& model, std::size_t i) {
   auto const& t = model.table();
   auto const cat = std::string(t.strings().at(t.category[i]));
   if (model.row_producer(i) == producer::paddle) return cat;
+  if (model.row_producer(i) == producer::kineto && t.kind[i] == event_kind::other && cat == "Trace")
+    return {};
+  if (model.row_producer(i) == producer::nsys && !nsys_label(t.kind[i]).empty())
+    return std::string(nsys_label(t.kind[i]));
   switch (t.kind[i]) {
     case event_kind::profiler_step:
     case event_kind::data_loader:
@@ -77,7 +106,9 @@ label_groups group_by_label(trace_model const& model, backend& be) {
   for (std::size_t i = 0; i < table.size(); ++i) {
     if (!model.kept(i)) continue;
     bool const dev = table.device[i] >= 0;
-    auto const key = std::tuple(model.rank_index(table.rank[i]), dev, type_label(model, i));
+    auto label = type_label(model, i);
+    if (label.empty()) continue;
+    auto const key = std::tuple(model.rank_index(table.rank[i]), dev, std::move(label));
     auto [it, fresh] = out.ids.emplace(key, static_cast<group_id>(out.calls.size()));
     if (fresh) out.calls.push_back(0), out.first_row.push_back(i);
     ++out.calls[it->second];
