@@ -311,7 +311,7 @@ TEST(HeldColumns, AFleetJobUploadsEachColumnOnce) {
   ASSERT_TRUE(read_some_trace(dir, table, path)) << "no readable trace in " << dir;
   fleet::analyze_options o;
   host_context in_job;  // its copies, which the job's backend gets, share its counters
-  o.make_backend = [&](event_table const&) -> std::unique_ptr<backend> {
+  o.make_backend = [&](event_table const&, fleet::backend_share) -> std::unique_ptr<backend> {
     return std::make_unique<twin_backend>(in_job, 0, "twin");
   };
   fleet::job_spec const spec{path, "", {path}};
