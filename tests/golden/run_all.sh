@@ -48,12 +48,27 @@ one() {  # one INPUT LABEL
   done
 }
 
+# Inputs run TRACESWEEP_GOLDEN_JOBS at a time (default 2: ctest counts this test as two
+# processors); each writes only files named after its own input, so the order cannot matter.
+jobs="${TRACESWEEP_GOLDEN_JOBS:-2}"
+pids=()
+wait_for_a_slot() {
+  while ((${#pids[@]} >= jobs)); do
+    wait "${pids[0]}"  # a failed input fails the script (set -e): its outputs would be missing
+    pids=("${pids[@]:1}")
+  done
+}
 for in in "${inputs[@]}"; do
-  one "$in" "$(echo "$in" | tr '/' '_')"
+  wait_for_a_slot
+  one "$in" "$(echo "$in" | tr '/' '_')" &
+  pids+=($!)
 done
 # The sample by a fixed relative name, and one merged multi-input stats run.
 ln -sfn "$sample" "$out/.sample.sqlite"
-(cd "$out" && one .sample.sqlite sample)
+wait_for_a_slot
+(cd "$out" && one .sample.sqlite sample) &
+pids+=($!)
+for pid in "${pids[@]}"; do wait "$pid"; done
 rm -f "$out/.sample.sqlite"
 run "nsys_all.stats.cuda_gpu_kern_sum.merge.csv" stats --report cuda_gpu_kern_sum --format csv \
   --merge nsys/nsys-ai/mfu_2gpu_before.sqlite nsys/nsys-ai/mfu_2gpu_after.sqlite

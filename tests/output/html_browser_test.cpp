@@ -374,20 +374,17 @@ std::string trace_with_a_long_name(std::size_t name_bytes) {
   return "{\"traceEvents\": [\n" + events + "\n]}\n";
 }
 
-TEST_F(html_browser, a_page_with_a_1_mb_kernel_name_renders_in_under_5_s_and_ends) {
+TEST_F(html_browser, a_page_with_a_1_mb_kernel_name_renders_and_ends) {
   auto const trace = dir / "long_name.json", page = dir / "page.html";
   std::ofstream(trace, std::ios::binary) << trace_with_a_long_name(std::size_t{1} << 20);
   auto const s =
       ts::run_cli("summary --format html -o " + ts::quote(page) + " " + ts::quote(trace));
   ASSERT_EQ(s.exit_code, 0) << s.err;
-  auto const start = std::chrono::steady_clock::now();
+  // No wall-clock bound (speed is shown in bench/, never in a timed test): the page must end
+  // within the browser's hang guard, and end on screen.
   auto const r = render(ts::slurp(page));
-  auto const took = std::chrono::steady_clock::now() - start;
   ASSERT_FALSE(r.timed_out) << "chromium ran past " << browser_timeout.count() << " s";
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_LT(took, 5s) << "rendering took "
-                      << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
-                      << " ms";
   // The page ends well within the window: its lower half is background, not the name's lines.
   auto const im = read_png(dir / "page.png");
   ASSERT_TRUE(im) << r.err;

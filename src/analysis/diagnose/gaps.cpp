@@ -120,9 +120,10 @@ std::vector<attributed_gap> attribute_gaps(trace_model const& model, device_rows
   neighbours const near(order, model.table());
   std::vector<host_index::query> wanted;
   wanted.reserve(holes.size());
-  for (auto const& g : holes)
-    for (auto const& k : sides_of(model, near, g, fallback).keys())
-      wanted.push_back({k, g.start, g.end});
+  for (auto const& g : holes) {
+    auto const sides = sides_of(model, near, g, fallback);  // keys() points into it
+    for (auto const& k : sides.keys()) wanted.push_back({k, g.start, g.end});
+  }
   host_index const index(model, classifier, std::move(wanted));
 
   // Each gap's cause; only its device, extent and cause are kept (24 bytes).
