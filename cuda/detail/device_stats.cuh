@@ -3,6 +3,7 @@
 // order statistics read from the sorted values.
 #pragma once
 
+#include "cuda/detail/column.hpp"
 #include "cuda/detail/device_sort.cuh"
 
 namespace tracesweep::cuda_detail {
