@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-// find_duplicates: hash every event of the input, sort the hashes, and compare in full only the
-// events whose hash repeats (none in a trace without duplicates).
+// find_duplicates: hash every compared event of the input, group the hashes by their top bits,
+// find the hashes that repeat within each group with a small cache-resident table, and compare
+// in full only the events whose hash repeats (none in a trace without duplicates).
 #include "ingest/duplicate_events.hpp"
 
 #include <tracesweep/task_threads.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <tuple>
 #include <utility>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 
 namespace tracesweep::detail {
@@ -26,35 +29,124 @@ std::uint64_t mixed(std::uint64_t x) noexcept {
   return x ^ (x >> 31);
 }
 
-/// One hash of a tuple's fields.
+/// One hash of a tuple's fields, never 0: each field multiplied in, then one full mix. Equal
+/// keys hash equal; unequal keys that collide only cost a full comparison later.
 template <class Tuple>
 std::uint64_t hash_of(Tuple const& key) noexcept {
-  std::uint64_t h = 0;
-  std::apply([&](auto const&... v) { ((h = mixed(h ^ static_cast<std::uint64_t>(v))), ...); }, key);
-  return h;
+  std::uint64_t h = 0x9e3779b97f4a7c15ULL;
+  std::apply(
+      [&](auto const&... v) {
+        ((h = (h ^ static_cast<std::uint64_t>(v)) * 0xff51afd7ed558ccdULL), ...);
+      },
+      key);
+  return mixed(h) | 1;
 }
 
-/// The items of [first, end) (those `compared` accepts) whose key equals an earlier one's.
-template <class Key, class Compared>
-std::vector<std::size_t> repeated(std::size_t first, std::size_t end, Key const& key,
-                                  Compared const& compared) {
-  std::vector<std::uint64_t> hashes(end - first);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(first, end), [&](auto const& r) {
-    for (auto i = r.begin(); i != r.end(); ++i)
-      hashes[i - first] = compared(i) ? hash_of(key(i)) : mixed(i) | 1;  // distinct, odd
+/// Hashes grouped by their top `bits` bits, each kept as its low 32 bits: group g is
+/// [start[g], start[g + 1]) of `low`. A hash is told by its group and low bits (`told`).
+struct hash_groups {
+  int bits = 0;
+  std::unique_ptr<std::uint32_t[]> low;
+  std::vector<std::size_t> start;
+
+  [[nodiscard]] std::size_t group_of(std::uint64_t h) const noexcept {
+    return bits == 0 ? 0 : static_cast<std::size_t>(h >> (64 - bits));
+  }
+  /// The part of `h` the groups keep: the group's bits and the low 32 bits (never 0).
+  [[nodiscard]] std::uint64_t told(std::uint64_t h) const noexcept {
+    auto const top = bits == 0 ? std::uint64_t{0} : h >> (64 - bits) << (64 - bits);
+    return top | (h & 0xffffffffULL);
+  }
+};
+
+/// The hashes of the items of [first, end) that `compared` accepts, grouped in two passes over
+/// the items (count, then place) in chunks of a fixed size taken by any thread: where a hash is
+/// placed does not depend on the thread count.
+template <class Hash, class Compared>
+hash_groups group_hashes(std::size_t first, std::size_t end, Hash const& hash,
+                         Compared const& compared) {
+  hash_groups g;
+  auto const n = end - first;
+  // About 4 Ki hashes (16 KiB) a group, at most 1024 groups.
+  g.bits = std::min(10, static_cast<int>(std::bit_width(n / 4096)));
+  auto const groups = std::size_t{1} << g.bits;
+  constexpr std::size_t chunk = std::size_t{1} << 16;
+  auto const chunks = (n + chunk - 1) / chunk;
+  std::vector<std::size_t> place(chunks * groups, 0);  // counts, then each chunk's next slot
+  auto const for_each_chunk = [&](auto const& body) {
+    tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t c) {
+      auto* const slots = place.data() + c * groups;
+      for (auto i = first + c * chunk, e = std::min(end, i + chunk); i < e; ++i)
+        if (compared(i)) body(slots, hash(i));
+    });
+  };
+  for_each_chunk([&](std::size_t* count, std::uint64_t h) { ++count[g.group_of(h)]; });
+  g.start.assign(groups + 1, 0);
+  std::size_t total = 0;
+  for (std::size_t grp = 0; grp < groups; ++grp) {
+    g.start[grp] = total;
+    for (std::size_t c = 0; c < chunks; ++c) {
+      auto& slot = place[c * groups + grp];
+      auto const count = slot;
+      slot = total;
+      total += count;
+    }
+  }
+  g.start[groups] = total;
+  g.low = std::make_unique_for_overwrite<std::uint32_t[]>(total);  // every slot written below
+  for_each_chunk([&](std::size_t* next, std::uint64_t h) {
+    g.low[next[g.group_of(h)]++] = static_cast<std::uint32_t>(h);
   });
-  tbb::parallel_sort(hashes.begin(), hashes.end());
-  std::vector<std::uint64_t> twice;
-  for (std::size_t i = 1; i < hashes.size(); ++i)
-    if (hashes[i] == hashes[i - 1] && (twice.empty() || twice.back() != hashes[i]))
-      twice.push_back(hashes[i]);
-  hashes = {};
+  return g;
+}
+
+/// The low bits found more than once in `low`, each once (in no particular order): inserted into
+/// an open-addressing table twice its size (0 marks an empty slot: hashes are odd).
+void add_repeated(std::span<std::uint32_t const> low, std::vector<std::uint32_t>& out) {
+  auto const size = std::bit_ceil(std::max<std::size_t>(2 * low.size(), 16));
+  std::vector<std::uint32_t> table(size, 0);
+  std::vector<std::uint8_t> seen_twice(size, 0);
+  for (auto h : low) {
+    auto slot = static_cast<std::size_t>(mixed(h)) & (size - 1);
+    while (table[slot] != 0 && table[slot] != h) slot = (slot + 1) & (size - 1);
+    if (table[slot] == 0) {
+      table[slot] = h;
+    } else if (!seen_twice[slot]) {
+      seen_twice[slot] = 1;
+      out.push_back(h);
+    }
+  }
+}
+
+/// The hashes (as `told` keeps them) that repeat among those `group_hashes` gives, ascending.
+std::vector<std::uint64_t> repeated_hashes(hash_groups const& g) {
+  auto const groups = g.start.size() - 1;
+  std::vector<std::vector<std::uint32_t>> per_group(groups);
+  tbb::parallel_for(std::size_t{0}, groups, [&](std::size_t grp) {
+    add_repeated({g.low.get() + g.start[grp], g.low.get() + g.start[grp + 1]}, per_group[grp]);
+  });
+  std::vector<std::uint64_t> out;
+  for (std::size_t grp = 0; grp < groups; ++grp)
+    for (auto low : per_group[grp])
+      out.push_back((g.bits == 0 ? 0 : std::uint64_t{grp} << (64 - g.bits)) | low);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// The items of [first, end) (those `compared` accepts) whose key equals an earlier one's. Items
+/// are first told apart by a hash of `hashed`, part of the key enough to tell almost all apart.
+template <class Key, class Hashed, class Compared>
+std::vector<std::size_t> repeated(std::size_t first, std::size_t end, Key const& key,
+                                  Hashed const& hashed, Compared const& compared) {
+  auto const hash = [&hashed](std::size_t i) { return hash_of(hashed(i)); };
+  auto const groups = group_hashes(first, end, hash, compared);
+  auto const twice = repeated_hashes(groups);
   if (twice.empty()) return {};
   // The few items whose hash repeats, by (hash, key, index): a copy follows its original.
   std::vector<std::pair<std::uint64_t, std::size_t>> suspects;
   for (auto i = first; i < end; ++i) {
     if (!compared(i)) continue;
-    auto const h = hash_of(key(i));
+    auto const h = groups.told(hash(i));
     if (std::binary_search(twice.begin(), twice.end(), h)) suspects.emplace_back(h, i);
   }
   std::sort(suspects.begin(), suspects.end(), [&](auto const& a, auto const& b) {
@@ -80,6 +172,10 @@ duplicates find_duplicates(event_table const& t, unsigned threads) {
     return std::make_tuple(static_cast<int>(t.kind[i]), t.name[i], t.start_ns[i], t.end_ns[i],
                            t.rank[i], t.device[i], t.stream[i], t.correlation_of(i));
   };
+  // (a row's kind, correlation and start tell apart all but its copies)
+  auto const row_hashed = [&t](std::size_t i) {
+    return std::make_tuple(static_cast<int>(t.kind[i]), t.correlation[i], t.start_ns[i]);
+  };
   auto const row_compared = [&t](std::size_t i) { return t.correlation[i] != -1; };
   auto const& m = t.memory;
   auto const memory_key = [&m](std::size_t j) {
@@ -90,9 +186,9 @@ duplicates find_duplicates(event_table const& t, unsigned threads) {
   duplicates found;
   tbb::task_arena arena(static_cast<int>(resolve_threads(threads)));
   arena.execute([&] {
-    found.rows = repeated(rows.first, rows.second, row_key, row_compared);
-    found.memory_events =
-        repeated(memory.first, memory.second, memory_key, [](std::size_t) { return true; });
+    found.rows = repeated(rows.first, rows.second, row_key, row_hashed, row_compared);
+    found.memory_events = repeated(memory.first, memory.second, memory_key, memory_key,
+                                   [](std::size_t) { return true; });
   });
   return found;
 }

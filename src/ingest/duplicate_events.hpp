@@ -23,8 +23,8 @@ struct duplicates {
 /// operations and runtime calls it ties, unique per launch. Rows without one can be equal in
 /// every column and still distinct (Kineto's nested `aten::zeros` in `aten::zeros`, both in
 /// the same whole µs, told apart only by their External id; nsys rows read without
-/// correlations). One hash per row, sorted with `threads` threads; only rows whose hash repeats
-/// are compared in full.
+/// correlations). One hash per row of its kind, correlation and start, grouped by hash with
+/// `threads` threads; only rows whose hash repeats are compared in full.
 [[nodiscard]] duplicates find_duplicates(event_table const& table, unsigned threads);
 
 }  // namespace tracesweep::detail

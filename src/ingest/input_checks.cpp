@@ -59,6 +59,7 @@ std::vector<window> input_windows(event_table const& table) {
 
 std::vector<clock_outlier> find_clock_outliers(event_table const& table,
                                                std::int64_t threshold_ns) {
+  if (table.inputs().size() < 2) return {};  // (no other input to lie apart from)
   auto const windows = input_windows(table);
   // Groups of windows, each starting within the threshold of the group's last end so far.
   struct group {
