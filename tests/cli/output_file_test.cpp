@@ -17,6 +17,7 @@ namespace fs = std::filesystem;
 using tracesweep::test::quote;
 using tracesweep::test::run_cli;
 using tracesweep::test::slurp;
+using tracesweep::test::tracesweep_binary;
 
 namespace {
 
@@ -64,9 +65,9 @@ TEST_F(output_file, a_failed_write_is_exit_2_one_line_and_leaves_nothing) {
   EXPECT_NE(r.err.find("/dev/full: writing the output"), std::string::npos) << r.err;
   // Standard output on a full device (run_cli redirects stdout itself, so by hand).
   auto const err = dir / "err.txt";
-  int const status = std::system((std::string("'") + TRACESWEEP_BINARY + "' summary " +
-                                  quote(input) + " >/dev/full 2>" + quote(err))
-                                     .c_str());
+  int const status = std::system(
+      ("'" + tracesweep_binary() + "' summary " + quote(input) + " >/dev/full 2>" + quote(err))
+          .c_str());
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << status;
   EXPECT_TRUE(one_line(slurp(err))) << slurp(err);
   EXPECT_NE(slurp(err).find("standard output: writing the output"), std::string::npos);

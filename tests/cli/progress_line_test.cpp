@@ -21,7 +21,7 @@ fs::path const sample = fs::path(TRACESWEEP_SOURCE_DIR) / "datasets/samples/trai
 /// only stderr reaches it), with `env` before the command.
 std::string on_a_terminal(std::string const& env, std::string const& args) {
   auto const out = fs::temp_directory_path() / ("ts_pty_" + std::to_string(::getpid()));
-  auto const inner = env + " '" + std::string(TRACESWEEP_BINARY) + "' " + args + " >/dev/null";
+  auto const inner = env + " '" + tracesweep_binary() + "' " + args + " >/dev/null";
   auto const cmd = "script -q -e -c " + quote(inner) + " /dev/null >" + quote(out) + " 2>&1";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   auto text = slurp(out);

@@ -190,8 +190,8 @@ TEST(FleetScan, ProgressLineOnlyOnATerminal) {
   EXPECT_NE(plain.out.find("run 1: 3 jobs written"), std::string::npos) << plain.out;
   // On a pseudo-terminal (script(1)): the line with files, GB and ETA, redrawn in place.
   if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1)";
-  auto const command = std::string(TRACESWEEP_BINARY) + " scan " + quote(d / "traces") + " --db " +
-                       quote(d / "b.sqlite");
+  auto const command =
+      tracesweep_binary() + " scan " + quote(d / "traces") + " --db " + quote(d / "b.sqlite");
   std::string tty;
   FILE* session = popen(("script -qec " + quote(command) + " /dev/null").c_str(), "r");
   ASSERT_NE(session, nullptr);

@@ -103,7 +103,7 @@ inline void generate_job(std::filesystem::path const& dir, int ranks, std::uint6
 /// test process's environment; returns its pid.
 inline pid_t spawn_cli(std::vector<std::string> const& args,
                        std::filesystem::path const& err = "/dev/null") {
-  std::vector<std::string> argv_s{TRACESWEEP_BINARY};
+  std::vector<std::string> argv_s{tracesweep_binary()};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());

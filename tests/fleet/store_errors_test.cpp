@@ -86,8 +86,8 @@ std::optional<cli_result> run_on_read_only_folder(fs::path const& ro, fs::path c
   auto const err = ro.parent_path() / "ro.err";
   std::string script = "mount -t tmpfs tmpfs " + quote(ro) + " || exit 99; ";
   if (!db.empty()) script += "cp " + quote(db) + " " + quote(ro / "r.sqlite") + " || exit 99; ";
-  script += "mount -o remount,ro " + quote(ro) + " || exit 99; exec '" +
-            std::string(TRACESWEEP_BINARY) + "' " + args;
+  script += "mount -o remount,ro " + quote(ro) + " || exit 99; exec '" + tracesweep_binary() +
+            "' " + args;
   auto const status = std::system(
       ("unshare -rm sh -c " + quote(script) + " >/dev/null 2>" + quote(err) + " </dev/null")
           .c_str());

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -26,6 +27,13 @@ inline std::string slurp(std::filesystem::path const& p) {
   return s.str();
 }
 
+/// The tracesweep binary the tests run: this build's, or $TRACESWEEP_TEST_BINARY when set (to
+/// show a test failing on an older build).
+inline std::string tracesweep_binary() {
+  auto const* other = std::getenv("TRACESWEEP_TEST_BINARY");
+  return other && *other ? other : TRACESWEEP_BINARY;
+}
+
 /// `args` is appended to the binary's path as shell words (quote paths yourself). With
 /// `timeout_s` > 0 the binary runs under timeout(1): killed after that long (exit code 124).
 /// `wrapper`: shell words before the binary's path (a command that runs it).
@@ -35,7 +43,7 @@ inline cli_result run_cli(std::string const& args, int timeout_s = 0,
   auto const tag = std::to_string(::getpid()) + "_" + std::to_string(std::rand());
   auto const out = dir / ("ts_out_" + tag), err = dir / ("ts_err_" + tag);
   std::string cmd = (timeout_s > 0 ? "timeout -k 5 " + std::to_string(timeout_s) + " " : "") +
-                    wrapper + "'" + TRACESWEEP_BINARY + "' " + args + " >'" + out.string() +
+                    wrapper + "'" + tracesweep_binary() + "' " + args + " >'" + out.string() +
                     "' 2>'" + err.string() + "' </dev/null";
   int const status = std::system(cmd.c_str());
   cli_result r;
