@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Two builds of tracesweep side by side on the inputs of bench/chrome and bench/nsys, interleaved
-# run by run, median of 3, --threads 1: did a change make the tool slower?
+# run by run, median of 3 (REPS=5 in the environment for 5), --threads 1: did a change make the
+# tool slower?
 #   inputs: hta_negative_queue_length_a100 replicated ×45 with ../shared/bench/replicate_kineto.py
 #   (plain and .gz), and a generated nsys export of 21.5 M events (4 ranks × 2 GPUs);
 #   commands: summary --format json, stats --report cuda_gpu_kern_sum --format csv, overview
@@ -18,6 +19,7 @@ shared="$here/../shared"
 work=${3:-${TMPDIR:-/tmp}/tracesweep_compare}
 events=${4:-21500000}
 threads=${5:-1}
+reps=${REPS:-3}
 mkdir -p "$work"
 real="$shared/traces/kineto/hta_negative_queue_length_a100/rank0.json.gz"
 [[ -f $work/real.json ]] || python3 "$shared/bench/replicate_kineto.py" "$real" 45 "$work/real.json"
@@ -32,15 +34,15 @@ seconds() {  # seconds CMD...: wall time of one run, output into $work/out
   e=$(date +%s.%N)
   echo "$e - $s" | bc
 }
-median() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+median() { printf '%s\n' "$@" | sort -g | sed -n "$((($# + 1) / 2))p"; }
 
-echo "== $(date -u '+%F %H:%M') UTC, --threads $threads, $(nproc) CPUs: $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== $(date -u '+%F %H:%M') UTC, --threads $threads, median of $reps, $(nproc) CPUs: $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-44s %-22s %9s %9s %9s %s\n' command input "old s" "new s" new/old same
 compare() {  # compare INPUT ARGS...
   local in=$1
   shift
   local to=() tn=()
-  for _ in 1 2 3; do
+  for ((rep = 0; rep < reps; ++rep)); do
     to+=("$(seconds "$old" --threads "$threads" "$@" "$in")")
     cp "$work/out" "$work/out.old"
     tn+=("$(seconds "$new" --threads "$threads" "$@" "$in")")
