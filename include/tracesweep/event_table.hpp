@@ -72,6 +72,17 @@ struct input_info {
     std::int64_t start_ns = 0, end_ns = 0;
   };
   std::vector<overhead_range> profiler_overhead;
+  /// The operating system's process id of each rank where the rank is not it (nsys: one rank
+  /// per process, numbered as read_nsys_sqlite says); empty otherwise.
+  std::map<std::int32_t, std::int64_t> process_ids;
+  /// The reader numbered the ranks itself (nothing in the input names them): when they collide
+  /// with the ranks another input claims, read_inputs moves them past those.
+  bool ranks_numbered_by_reader = false;
+  /// The process id of `rank`: its process_ids entry, else the rank itself.
+  [[nodiscard]] std::int64_t process_id(std::int32_t rank) const {
+    auto const it = process_ids.find(rank);
+    return it == process_ids.end() ? rank : it->second;
+  }
 };
 
 /// One event, as a reader hands it to the table.
@@ -268,6 +279,10 @@ class event_table {
   /// Renumbers the ranks of the current input, once finished: its i-th rank in ascending order
   /// becomes `first + i`, in its rows, memory events, GPU contexts and profiler overhead.
   void renumber_input_ranks(std::int32_t first);
+  /// Renumbers the ranks of the current input, once finished, as `to` says: (old, new) pairs
+  /// sorted by old rank, naming every rank of its rows and memory events, new ranks distinct.
+  /// Process ids follow their ranks.
+  void renumber_input_ranks(std::span<std::pair<std::int32_t, std::int32_t> const> to);
   /// The memory events [first, end) of the current input.
   [[nodiscard]] std::pair<std::size_t, std::size_t> current_input_memory() const noexcept {
     return {_current_input_first_memory, memory.size()};
@@ -326,6 +341,9 @@ class event_table {
   string_pool _strings;
   void append_correlation(std::int64_t c);
   [[nodiscard]] std::int64_t wide_correlation_of(std::size_t row) const noexcept;
+  /// Gives every rank r of the current input renumbered(r) (defined in event_table.cpp).
+  template <class Renumbered>
+  void renumber_current_input(Renumbered const& renumbered);
 
   std::vector<input_info> _inputs;
   /// The first row of each input, ascending: row i is of the last input whose first row ≤ i.

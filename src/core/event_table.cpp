@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace tracesweep {
@@ -120,12 +121,9 @@ void event_table::finish_input() {
   info.ranks = std::move(ranks);
 }
 
-void event_table::renumber_input_ranks(std::int32_t first) {
+template <class Renumbered>
+void event_table::renumber_current_input(Renumbered const& renumbered) {
   auto& info = _inputs.back();
-  auto const renumbered = [&](std::int32_t r) {
-    auto const at = std::lower_bound(info.ranks.begin(), info.ranks.end(), r);
-    return first + static_cast<std::int32_t>(at - info.ranks.begin());
-  };
   for (auto i = _current_input_first_row; i < rank.size(); ++i) rank[i] = renumbered(rank[i]);
   for (auto j = _current_input_first_memory; j < memory.size(); ++j)
     memory.rank[j] = renumbered(memory.rank[j]);
@@ -134,7 +132,35 @@ void event_table::renumber_input_ranks(std::int32_t first) {
     contexts[{renumbered(key.first), key.second}] = std::move(ids);
   info.gpu_contexts = std::move(contexts);
   for (auto& o : info.profiler_overhead) o.rank = renumbered(o.rank);
+  decltype(info.process_ids) processes;
+  for (auto const& [r, pid] : info.process_ids) processes[renumbered(r)] = pid;
+  info.process_ids = std::move(processes);
   for (auto& r : info.ranks) r = renumbered(r);
+  std::sort(info.ranks.begin(), info.ranks.end());
+}
+
+void event_table::renumber_input_ranks(std::int32_t first) {
+  auto const& ranks = _inputs.back().ranks;
+  renumber_current_input([&, ranks](std::int32_t r) {
+    auto const at = std::lower_bound(ranks.begin(), ranks.end(), r);
+    return first + static_cast<std::int32_t>(at - ranks.begin());
+  });
+}
+
+void event_table::renumber_input_ranks(std::span<std::pair<std::int32_t, std::int32_t> const> to) {
+  // Ranks come in long runs: the last answer is checked first.
+  std::pair<std::int32_t, std::int32_t> last{0, 0};
+  bool have_last = false;
+  renumber_current_input([&](std::int32_t r) {
+    if (have_last && last.first == r) return last.second;
+    auto const at =
+        std::lower_bound(to.begin(), to.end(), r,
+                         [](auto const& entry, std::int32_t key) { return entry.first < key; });
+    if (at == to.end() || at->first != r)
+      throw std::logic_error("renumber_input_ranks: rank " + std::to_string(r) + " not mapped");
+    last = *at, have_last = true;
+    return last.second;
+  });
 }
 
 namespace {

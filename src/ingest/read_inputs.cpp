@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <new>
 #include <stdexcept>
@@ -121,12 +122,22 @@ void assign_ranks(event_table& table, std::string const& file, rank_source from,
     throw input_error(file, "",
                       "no rank number in the file name (as in rank-3.json or worker_3.sqlite)");
   table.renumber_input_ranks(token->rank);
+  table.inputs().back().ranks_numbered_by_reader = false;  // the file name claims it
 }
 
-/// Refuses the input just read when another input has claimed one of its ranks.
-void claim_ranks(event_table const& table, std::string const& file,
+/// Refuses the input just read when another input has claimed one of its ranks. Ranks its
+/// reader numbered itself (nothing in the input names them) move past the ranks claimed so far
+/// instead.
+void claim_ranks(event_table& table, std::string const& file,
                  std::map<std::int32_t, std::string>& owner) {
-  for (auto r : table.inputs().back().ranks) {
+  auto const& info = table.inputs().back();
+  bool const collides = std::any_of(info.ranks.begin(), info.ranks.end(),
+                                    [&](std::int32_t r) { return owner.contains(r); });
+  auto const room = std::numeric_limits<std::int32_t>::max() -
+                    static_cast<std::int32_t>(std::min<std::size_t>(info.ranks.size(), INT32_MAX));
+  if (collides && info.ranks_numbered_by_reader && owner.rbegin()->first < room)
+    table.renumber_input_ranks(owner.rbegin()->first + 1);
+  for (auto r : info.ranks) {
     auto const [it, fresh] = owner.emplace(r, file);
     if (!fresh)
       throw input_error(file, "",

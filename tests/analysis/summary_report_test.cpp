@@ -39,6 +39,7 @@ ts::summary sample() {
   by_kind(ts::event_kind::api_call) = 987;  // host rows: not GPU operations
   a.skipped = {{"end_before_start", 3}, {"no device", 7}};
   a.session_start_utc_ns = 1'733'861'216'912'637'995;  // > 2^53
+  a.process_ids = {{0, 144}, {1, 145}};
   a.device_names = {
       {0, "NVIDIA H100 80GB HBM3"}, {1, "NVIDIA H100 80GB HBM3"}, {3, "GPU \"x\", y"}};
   ts::input_info b;
@@ -126,9 +127,10 @@ std::string type_name(simdjson::dom::element const& e) {
 
 /// Checks that `got` has the shape of `want`: same keys in the same order, same types; every
 /// element of an array against the first element of the golden array. The contents of
-/// "skipped" (reason → count) are free-form keys with integer values, those of "device_names"
-/// (device id → name) free-form keys with string values; "session_start_utc_ns" and a GPU's name
-/// and properties are the golden's type or null (metadata the input did not carry).
+/// "skipped" (reason → count) and "process_ids" (rank → pid) are free-form keys with integer
+/// values, those of "device_names" (device id → name) free-form keys with string values;
+/// "session_start_utc_ns" and a GPU's name and properties are the golden's type or null (metadata
+/// the input did not carry).
 void expect_schema(simdjson::dom::element got, simdjson::dom::element want, std::string const& at) {
   auto const ends_with = [&](std::string_view suffix) { return at.ends_with(suffix); };
   bool const optional =
@@ -136,8 +138,8 @@ void expect_schema(simdjson::dom::element got, simdjson::dom::element want, std:
   if (optional && type_name(got) == "null") return;
   ASSERT_EQ(type_name(got), type_name(want)) << "at " << at;
   if (got.type() == simdjson::dom::element_type::OBJECT) {
-    if (ends_with(".skipped") || ends_with(".device_names")) {
-      auto const type = ends_with(".skipped") ? "int" : "string";
+    if (ends_with(".skipped") || ends_with(".device_names") || ends_with(".process_ids")) {
+      auto const type = ends_with(".device_names") ? "string" : "int";
       for (auto [key, value] : simdjson::dom::object(got))
         EXPECT_EQ(type_name(value), type) << "at " << at << "." << key;
       return;
@@ -290,13 +292,16 @@ TEST(summary_csv, rfc4180_quoting_and_exact_values) {
   auto const inputs = parse_csv(write(s, fmt::csv, "inputs"));
   ASSERT_EQ(inputs.size(), 3u);
   EXPECT_EQ(inputs[1][2], "0;1");
-  EXPECT_EQ(inputs[1][4], "end_before_start=3;no device=7");
-  EXPECT_EQ(inputs[0][5], "session_start_utc_ns");
-  EXPECT_EQ(inputs[0][6], "device_names");
-  EXPECT_EQ(inputs[1][5], "1733861216912637995");
-  EXPECT_EQ(inputs[1][6], "0=NVIDIA H100 80GB HBM3;1=NVIDIA H100 80GB HBM3;3=GPU \"x\", y");
-  EXPECT_EQ(inputs[2][5], "");
+  EXPECT_EQ(inputs[0][3], "process_ids");
+  EXPECT_EQ(inputs[1][3], "0=144;1=145");
+  EXPECT_EQ(inputs[2][3], "");
+  EXPECT_EQ(inputs[1][5], "end_before_start=3;no device=7");
+  EXPECT_EQ(inputs[0][6], "session_start_utc_ns");
+  EXPECT_EQ(inputs[0][7], "device_names");
+  EXPECT_EQ(inputs[1][6], "1733861216912637995");
+  EXPECT_EQ(inputs[1][7], "0=NVIDIA H100 80GB HBM3;1=NVIDIA H100 80GB HBM3;3=GPU \"x\", y");
   EXPECT_EQ(inputs[2][6], "");
+  EXPECT_EQ(inputs[2][7], "");
   for (auto const& r : inputs) EXPECT_EQ(r.size(), inputs[0].size());
 }
 

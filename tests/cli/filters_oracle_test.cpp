@@ -140,14 +140,15 @@ TEST(FiltersOnNsys, NameTimeRangeAndRanksMatchSql) {
       EXPECT_EQ(cli_sums("cuda_api_sum", range + quote(f)), sql_api(db, overlap("r")));
     }
 
-    // --ranks: each process of the export (rank = pid for nsys).
-    auto const pids = db.query(std::string("SELECT DISTINCT ") + pid_of_kernel +
-                               " FROM CUPTI_ACTIVITY_KIND_KERNEL k ORDER BY 1");
-    for (auto const& pid : pids) {
-      auto const p = std::to_string(pid[0].i);
-      EXPECT_EQ(cli_sums("cuda_gpu_kern_sum", "--ranks " + p + " " + quote(f)),
+    // --ranks: each process of the export; nsys rank k is the k-th process with CUDA streams
+    // in process-id order.
+    auto const pids =
+        db.query("SELECT DISTINCT processId FROM TARGET_INFO_CUDA_STREAM ORDER BY processId");
+    for (std::size_t k = 0; k < pids.size(); ++k) {
+      auto const p = std::to_string(pids[k][0].i);
+      EXPECT_EQ(cli_sums("cuda_gpu_kern_sum", "--ranks " + std::to_string(k) + " " + quote(f)),
                 sql_kernels(db, std::string(pid_of_kernel) + " = " + p))
-          << "rank " << p;
+          << "rank " << k << ", process " << p;
     }
   }
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -189,6 +190,7 @@ result_table inputs(summary const& s) {
   t.add("path", string).elide = true;
   t.add("format", string);
   t.add("ranks", nested);
+  t.add("process_ids", nested);  // rank → process id where they differ (nsys)
   // The summary reads only GPU operations where the format lets it (nsys): it counts those, so
   // the count is the same whichever other kinds a filter made the reader take too.
   t.add("gpu_operations", integer);
@@ -202,6 +204,11 @@ result_table inputs(summary const& s) {
     auto ranks = entries(output::json_shape::list, integer, integer);
     ranks.text_separator = ",";
     for (auto r : in.ranks) ranks.add_row({i64(r)});
+    auto processes = entries(output::json_shape::map, integer, integer);
+    processes.text_pair = ": ";
+    for (auto const& [r, pid] : in.process_ids)  // those of the ranks listed
+      if (std::binary_search(in.ranks.begin(), in.ranks.end(), r))
+        processes.add_row({i64(r), i64(pid)});
     auto skipped = entries(output::json_shape::map, string, integer);
     skipped.text_pair = ": ";
     for (auto const& [reason, count] : in.skipped) skipped.add_row({reason, i64(count)});
@@ -216,9 +223,9 @@ result_table inputs(summary const& s) {
     }
     cell start;
     if (in.session_start_utc_ns) start = i64(*in.session_start_utc_ns);
-    t.add_row({in.path, in.format, nest(std::move(ranks)), i64(in.device_events()),
-               nest(std::move(skipped)), start, nest(std::move(names)), nest(gpus_of(in)),
-               nest(std::move(labels))});
+    t.add_row({in.path, in.format, nest(std::move(ranks)), nest(std::move(processes)),
+               i64(in.device_events()), nest(std::move(skipped)), start, nest(std::move(names)),
+               nest(gpus_of(in)), nest(std::move(labels))});
   }
   return t;
 }

@@ -28,6 +28,7 @@
 #include "ingest/nsys/nsys_labels.hpp"
 #include "ingest/nsys/nsys_memory.hpp"
 #include "ingest/nsys/nsys_metadata.hpp"
+#include "ingest/nsys/nsys_ranks.hpp"
 #include "ingest/nsys/nsys_schema.hpp"
 #include "ingest/nsys/nsys_strings.hpp"
 #include "ingest/nsys/nsys_tables.hpp"
@@ -386,6 +387,7 @@ void read_database(db_location const& where, std::uint64_t bytes, event_table& t
       throw input_error(path, "CUPTI_ACTIVITY_KIND_KERNEL",
                         "no GPU activity: the export has no kernel, memcpy or memset rows");
     table.finish_input();
+    rank_processes(table, launch_rank(db, schema), cuda_processes(db, schema));
   } catch (...) {
     table.abandon_input();
     throw;

@@ -18,7 +18,7 @@ void gaps_of(stats::device_operations d, std::int64_t min_gap, std::vector<gpu_r
   for (std::size_t k = 0; k + 1 < d.start.size(); ++k) {
     auto const hole = d.start[k + 1] - d.end[k];
     if (hole > 0 && hole > min_gap)
-      out.push_back({hole, d.end[k], d.rank, d.device, d.context, 0.0});
+      out.push_back({hole, d.end[k], d.pid, d.device, d.context, 0.0});
   }
 }
 
@@ -37,8 +37,8 @@ std::vector<gpu_rule_table> compute_gpu_gaps(trace_model const& model, gpu_gaps_
   for (auto& table : out) {
     auto& rows = table.rows;
     std::sort(rows.begin(), rows.end(), [](auto const& a, auto const& b) {
-      return std::tuple(-a.duration_ns, a.start_ns, a.rank, a.device) <
-             std::tuple(-b.duration_ns, b.start_ns, b.rank, b.device);
+      return std::tuple(-a.duration_ns, a.start_ns, a.pid, a.device) <
+             std::tuple(-b.duration_ns, b.start_ns, b.pid, b.device);
     });
     if (o.rows > 0 && rows.size() > o.rows) rows.resize(o.rows);
   }

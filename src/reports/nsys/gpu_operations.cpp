@@ -23,6 +23,7 @@ std::vector<device_operations> gpu_operations(trace_model const& model) {
     g.first = *std::min_element(g.start.begin(), g.start.end());
     g.last = *std::max_element(g.end.begin(), g.end.end());
     auto const& info = t.inputs()[static_cast<std::size_t>(g.input)];
+    g.pid = info.process_id(g.rank);
     if (auto const c = info.gpu_contexts.find({g.rank, g.device});
         c != info.gpu_contexts.end() && c->second.size() == 1)
       g.context = c->second.front();

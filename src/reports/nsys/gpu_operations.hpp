@@ -12,6 +12,7 @@ namespace tracesweep::stats {
 
 struct device_operations {
   std::int32_t input = 0, rank = 0, device = 0;
+  std::int64_t pid = 0;                  ///< the rank's process id (input_info::process_id)
   std::optional<std::int64_t> context;   ///< the one context the input names for it, if one
   std::int64_t first = 0, last = 0;      ///< first start and last end of its own operations
   std::vector<std::int64_t> start, end;  ///< its operations, then the overhead pseudo-operations

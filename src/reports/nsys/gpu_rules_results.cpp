@@ -47,7 +47,7 @@ void add_rows(result_table& t, gpu_rule_table const& g, bool with_file) {
     if (is_util(g.rule)) cells.emplace_back(r.in_use_pct);
     cells.emplace_back(r.duration_ns);
     cells.emplace_back(r.start_ns);
-    cells.emplace_back(std::int64_t{r.rank});
+    cells.emplace_back(r.pid);
     cells.emplace_back(std::int64_t{r.device});
     if (r.context)
       cells.emplace_back(*r.context);

@@ -45,7 +45,7 @@ void low_runs(stats::device_operations const& d, gpu_time_util_options const& o,
   auto close_run = [&] {
     if (run_length > 0)
       out.push_back(
-          {run_length, run_start, d.rank, d.device, d.context, percent(run_busy, run_length)});
+          {run_length, run_start, d.pid, d.device, d.context, percent(run_busy, run_length)});
     run_length = 0, run_busy = 0;
   };
   for (std::size_t i = 0; i < count; ++i) {
@@ -75,7 +75,7 @@ std::vector<gpu_rule_table> compute_gpu_time_util(trace_model const& model,
   for (auto& table : out) {
     auto& rows = table.rows;
     std::sort(rows.begin(), rows.end(), [](auto const& a, auto const& b) {
-      return std::tuple(a.rank, a.device, a.start_ns) < std::tuple(b.rank, b.device, b.start_ns);
+      return std::tuple(a.pid, a.device, a.start_ns) < std::tuple(b.pid, b.device, b.start_ns);
     });
     if (o.rows > 0 && rows.size() > o.rows) rows.resize(o.rows);
   }

@@ -46,7 +46,7 @@ kernel_exec_row row_of(trace_model const& model, std::size_t k,
   r.kernel_start = t.start_ns[k];
   r.kernel_duration = t.end_ns[k] - t.start_ns[k];
   r.total_duration = t.end_ns[k] - t.start_ns[c];
-  r.pid = t.rank[k];
+  r.pid = t.inputs()[static_cast<std::size_t>(t.input_of(k))].process_id(t.rank[k]);
   r.tid = t.stream[c];
   r.device = t.device[k];
   r.api_name = std::string(strip_api_version(t.strings().at(t.name[c])));
@@ -99,7 +99,7 @@ std::vector<kernel_exec_summary> compute_kernel_exec_sum(trace_model const& mode
   for (std::size_t g = 0; g < tables.size(); ++g) {
     out[g].source = source_of(t, g, merge);
     using group_key =
-        std::tuple<std::int32_t, std::int64_t, std::int32_t, std::string, std::string>;
+        std::tuple<std::int64_t, std::int64_t, std::int32_t, std::string, std::string>;
     std::map<group_key, std::uint32_t> ids;
     std::vector<std::uint32_t> keys, queue_keys;
     std::vector<std::int64_t> total, api, kernel, queue;

@@ -91,7 +91,7 @@ TEST(nsys_reader, columns_match_sql_counts_and_sums_on_every_real_export) {
       checked += got[k].rows;
     EXPECT_EQ(checked, static_cast<std::int64_t>(t.size()));
 
-    // rank = OS pid from globalPid / globalTid; device = deviceId.
+    // Each row's rank maps back to the OS pid of globalPid / globalTid; device = deviceId.
     std::set<std::int32_t> sql_pids;
     for (auto const& r : db.query("SELECT DISTINCT (globalPid >> 24) & 16777215 FROM "
                                   "CUPTI_ACTIVITY_KIND_KERNEL UNION SELECT DISTINCT (globalTid >> "
@@ -100,7 +100,7 @@ TEST(nsys_reader, columns_match_sql_counts_and_sums_on_every_real_export) {
     std::set<std::int32_t> pids;
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t.kind[i] == event_kind::kernel || t.kind[i] == event_kind::api_call)
-        pids.insert(t.rank[i]);
+        pids.insert(static_cast<std::int32_t>(t.inputs()[0].process_id(t.rank[i])));
     EXPECT_EQ(pids, sql_pids);
     ASSERT_EQ(t.inputs().size(), 1u);
     EXPECT_EQ(t.inputs()[0].format, "nsys-sqlite");
@@ -368,8 +368,9 @@ TEST(nsys_summary, device_unions_match_a_brute_force_sweep_on_every_real_export)
     load("CUPTI_ACTIVITY_KIND_MEMSET", &device_ops::memsets, false);
     ASSERT_EQ(s.devices.size(), ops.size());
     for (auto const& d : s.devices) {
-      SCOPED_TRACE("pid " + std::to_string(d.rank) + " device " + std::to_string(d.device));
-      auto it = ops.find({d.rank, d.device});
+      auto const pid = static_cast<std::int32_t>(t.inputs()[0].process_id(d.rank));
+      SCOPED_TRACE("pid " + std::to_string(pid) + " device " + std::to_string(d.device));
+      auto it = ops.find({pid, d.device});
       ASSERT_NE(it, ops.end());
       auto const& o = it->second;
       std::int64_t lo = INT64_MAX, hi = INT64_MIN;

@@ -3,7 +3,8 @@
 // same names) over the GPU operations of each (rank, device) of each input: its kernels,
 // memcpys and memsets with start > 0, plus the profiler's overhead ranges of the rank
 // (input_info::profiler_overhead) that lie strictly inside the device's span [first start, last
-// end]. For nsys a rank is a process (pid); for Kineto and Paddle inputs it is the rank.
+// end]. Rows name the process as nsys does: its process id (input_info::process_id; for Kineto
+// and Paddle inputs the rank).
 #pragma once
 
 #include <cstdint>
@@ -31,7 +32,7 @@ struct gpu_time_util_options {
 struct gpu_rule_row {
   std::int64_t duration_ns = 0;
   std::int64_t start_ns = 0;
-  std::int32_t rank = 0;
+  std::int64_t pid = 0;  ///< the process id (input_info::process_id)
   std::int32_t device = 0;
   /// The device's CUDA context when the input names exactly one for it (nsys), else absent.
   std::optional<std::int64_t> context;
@@ -46,7 +47,7 @@ struct gpu_rule_table {
 };
 
 /// One table per input: the holes of the union of each device's GPU operations between its first
-/// and last operation that last longer than min_gap_ns, by (duration desc, start, rank, device).
+/// and last operation that last longer than min_gap_ns, by (duration desc, start, pid, device).
 /// nsys pairs the k-th end with the (k+1)-th start in (start / end) order: a zero-length
 /// operation splits a hole, as it does here.
 [[nodiscard]] std::vector<gpu_rule_table> compute_gpu_gaps(trace_model const& model,
@@ -56,7 +57,7 @@ struct gpu_rule_table {
 /// (the last one clipped to the span); a chunk's In-Use is Σ over the operations of their
 /// overlap with it ÷ its length × 100 (a sum, not a union: concurrent streams can pass 100);
 /// runs of consecutive chunks below the threshold are one row with their length-weighted In-Use.
-/// Rows by (rank, device, start).
+/// Rows by (pid, device, start).
 [[nodiscard]] std::vector<gpu_rule_table> compute_gpu_time_util(trace_model const& model,
                                                                 gpu_time_util_options const& o);
 

@@ -21,7 +21,7 @@ struct kernel_exec_row {
   std::optional<std::int64_t> queue_start, queue_duration;  ///< when the kernel starts after
   std::int64_t kernel_start = 0, kernel_duration = 0;
   std::int64_t total_duration = 0;  ///< kernel end − API start
-  std::int32_t pid = 0;             ///< the rank (nsys: the process)
+  std::int64_t pid = 0;             ///< the process id (input_info::process_id)
   std::int64_t tid = -1;            ///< the calling thread
   std::int32_t device = 0;
   std::string api_name;     ///< without its _vNNNNN suffix
@@ -43,7 +43,7 @@ struct phase_stats {
 
 /// One (PID, TID, device, API name, kernel name).
 struct kernel_exec_group {
-  std::int32_t pid = 0;
+  std::int64_t pid = 0;
   std::int64_t tid = -1;
   std::int32_t device = 0;
   std::int64_t count = 0;

@@ -16,8 +16,8 @@ namespace tracesweep {
 
 struct nvtx_kernel_row {
   std::string range;
-  std::string style;  ///< PushPop or StartEnd
-  std::int32_t pid = 0;
+  std::string style;     ///< PushPop or StartEnd
+  std::int64_t pid = 0;  ///< the process id (input_info::process_id)
   std::int64_t tid = -1;
   std::int64_t range_instances = 0;   ///< ranges of this name that enclose at least one launch
   std::int64_t kernel_instances = 0;  ///< kernels, once per enclosing range

@@ -17,7 +17,7 @@ struct nvtx_pushpop_row {
   std::int64_t start_ns = 0, end_ns = 0;
   std::int64_t child_duration = 0;  ///< Σ (end − start) of the direct children
   std::string name;                 ///< "<domain>:<text>", the domain empty when unnamed
-  std::int32_t pid = 0;             ///< the rank column (nsys: the process id)
+  std::int64_t pid = 0;             ///< the process id (input_info::process_id)
   std::int64_t tid = 0;
   std::int64_t level = 0;  ///< 0 for a range no other range of its thread encloses
   std::int64_t children = 0;
