@@ -150,15 +150,13 @@ TEST(CsvAndJson, EveryTableOfEveryCommandAgrees) {
   auto const nsys = quote(traces / "nsys/nsys-ai/mfu_2gpu_before.sqlite");
   auto const two_ranks = quote(traces / "kineto/hta_trace_filter_2rank");
   std::size_t compared = 0;
-  // Not yet: Paddle's perf table (CSV items and units, JSON objects per part) and the tb
-  // overview's step table (CSV's "average" row is JSON's average object).
   std::vector<std::string> const overview_tables{
       "overview",    "model",      "distributed",  "kernels",         "operators", "device",
-      "userdefined", "memory_ops", "memory_steps", "memory_timeline", "memcpy"};
+      "userdefined", "memory_ops", "memory_steps", "memory_timeline", "memcpy",    "perf"};
   for (auto const& in : {resnet, nsys, two_ranks}) {
     for (auto const* command : {"summary ", "diagnose "}) compared += expect_agree(command + in);
     compared += expect_agree("overview " + in, overview_tables);
-    compared += expect_agree("overview --compat tb " + in, {"tb_kernels", "operators"});
+    compared += expect_agree("overview --compat tb " + in, {"tb", "tb_kernels", "operators"});
   }
   for (auto const* report :
        {"cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_api_sum", "nvtx_sum", "cuda_gpu_trace",

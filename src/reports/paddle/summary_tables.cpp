@@ -124,29 +124,11 @@ result_table user_ranges_json(std::string name, std::vector<rank_user_ranges> co
   return t;
 }
 
-namespace {
-
-cell cost_object(cost_summary const& c) {
-  auto o = tree("cost", output::json_shape::object);
-  o.add("avg", real);
-  add_all(o, integer, {"max", "min"});
-  o.add_row({c.avg_ns, i64(c.max_ns), i64(c.min_ns)});
-  return nest(std::move(o));
-}
-
-cell ips_object(rank_perf const& p) {
-  auto o = tree("ips", output::json_shape::object);
-  add_all(o, real, {"avg", "max", "min"});
-  o.add_row({p.ips_avg, p.ips_max, p.ips_min});
-  return nest(std::move(o));
-}
-
-}  // namespace
-
 result_table perf_flat(std::vector<rank_perf> const& v) {
   auto t = ranked("perf",
                   "Perf Summary (batch_cost: step time; reader_cost: data loading in the step; "
-                  "ips: steps/s; every step counted)");
+                  "ips: steps/s; every step counted)",
+                  output::text | output::html);
   t.add("steps", integer, {}, "Steps");
   t.add("item", string, {}, "Item");
   auto add_value = [&](std::string name, std::string label) {
@@ -173,15 +155,24 @@ result_table perf_flat(std::vector<rank_perf> const& v) {
   return t;
 }
 
-result_table perf_json(std::vector<rank_perf> const& v) {
-  auto t = tree("perf");
+result_table perf_rows(std::vector<rank_perf> const& v) {
+  // CSV and JSON: the text's rows with times in ns, as every other table writes them.
+  auto t = grid("perf", "Perf Summary", output::flat | output::json);
   add_all(t, integer, {"rank", "steps"});
-  add_all(t, nested, {"reader_cost_ns", "batch_cost_ns", "ips"});
+  t.add("item", string);
+  add_all(t, real, {"avg", "max", "min"});
+  t.add("unit", string);
   t.add("reader_ratio", real);
   for (auto const& p : v) {
     if (p.steps == 0) continue;
-    t.add_row({i64(p.rank), i64(p.steps), cost_object(p.reader_cost), cost_object(p.batch_cost),
-               ips_object(p), p.reader_ratio});
+    auto const cost = [&](std::string item, cost_summary const& c) {
+      t.add_row({i64(p.rank), i64(p.steps), std::move(item), c.avg_ns, double(c.max_ns),
+                 double(c.min_ns), "ns", p.reader_ratio});
+    };
+    if (p.has_reader) cost("reader_cost", p.reader_cost);
+    cost("batch_cost", p.batch_cost);
+    t.add_row({i64(p.rank), i64(p.steps), "ips", p.ips_avg, p.ips_max, p.ips_min, "steps/s",
+               p.reader_ratio});
   }
   return t;
 }

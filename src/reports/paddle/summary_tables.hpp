@@ -21,7 +21,9 @@ namespace tracesweep::tables {
                                                     std::vector<rank_user_ranges> const& v);
 [[nodiscard]] output::result_table user_ranges_json(std::string name,
                                                     std::vector<rank_user_ranges> const& v);
+/// The perf summary as text: one row per (rank, item), times in seconds.
 [[nodiscard]] output::result_table perf_flat(std::vector<rank_perf> const& v);
-[[nodiscard]] output::result_table perf_json(std::vector<rank_perf> const& v);
+/// The perf summary as CSV and JSON: the same rows, times in ns.
+[[nodiscard]] output::result_table perf_rows(std::vector<rank_perf> const& v);
 
 }  // namespace tracesweep::tables

@@ -140,11 +140,19 @@ std::vector<cell> tb_json_row(tb_overview const& o) {
     parts.add_row({tb_role_names[k], x, i64(us_round(x)),
                    o.avg_step_ns > 0 ? round2(100.0 * x / o.avg_step_ns) : 0.0});
   }
+  // The average step: the plugin's shape (step_ns, parts) and the CSV's average row's fields
+  // under the CSV's names (step, total_ns, one <role>_ns each).
   auto average = tree("average", output::json_shape::object);
+  average.add("step", string);
+  average.add("total_ns", real);
+  for (auto const* k : tb_role_keys) average.add(std::string(k) + "_ns", real);
   average.add("step_ns", real);
   average.add("step_us", integer);
   average.add("parts", nested);
-  average.add_row({o.avg_step_ns, i64(us_round(o.avg_step_ns)), nest(std::move(parts))});
+  std::vector<cell> mean = {std::string("average"), o.avg_step_ns};
+  for (auto x : o.avg_cost_ns) mean.emplace_back(x);
+  mean.insert(mean.end(), {o.avg_step_ns, i64(us_round(o.avg_step_ns)), nest(std::move(parts))});
+  average.add_row(std::move(mean));
   auto gpus = tree("gpus");
   gpus.add("device", integer);
   add_all(gpus, real,
