@@ -283,6 +283,9 @@ class event_table {
   /// sorted by old rank, naming every rank of its rows and memory events, new ranks distinct.
   /// Process ids follow their ranks.
   void renumber_input_ranks(std::span<std::pair<std::int32_t, std::int32_t> const> to);
+  /// Adds `offset` to every rank of input `k` (finished), as renumber_input_ranks does; the
+  /// caller keeps the ranks within int32.
+  void shift_input_ranks(std::size_t k, std::int32_t offset);
   /// The memory events [first, end) of the current input.
   [[nodiscard]] std::pair<std::size_t, std::size_t> current_input_memory() const noexcept {
     return {_current_input_first_memory, memory.size()};
@@ -341,9 +344,9 @@ class event_table {
   string_pool _strings;
   void append_correlation(std::int64_t c);
   [[nodiscard]] std::int64_t wide_correlation_of(std::size_t row) const noexcept;
-  /// Gives every rank r of the current input renumbered(r) (defined in event_table.cpp).
+  /// Gives every rank r of input `k` renumbered(r) (defined in event_table.cpp).
   template <class Renumbered>
-  void renumber_current_input(Renumbered const& renumbered);
+  void renumber_input(std::size_t k, Renumbered const& renumbered);
 
   std::vector<input_info> _inputs;
   /// The first row of each input, ascending: row i is of the last input whose first row ≤ i.

@@ -122,11 +122,16 @@ void event_table::finish_input() {
 }
 
 template <class Renumbered>
-void event_table::renumber_current_input(Renumbered const& renumbered) {
-  auto& info = _inputs.back();
-  for (auto i = _current_input_first_row; i < rank.size(); ++i) rank[i] = renumbered(rank[i]);
-  for (auto j = _current_input_first_memory; j < memory.size(); ++j)
+void event_table::renumber_input(std::size_t k, Renumbered const& renumbered) {
+  auto& info = _inputs[k];
+  auto const [first, end] = input_rows(k);
+  for (auto i = first; i < end; ++i) rank[i] = renumbered(rank[i]);
+  auto const of_k =
+      std::equal_range(memory.input.begin(), memory.input.end(), static_cast<std::int32_t>(k));
+  for (auto it = of_k.first; it != of_k.second; ++it) {
+    auto const j = static_cast<std::size_t>(it - memory.input.begin());
     memory.rank[j] = renumbered(memory.rank[j]);
+  }
   decltype(info.gpu_contexts) contexts;
   for (auto& [key, ids] : info.gpu_contexts)
     contexts[{renumbered(key.first), key.second}] = std::move(ids);
@@ -141,7 +146,7 @@ void event_table::renumber_current_input(Renumbered const& renumbered) {
 
 void event_table::renumber_input_ranks(std::int32_t first) {
   auto const& ranks = _inputs.back().ranks;
-  renumber_current_input([&, ranks](std::int32_t r) {
+  renumber_input(_inputs.size() - 1, [&, ranks](std::int32_t r) {
     auto const at = std::lower_bound(ranks.begin(), ranks.end(), r);
     return first + static_cast<std::int32_t>(at - ranks.begin());
   });
@@ -151,7 +156,7 @@ void event_table::renumber_input_ranks(std::span<std::pair<std::int32_t, std::in
   // Ranks come in long runs: the last answer is checked first.
   std::pair<std::int32_t, std::int32_t> last{0, 0};
   bool have_last = false;
-  renumber_current_input([&](std::int32_t r) {
+  renumber_input(_inputs.size() - 1, [&](std::int32_t r) {
     if (have_last && last.first == r) return last.second;
     auto const at =
         std::lower_bound(to.begin(), to.end(), r,
@@ -161,6 +166,10 @@ void event_table::renumber_input_ranks(std::span<std::pair<std::int32_t, std::in
     last = *at, have_last = true;
     return last.second;
   });
+}
+
+void event_table::shift_input_ranks(std::size_t k, std::int32_t offset) {
+  renumber_input(k, [offset](std::int32_t r) { return r + offset; });
 }
 
 namespace {

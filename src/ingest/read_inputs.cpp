@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <new>
+#include <set>
 #include <stdexcept>
 #include <system_error>
 
@@ -107,7 +108,8 @@ namespace {
 /// name, or the next ones after `next_in_order`'s (which it then advances).
 void assign_ranks(event_table& table, std::string const& file, rank_source from,
                   std::int32_t& next_in_order) {
-  auto const& info = table.inputs().back();
+  auto& info = table.inputs().back();
+  if (from != rank_source::claimed) info.ranks_numbered_by_reader = false;  // the user's rule
   if (from == rank_source::order) {
     table.renumber_input_ranks(next_in_order);
     next_in_order += static_cast<std::int32_t>(info.ranks.size());
@@ -122,26 +124,46 @@ void assign_ranks(event_table& table, std::string const& file, rank_source from,
     throw input_error(file, "",
                       "no rank number in the file name (as in rank-3.json or worker_3.sqlite)");
   table.renumber_input_ranks(token->rank);
-  table.inputs().back().ranks_numbered_by_reader = false;  // the file name claims it
 }
 
 /// Refuses the input just read when another input has claimed one of its ranks. Ranks its
-/// reader numbered itself (nothing in the input names them) move past the ranks claimed so far
-/// instead.
-void claim_ranks(event_table& table, std::string const& file,
-                 std::map<std::int32_t, std::string>& owner) {
+/// reader numbered itself (nothing in the input names them) claim nothing: the input is noted
+/// in `numbered` and placed once every claim is known (place_numbered_ranks).
+void claim_ranks(event_table const& table, std::string const& file,
+                 std::map<std::int32_t, std::string>& owner, std::vector<std::size_t>& numbered) {
   auto const& info = table.inputs().back();
-  bool const collides = std::any_of(info.ranks.begin(), info.ranks.end(),
-                                    [&](std::int32_t r) { return owner.contains(r); });
-  auto const room = std::numeric_limits<std::int32_t>::max() -
-                    static_cast<std::int32_t>(std::min<std::size_t>(info.ranks.size(), INT32_MAX));
-  if (collides && info.ranks_numbered_by_reader && owner.rbegin()->first < room)
-    table.renumber_input_ranks(owner.rbegin()->first + 1);
+  if (info.ranks_numbered_by_reader) {
+    numbered.push_back(table.inputs().size() - 1);
+    return;
+  }
   for (auto r : info.ranks) {
     auto const [it, fresh] = owner.emplace(r, file);
     if (!fresh)
       throw input_error(file, "",
                         "rank " + std::to_string(r) + " is also claimed by " + it->second);
+  }
+}
+
+/// Gives the inputs whose ranks their reader numbered ranks no other input holds, in reading
+/// order: an input keeps its numbers when none is taken, else moves past every rank taken so
+/// far. Whatever the order of the inputs, claimed ranks stay as claimed.
+void place_numbered_ranks(event_table& table, std::map<std::int32_t, std::string> const& claimed,
+                          std::vector<std::size_t> const& numbered) {
+  std::set<std::int32_t> taken;
+  for (auto const& [r, file] : claimed) taken.insert(r);
+  for (auto const k : numbered) {
+    auto const& info = table.inputs()[k];
+    if (info.ranks.empty()) continue;
+    bool const free = std::none_of(info.ranks.begin(), info.ranks.end(),
+                                   [&](std::int32_t r) { return taken.contains(r); });
+    if (!free) {
+      auto const first = std::int64_t{*taken.rbegin()} + 1;
+      auto const offset = first - info.ranks.front();
+      if (std::int64_t{info.ranks.back()} + offset > std::numeric_limits<std::int32_t>::max())
+        throw input_error(info.path, "", "no rank left past the ranks other inputs claim");
+      table.shift_input_ranks(k, static_cast<std::int32_t>(offset));
+    }
+    taken.insert(info.ranks.begin(), info.ranks.end());
   }
 }
 
@@ -182,6 +204,7 @@ std::vector<input_error> read_inputs(std::vector<std::string> const& paths, even
   std::sort(by_path.begin(), by_path.end());
   std::vector<input_error> failures;
   std::map<std::int32_t, std::string> rank_owner;
+  std::vector<std::size_t> numbered;  // inputs whose reader numbered their ranks
   std::int32_t next_in_order = 0;
   duplicates_to_drop duplicates;
   for (auto const& file : files) {
@@ -197,7 +220,7 @@ std::vector<input_error> read_inputs(std::vector<std::string> const& paths, even
       read_input_naming_it(file, table, per_file);
       try {
         assign_ranks(table, file, options.ranks_from, next_in_order);
-        claim_ranks(table, file, rank_owner);
+        claim_ranks(table, file, rank_owner, numbered);
       } catch (input_error const&) {
         table.abandon_input();
         throw;
@@ -208,6 +231,7 @@ std::vector<input_error> read_inputs(std::vector<std::string> const& paths, even
       failures.push_back(e);
     }
   }
+  place_numbered_ranks(table, rank_owner, numbered);
   duplicates.drop(table);
   return failures;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <simdjson.h>
+#include <sqlite3.h>
 
 #include "support/run_cli.hpp"
 #include "support/scratch_folder.hpp"
@@ -125,21 +126,47 @@ TEST(input_checks, real_traces_have_no_duplicates) {
     }
 }
 
-// 13. An nsys export (ranks 0 and 1) and a real Kineto trace (rank 0) together: refused as two
-// Kineto files claiming one rank are, exit 2 in one line naming both; --ranks-from order
-// numbers the inputs' ranks in the order given, --ranks-from path takes each from its name.
+// 13. An nsys export whose launch environment names rank 0 and a real Kineto trace (rank 0)
+// together: refused as two Kineto files claiming one rank are, exit 2 in one line naming both.
+// An export without one (its processes numbered 0, 1, … by the reader) claims nothing: its
+// ranks move past the claimed ones, in either order. --ranks-from order numbers the inputs'
+// ranks in the order given, --ranks-from path takes each from its name.
 TEST(input_checks, nsys_and_kineto_claiming_one_rank_are_refused) {
   TRACESWEEP_REQUIRE_TRACES_DIR(traces);
   auto const sample = fs::path(TRACESWEEP_SOURCE_DIR) / "datasets/samples/train_2rank.sqlite";
   auto const kineto = nccl_trace(traces);
-  auto const inputs = quote(sample) + " " + quote(kineto);
-  auto const r = run_cli("summary --format json " + inputs);
+  scratch folder("input_checks_claims");
+  auto const claiming = folder.file("rank0.sqlite");
+  ASSERT_EQ(
+      run_cli("generate --ranks 1 --steps 2 --kernels-per-step 10 -o " + quote(claiming)).exit_code,
+      0);
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(claiming.c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db,
+                           "CREATE TABLE TARGET_INFO_SYSTEM_ENV (globalVid INTEGER, devStateName "
+                           "TEXT NOT NULL, name TEXT NOT NULL, nameEnum INTEGER NOT NULL, value "
+                           "TEXT NOT NULL); INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES (NULL, 'x', "
+                           "'DeviceEnvironment', 0, 'HOME=/root;RANK=0;LOCAL_RANK=0')",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto const r = run_cli("summary --format json " + quote(claiming) + " " + quote(kineto));
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_EQ(lines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find(kineto.string() + ": rank 0 is also claimed by " + sample.string()),
+  EXPECT_NE(r.err.find(kineto.string() + ": rank 0 is also claimed by " + claiming.string()),
             std::string::npos)
       << r.err;
 
+  for (auto const& inputs :
+       {quote(sample) + " " + quote(kineto), quote(kineto) + " " + quote(sample)}) {
+    auto const both = run_cli("summary --format json " + inputs);
+    ASSERT_EQ(both.exit_code, 0) << both.err;
+    EXPECT_EQ(device_ranks(both.out), (std::vector<std::int64_t>{0, 1, 2})) << inputs;
+  }
+
+  auto const inputs = quote(sample) + " " + quote(kineto);
   auto const order = run_cli("summary --ranks-from order --format json " + inputs);
   ASSERT_EQ(order.exit_code, 0) << order.err;
   EXPECT_EQ(device_ranks(order.out), (std::vector<std::int64_t>{0, 1, 2}));
