@@ -3,6 +3,8 @@
 // (kept rows by rank and device, all rows by input and device), each rank's data-loader ranges;
 // one backend union each, and the denominators from the steps.
 #include <algorithm>
+#include <optional>
+#include <set>
 
 #include "session/session_parts.hpp"
 
@@ -10,16 +12,28 @@ namespace tracesweep::session_detail {
 
 namespace {
 
-/// Sorted distinct keys, and each row's index among them (no_device where `key` gave none).
-void number_groups(std::vector<std::pair<std::size_t, table_device>> const& keyed, std::size_t rows,
-                   std::vector<table_device>& keys, std::vector<group_id>& group) {
-  for (auto const& [row, key] : keyed) keys.push_back(key);
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+/// Sorted distinct keys of the rows `key` gives one (std::nullopt: none), and each row's index
+/// among them (no_device for the others). Keys come in long runs: each pass looks a key up once
+/// per run.
+template <typename Key>
+void number_groups(std::size_t rows, Key const& key, std::vector<table_device>& keys,
+                   std::vector<group_id>& group) {
+  std::set<table_device> distinct;
+  std::optional<table_device> last;
+  for (std::size_t i = 0; i < rows; ++i)
+    if (auto const k = key(i); k && k != last) distinct.insert(*k), last = k;
+  keys.assign(distinct.begin(), distinct.end());
   group.assign(rows, no_device);
-  for (auto const& [row, key] : keyed)
-    group[row] =
-        static_cast<group_id>(std::lower_bound(keys.begin(), keys.end(), key) - keys.begin());
+  last.reset();
+  group_id last_group = no_device;
+  for (std::size_t i = 0; i < rows; ++i) {
+    auto const k = key(i);
+    if (!k) continue;
+    if (k != last)
+      last = k, last_group = static_cast<group_id>(std::lower_bound(keys.begin(), keys.end(), *k) -
+                                                   keys.begin());
+    group[i] = last_group;
+  }
 }
 
 /// Rows of `t` selected by `take` (row → group, or no_device) as intervals, by one backend
@@ -41,16 +55,21 @@ interval_union union_of_taken_rows(job_session const& session, Take const& take)
 
 table_devices group_table_devices(trace_model const& model) {
   auto const& t = model.table();
-  std::vector<std::pair<std::size_t, table_device>> by_rank, by_input;
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    if (t.kind[i] != event_kind::kernel) continue;
-    if (model.kept(i)) by_rank.push_back({i, {model.rank_index(t.rank[i]), t.device[i]}});
-    if (t.device[i] >= 0)
-      by_input.push_back({i, {static_cast<std::size_t>(t.input_of(i)), t.device[i]}});
-  }
   table_devices out;
-  number_groups(by_rank, t.size(), out.by_rank, out.rank_group);
-  number_groups(by_input, t.size(), out.by_input, out.input_group);
+  number_groups(
+      t.size(),
+      [&](std::size_t i) -> std::optional<table_device> {
+        if (t.kind[i] != event_kind::kernel || !model.kept(i)) return std::nullopt;
+        return table_device{model.rank_index(t.rank[i]), t.device[i]};
+      },
+      out.by_rank, out.rank_group);
+  number_groups(
+      t.size(),
+      [&](std::size_t i) -> std::optional<table_device> {
+        if (t.kind[i] != event_kind::kernel || t.device[i] < 0) return std::nullopt;
+        return table_device{static_cast<std::size_t>(t.input_of(i)), t.device[i]};
+      },
+      out.by_input, out.input_group);
   return out;
 }
 

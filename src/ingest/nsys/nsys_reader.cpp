@@ -310,7 +310,8 @@ std::vector<table_plan> plan_tables(connection& db, export_schema const& schema,
 /// should return exactly their dense rowid span.
 struct task_plan {
   std::vector<read_task> tasks;
-  std::uint64_t rows = 0;  ///< an upper bound of the rows the tasks hold
+  std::uint64_t rows = 0;         ///< an upper bound of the rows the tasks hold
+  std::uint64_t detail_rows = 0;  ///< the same for the plans whose rows carry launch details
   std::uint64_t device_span = 0;
   bool device_dense = true;
 };
@@ -323,6 +324,7 @@ task_plan plan_tasks(connection& db, std::vector<table_plan> const& plans, std::
     bool dense = true;
     auto const span = plan_ranges(db, plans[p].table, p, *bounds, max_rows, out.tasks, dense);
     out.rows += span;
+    if (plans[p].details) out.detail_rows += span;
     if (is_device_activity(plans[p].kind)) out.device_span += span, out.device_dense &= dense;
   }
   return out;
@@ -353,6 +355,11 @@ void read_database(db_location const& where, std::uint64_t bytes, event_table& t
   auto const& tasks = split.tasks;
   std::uint64_t device_rows = 0;
   table.reserve(table.size() + static_cast<std::size_t>(std::min(split.rows, max_rows)));
+  // Launch details grow with the kernels: room for them at once, not by doubling (10 M kernels
+  // of 80 bytes each copied about twice over, and as many fresh pages touched).
+  auto const details = static_cast<std::size_t>(std::min(split.detail_rows, max_rows));
+  table.launch_details.row.reserve(table.launch_details.size() + details);
+  table.launch_details.values.reserve(table.launch_details.size() + details);
   table.begin_input(path, "nsys-sqlite");
   try {
     load_metadata(db, schema, ids, table.inputs().back());

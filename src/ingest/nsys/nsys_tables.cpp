@@ -90,7 +90,12 @@ constexpr std::int64_t default_of(int f) {
 
 /// Picks the launch-detail columns of a device table that has them.
 template <class Pick>
-void pick_details(source_table source, Pick&& pick) {
+void pick_details(source_table source, bool shapes_only, Pick&& pick) {
+  if (shapes_only) {  // read_options::launch_shapes alone: grid and block, the rest stays -1
+    pick(f_grid_x, {"gridX"}), pick(f_grid_y, {"gridY"}), pick(f_grid_z, {"gridZ"});
+    pick(f_block_x, {"blockX"}), pick(f_block_y, {"blockY"}), pick(f_block_z, {"blockZ"});
+    return;
+  }
   pick(f_context, {"contextId"});
   pick(f_green_context, {"greenContextId"});
   if (source == source_table::kernel) {
@@ -228,11 +233,12 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
   }
   if (options.streams_and_correlations) pick(f_correlation, {"correlationId"});
   pick_source_columns(pick, schema, path, table, source, options);
-  bool const with_details = (options.launch_details &&
-                             (source == source_table::kernel || source == source_table::memcpy ||
-                              source == source_table::memset)) ||
-                            (options.launch_shapes && source == source_table::kernel);
-  if (with_details) pick_details(source, pick);
+  bool const all_details =
+      options.launch_details && (source == source_table::kernel || source == source_table::memcpy ||
+                                 source == source_table::memset);
+  bool const with_details =
+      all_details || (options.launch_shapes && source == source_table::kernel);
+  if (with_details) pick_details(source, !all_details, pick);
   table_plan plan{source, table, info.kind, info.names,   "SELECT ",
                   {},     true,  true,      with_details, !pick.expr[f_rowid].empty()};
   select_columns(plan, schema, pick.expr);
