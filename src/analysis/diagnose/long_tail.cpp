@@ -7,6 +7,7 @@
 // the other ranks (the collective findings report it).
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tracesweep/exact_stats.hpp>
 #include <tuple>
 
@@ -54,17 +55,26 @@ grouping group_kernels(trace_model const& model, std::size_t min_count) {
   g.of.assign(t.size(), 0);
   std::map<group_key, std::uint32_t> index;
   std::vector<std::vector<std::int64_t>> durations;
+  auto const& details = t.launch_details;
+  std::size_t next_detail = 0;  // rows ascend in both: one walk instead of a search per row
+  std::optional<std::pair<group_key, std::uint32_t>> last;  // kernels repeat in runs
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (devices[i] == no_device || t.kind[i] != event_kind::kernel) continue;
     if (model.is_communication(t.name[i])) continue;
     dims grid{-1, -1, -1}, block{-1, -1, -1};
-    if (auto const* d = t.launch_details.find(i); d && d->grid[0] >= 0 && d->block[0] >= 0)
-      grid = d->grid, block = d->block;
-    auto const [at, added] =
-        index.try_emplace({t.name[i], grid, block}, static_cast<std::uint32_t>(g.keys.size()));
-    if (added) g.keys.push_back(at->first), durations.emplace_back();
-    g.of[i] = at->second + 1;
-    durations[at->second].push_back(t.end_ns[i] - t.start_ns[i]);
+    while (next_detail < details.size() && details.row[next_detail] < i) ++next_detail;
+    if (next_detail < details.size() && details.row[next_detail] == i) {
+      auto const& d = details.values[next_detail];
+      if (d.grid[0] >= 0 && d.block[0] >= 0) grid = d.grid, block = d.block;
+    }
+    group_key key{t.name[i], grid, block};
+    if (!last || last->first != key) {
+      auto const [at, added] = index.try_emplace(key, static_cast<std::uint32_t>(g.keys.size()));
+      if (added) g.keys.push_back(at->first), durations.emplace_back();
+      last.emplace(std::move(key), at->second);
+    }
+    g.of[i] = last->second + 1;
+    durations[last->second].push_back(t.end_ns[i] - t.start_ns[i]);
   }
   g.median.assign(g.keys.size(), 0.0);
   for (std::size_t k = 0; k < g.keys.size(); ++k)
