@@ -109,7 +109,11 @@ void rank_processes(event_table& table, std::optional<std::int32_t> launch,
   std::vector<std::int32_t> order(gpu.begin(), gpu.end());
   for (auto pid : read.all)
     if (!gpu.contains(pid)) order.push_back(pid);
-  bool const by_environment = launch && gpu.size() == 1;
+  // The environment's rank, when it names one for the one GPU process and leaves room for the
+  // other processes' ranks after it.
+  bool const by_environment = launch && gpu.size() == 1 &&
+                              *launch <= std::numeric_limits<std::int32_t>::max() -
+                                             static_cast<std::int32_t>(order.size() - 1);
   std::int32_t const first = by_environment ? *launch : 0;
   auto& info = table.inputs().back();
   std::vector<std::pair<std::int32_t, std::int32_t>> to;

@@ -155,6 +155,13 @@ TEST(NsysRanks, TheLaunchEnvironmentNamesTheRankOfAOneProcessCapture) {
   auto const t1 = read_export(one, 1);
   EXPECT_EQ(t1.inputs()[0].ranks, (std::vector<std::int32_t>{7}));
   EXPECT_FALSE(t1.inputs()[0].ranks_numbered_by_reader);
+  {  // The largest rank there is: taken as it is, no rank computed past it.
+    oracle_db db(one, true);
+    db.exec("UPDATE TARGET_INFO_SYSTEM_ENV SET value = 'RANK=2147483647'");
+  }
+  auto const top = read_export(one, 1);
+  EXPECT_EQ(top.inputs()[0].ranks, (std::vector<std::int32_t>{2147483647}));
+  EXPECT_FALSE(top.inputs()[0].ranks_numbered_by_reader);
   // Two GPU processes: one environment cannot name both; they are numbered.
   auto const t2 = read_export(two, 1);
   EXPECT_EQ(t2.inputs()[0].ranks, (std::vector<std::int32_t>{0, 1}));
