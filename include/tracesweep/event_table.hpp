@@ -304,6 +304,10 @@ class event_table {
     auto const at = std::upper_bound(_input_first_row.begin(), _input_first_row.end(), row);
     return static_cast<std::int32_t>(at - _input_first_row.begin() - 1);
   }
+  /// The process id of `row`'s rank (input_info::process_id of its input).
+  [[nodiscard]] std::int64_t process_id_of(std::size_t row) const {
+    return _inputs[static_cast<std::size_t>(input_of(row))].process_id(rank[row]);
+  }
   /// The rows [first, end) of input `k`.
   [[nodiscard]] std::pair<std::size_t, std::size_t> input_rows(std::size_t k) const noexcept {
     auto const end = k + 1 < _input_first_row.size() ? _input_first_row[k + 1] : size();

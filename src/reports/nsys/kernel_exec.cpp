@@ -46,7 +46,7 @@ kernel_exec_row row_of(trace_model const& model, std::size_t k,
   r.kernel_start = t.start_ns[k];
   r.kernel_duration = t.end_ns[k] - t.start_ns[k];
   r.total_duration = t.end_ns[k] - t.start_ns[c];
-  r.pid = t.inputs()[static_cast<std::size_t>(t.input_of(k))].process_id(t.rank[k]);
+  r.pid = t.process_id_of(k);
   r.tid = t.stream[c];
   r.device = t.device[k];
   r.api_name = std::string(strip_api_version(t.strings().at(t.name[c])));

@@ -29,13 +29,12 @@ std::vector<nvtx_kernel_table> compute_nvtx_kern_sum(trace_model const& model, b
   std::vector<std::int64_t> values;
   for (auto const& [range, kernel] : stats::nvtx_attributions(model)) {
     auto const table = merge ? std::size_t{0} : static_cast<std::size_t>(t.input_of(range));
-    group_key const key{
-        table,
-        std::string(t.strings().at(t.name[range])),
-        std::string(stats::range_style_name(t, range)),
-        t.inputs()[static_cast<std::size_t>(t.input_of(range))].process_id(t.rank[range]),
-        t.stream[range],
-        t.name[kernel]};
+    group_key const key{table,
+                        std::string(t.strings().at(t.name[range])),
+                        std::string(stats::range_style_name(t, range)),
+                        t.process_id_of(range),
+                        t.stream[range],
+                        t.name[kernel]};
     auto const [it, fresh] = ids.try_emplace(key, static_cast<std::uint32_t>(ids.size()));
     if (fresh) instances.emplace_back();
     instances[it->second].insert(range);

@@ -78,7 +78,7 @@ std::vector<nvtx_pushpop_table> compute_nvtx_pushpop_trace(trace_model const& mo
     auto& r = rows[i];
     r.start_ns = t.start_ns[i], r.end_ns = t.end_ns[i];
     r.name = std::move(name[i]);
-    r.pid = t.inputs()[static_cast<std::size_t>(t.input_of(i))].process_id(t.rank[i]);
+    r.pid = t.process_id_of(i);
     r.tid = t.stream[i];
     r.id = id[i];
     r.stack = std::string(":").append(std::to_string(r.id));

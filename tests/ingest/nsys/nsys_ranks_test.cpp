@@ -44,8 +44,7 @@ std::map<std::int64_t, std::int64_t> sql_kernels_per_pid(std::filesystem::path c
 std::map<std::int64_t, std::int64_t> kernels_per_pid(event_table const& t) {
   std::map<std::int64_t, std::int64_t> out;
   for (std::size_t i = 0; i < t.size(); ++i)
-    if (t.kind[i] == event_kind::kernel)
-      ++out[t.inputs()[static_cast<std::size_t>(t.input_of(i))].process_id(t.rank[i])];
+    if (t.kind[i] == event_kind::kernel) ++out[t.process_id_of(i)];
   return out;
 }
 
