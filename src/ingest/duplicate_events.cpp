@@ -10,6 +10,7 @@
 #include <bit>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <tuple>
 #include <utility>
@@ -163,6 +164,110 @@ std::vector<std::size_t> repeated(std::size_t first, std::size_t end, Key const&
   return out;
 }
 
+/// The later copies among `suspects` (rows, any order): sorted by key, then row, each row whose
+/// key equals the one before it.
+template <class Key>
+std::vector<std::size_t> copies_among(std::vector<std::size_t> suspects, Key const& key) {
+  std::sort(suspects.begin(), suspects.end(), [&](std::size_t a, std::size_t b) {
+    auto const ka = key(a), kb = key(b);
+    return ka != kb ? ka < kb : a < b;
+  });
+  std::vector<std::size_t> out;
+  for (std::size_t s = 1; s < suspects.size(); ++s)
+    if (key(suspects[s]) == key(suspects[s - 1])) out.push_back(suspects[s]);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// The correlation ids of one (kind, rank) of an input: [lo, hi], bits from `offset` on.
+struct id_range {
+  event_kind kind;
+  std::int32_t rank;
+  std::int64_t lo, hi;
+  std::size_t offset = 0;
+};
+
+/// The (kind, rank) ranges of rows [first, end) with a correlation id that fits the column, or
+/// nullopt when the ids are too scattered for a bit each (more ranges than a short search
+/// handles, or more than 64 bits a row).
+std::optional<std::vector<id_range>> id_ranges(event_table const& t, std::size_t first,
+                                               std::size_t end) {
+  std::vector<id_range> ranges;
+  std::size_t last = 0, rows = 0;
+  for (auto i = first; i < end; ++i) {
+    auto const c = t.correlation[i];
+    if (c == -1 || c == event_table::wide_correlation) continue;
+    ++rows;
+    if (ranges.empty() || ranges[last].kind != t.kind[i] || ranges[last].rank != t.rank[i]) {
+      last = 0;
+      while (last < ranges.size() &&
+             (ranges[last].kind != t.kind[i] || ranges[last].rank != t.rank[i]))
+        ++last;
+      if (last == ranges.size()) {
+        if (ranges.size() == 256) return std::nullopt;
+        ranges.push_back({t.kind[i], t.rank[i], c, c});
+      }
+    }
+    ranges[last].lo = std::min<std::int64_t>(ranges[last].lo, c);
+    ranges[last].hi = std::max<std::int64_t>(ranges[last].hi, c);
+  }
+  std::size_t bits = 0;
+  for (auto& r : ranges) r.offset = bits, bits += static_cast<std::size_t>(r.hi - r.lo + 1);
+  if (bits > 64 * rows + 4096) return std::nullopt;
+  return ranges;
+}
+
+/// The rows of [first, end) whose (kind, rank, correlation) another row has too, and those whose
+/// id is kept in wide_correlations, ascending: the only rows that can be copies. One bit per id
+/// of each (kind, rank), in three passes over three columns (a trace without copies takes two);
+/// nullopt when id_ranges finds the ids too scattered.
+std::optional<std::vector<std::size_t>> rows_sharing_an_id(event_table const& t, std::size_t first,
+                                                           std::size_t end) {
+  auto const ranges = id_ranges(t, first, end);
+  if (!ranges) return std::nullopt;
+  std::size_t const bits =
+      ranges->empty() ? 0
+                      : ranges->back().offset +
+                            static_cast<std::size_t>(ranges->back().hi - ranges->back().lo + 1);
+  std::vector<std::uint64_t> seen((bits + 63) / 64, 0), shared((bits + 63) / 64, 0);
+  // The bit of row i (its id fits the column): found as id_ranges found its range.
+  std::size_t last = 0;
+  auto const bit_of = [&](std::size_t i) {
+    auto const& r = *ranges;
+    if (r[last].kind != t.kind[i] || r[last].rank != t.rank[i]) {
+      last = 0;
+      while (r[last].kind != t.kind[i] || r[last].rank != t.rank[i]) ++last;
+    }
+    return r[last].offset + static_cast<std::size_t>(t.correlation[i] - r[last].lo);
+  };
+  bool any_shared = false, any_wide = false;
+  for (auto i = first; i < end; ++i) {
+    auto const c = t.correlation[i];
+    if (c == -1) continue;
+    if (c == event_table::wide_correlation) {
+      any_wide = true;
+      continue;
+    }
+    auto const b = bit_of(i);
+    auto const mask = std::uint64_t{1} << (b % 64);
+    if (seen[b / 64] & mask) shared[b / 64] |= mask, any_shared = true;
+    seen[b / 64] |= mask;
+  }
+  std::vector<std::size_t> out;
+  if (!any_shared && !any_wide) return out;
+  for (auto i = first; i < end; ++i) {
+    auto const c = t.correlation[i];
+    if (c == -1) continue;
+    if (c == event_table::wide_correlation) {
+      out.push_back(i);
+      continue;
+    }
+    auto const b = bit_of(i);
+    if (shared[b / 64] & (std::uint64_t{1} << (b % 64))) out.push_back(i);
+  }
+  return out;
+}
+
 }  // namespace
 
 duplicates find_duplicates(event_table const& t, unsigned threads) {
@@ -186,7 +291,10 @@ duplicates find_duplicates(event_table const& t, unsigned threads) {
   duplicates found;
   tbb::task_arena arena(static_cast<int>(resolve_threads(threads)));
   arena.execute([&] {
-    found.rows = repeated(rows.first, rows.second, row_key, row_hashed, row_compared);
+    if (auto suspects = rows_sharing_an_id(t, rows.first, rows.second))
+      found.rows = copies_among(std::move(*suspects), row_key);
+    else
+      found.rows = repeated(rows.first, rows.second, row_key, row_hashed, row_compared);
     found.memory_events = repeated(memory.first, memory.second, memory_key, memory_key,
                                    [](std::size_t) { return true; });
   });

@@ -33,8 +33,10 @@ std::vector<std::size_t> copies_by_brute_force(event_table const& t) {
   return copies;
 }
 
-/// `rows` random events, a tenth of them then appended again (some twice), at random places.
-event_table table_with_copies(std::size_t rows, std::uint64_t seed) {
+/// `rows` random events, a tenth of them then appended again (some twice), at random places;
+/// correlation ids below `id_span`, ranks below `ranks`.
+event_table table_with_copies(std::size_t rows, std::uint64_t seed, std::uint64_t id_span = 50'000,
+                              std::uint32_t ranks = 1) {
   std::mt19937_64 rng(seed);
   event_table t;
   t.begin_input("copies.json", "synthetic");
@@ -50,9 +52,13 @@ event_table table_with_copies(std::size_t rows, std::uint64_t seed) {
     e.end_ns = e.start_ns + static_cast<std::int64_t>(rng() % 1000);
     e.device = e.kind == event_kind::kernel ? static_cast<std::int32_t>(rng() % 2) : -1;
     e.stream = 7;
+    e.rank = static_cast<std::int32_t>(rng() % ranks);
     // A third without a correlation; a graph's kernels share one (correlation 5).
     auto const c = rng() % 6;
-    e.correlation = c < 2 ? -1 : c == 2 ? 5 : static_cast<std::int64_t>(rng() % 50'000);
+    e.correlation = c < 2 ? -1 : c == 2 ? 5 : static_cast<std::int64_t>(rng() % id_span);
+    // Ids past the column (kept in wide_correlations) mixed with small ones.
+    if (id_span >= (std::uint64_t{1} << 40) && c > 2 && rng() % 2)
+      e.correlation = static_cast<std::int64_t>(rng() % 1'000);
     if (rng() % 10 == 0 && !made.empty()) e = made[rng() % made.size()];  // a copy
     if (rng() % 100 == 0 && !made.empty()) {                              // a copy of a copy
       e = made[rng() % made.size()];
@@ -77,6 +83,24 @@ TEST(DuplicateEvents, LaterCopiesEqualBruteForceAtAnyThreadCount) {
       EXPECT_EQ(found.rows, expected) << rows << " rows, " << threads << " threads";
       EXPECT_TRUE(found.memory_events.empty());
     }
+  }
+}
+
+// Correlation ids too scattered for a bit each (the hashed search), half beyond the column (kept
+// in wide_correlations) and half small, or over more (kind, rank) pairs than the bit search takes.
+TEST(DuplicateEvents, ScatteredIdsWideIdsAndManyRanksToo) {
+  struct shape {
+    std::uint64_t id_span;
+    std::uint32_t ranks;
+  };
+  for (auto const [id_span, ranks] : {shape{2'000'000'000, 1}, shape{std::uint64_t{1} << 40, 1},
+                                      shape{3'000'000'000, 1}, shape{1'000, 300}}) {
+    auto const t = table_with_copies(20'000, id_span + ranks, id_span, ranks);
+    auto const expected = copies_by_brute_force(t);
+    EXPECT_GT(expected.size(), 1'000u) << id_span;
+    for (unsigned threads : {1u, 2u})
+      EXPECT_EQ(detail::find_duplicates(t, threads).rows, expected)
+          << id_span << " ids, " << ranks << " ranks, " << threads << " threads";
   }
 }
 
