@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -148,6 +149,25 @@ struct row_side_table {
 /// The device_details of device rows (read_options::launch_details).
 using device_details_table = row_side_table<device_details>;
 
+/// A kernel's launch configuration: grid and block dimensions.
+struct launch_shape {
+  std::array<std::int32_t, 3> grid{-1, -1, -1};
+  std::array<std::int32_t, 3> block{-1, -1, -1};
+  friend bool operator==(launch_shape const&, launch_shape const&) = default;
+};
+
+/// The launch configurations of kernel rows (read_options::launch_shapes): per row an index into
+/// `distinct`, where each configuration is kept once (a run of millions of kernels launches a
+/// few hundred): 12 bytes a kernel where device_details take 88.
+struct launch_shape_table : row_side_table<std::uint32_t> {
+  std::vector<launch_shape> distinct;
+  /// The configuration of row `r`, or nullptr when it has none.
+  [[nodiscard]] launch_shape const* shape_of(std::size_t r) const noexcept {
+    auto const* id = find(r);
+    return id ? &distinct[*id] : nullptr;
+  }
+};
+
 /// Where a host range came from, as nsys's NVTX trace reports name it (read only when a report
 /// asks: read_options::range_sources).
 struct range_source {
@@ -251,6 +271,8 @@ class event_table {
   memory_events memory;
   /// Optional: see device_details_table.
   device_details_table launch_details;
+  /// Optional: see launch_shape_table.
+  launch_shape_table launch_shapes;
   /// Optional: see range_source_table.
   range_source_table range_sources;
 
@@ -268,6 +290,8 @@ class event_table {
   void add_launch_metrics(double blocks_per_sm, double est_occupancy_pct);
   /// Records the launch details of the row appended last.
   void add_device_details(device_details const& d);
+  /// Records the launch configuration of the row appended last.
+  void add_launch_shape(launch_shape const& s);
   /// Records the source of the row appended last.
   void add_range_source(range_source const& s);
   /// Counts a row the reader itself dropped, under `reason`, for the current input.
@@ -292,8 +316,8 @@ class event_table {
   }
   /// Keeps the rows i with keep_row[i] != 0 and the memory events j with keep_memory[j] != 0
   /// (spans as long as the table and the memory table), in order; launch metrics follow their
-  /// rows, as do launch details and range sources. Each input's ranks are recomputed from the rows
-  /// kept; its `events` (rows read) stay.
+  /// rows, as do launch details, launch shapes and range sources. Each input's ranks are recomputed
+  /// from the rows kept; its `events` (rows read) stay.
   void keep(std::span<std::uint8_t const> keep_row, std::span<std::uint8_t const> keep_memory);
 
   void reserve(std::size_t rows);
@@ -357,6 +381,16 @@ class event_table {
   std::vector<std::size_t> _input_first_row;
   std::size_t _current_input_first_row = 0;
   std::size_t _current_input_first_memory = 0;
+  /// One hash of a launch configuration's six dimensions (FNV-1a on the words).
+  struct shape_hash {
+    std::size_t operator()(std::array<std::int32_t, 6> const& dims) const noexcept {
+      std::uint64_t h = 0xcbf29ce484222325ULL;
+      for (auto d : dims) h = (h ^ static_cast<std::uint32_t>(d)) * 0x100000001b3ULL;
+      return static_cast<std::size_t>(h ^ (h >> 32));
+    }
+  };
+  /// launch_shapes.distinct's index of each configuration (grid, then block).
+  std::unordered_map<std::array<std::int32_t, 6>, std::uint32_t, shape_hash> _launch_shape_ids;
 };
 
 }  // namespace tracesweep

@@ -77,9 +77,9 @@ struct read_options {
   bool gpu_contexts = false;
   /// nsys: also read each GPU operation's launch details (event_table::launch_details).
   bool launch_details = false;
-  /// Also record each kernel's launch configuration (grid, block) in event_table::launch_details:
-  /// nsys reads its kernels' launch details, a Chrome trace its kernels' "grid" and "block" args
-  /// (the rest of their details -1). The diagnosis's long tails ask for it.
+  /// Also record each kernel's launch configuration (grid, block) in event_table::launch_shapes:
+  /// nsys reads its kernels' gridX…blockZ, a Chrome trace its kernels' "grid" and "block" args.
+  /// The diagnosis's long tails ask for it.
   bool launch_shapes = false;
   /// nsys: also record each NVTX range's rowid and whether its name carries its domain's
   /// (event_table::range_sources).

@@ -101,6 +101,23 @@ void event_table::add_device_details(device_details const& d) {
   launch_details.values.push_back(d);
 }
 
+void event_table::add_launch_shape(launch_shape const& s) {
+  auto& t = launch_shapes;
+  std::uint32_t id = 0;
+  if (!t.values.empty() && t.distinct[t.values.back()] == s) {  // kernels repeat in runs
+    id = t.values.back();
+  } else {
+    std::array<std::int32_t, 6> const key{s.grid[0],  s.grid[1],  s.grid[2],
+                                          s.block[0], s.block[1], s.block[2]};
+    auto const [at, added] =
+        _launch_shape_ids.try_emplace(key, static_cast<std::uint32_t>(t.distinct.size()));
+    if (added) t.distinct.push_back(s);
+    id = at->second;
+  }
+  t.row.push_back(size() - 1);
+  t.values.push_back(id);
+}
+
 void event_table::add_range_source(range_source const& s) {
   range_sources.row.push_back(size() - 1);
   range_sources.values.push_back(s);
@@ -193,7 +210,8 @@ void event_table::abandon_input() {
   auto const keep = static_cast<std::size_t>(
       std::lower_bound(m.row.begin(), m.row.end(), std::uint64_t{n}) - m.row.begin());
   m.row.resize(keep), m.blocks_per_sm.resize(keep), m.est_occupancy_pct.resize(keep);
-  cut_side_table(launch_details, n), cut_side_table(range_sources, n);
+  cut_side_table(launch_details, n), cut_side_table(launch_shapes, n);
+  cut_side_table(range_sources, n);
   cut_side_table(byte_counts, n), cut_side_table(wide_correlations, n);
   auto const mem = _current_input_first_memory;
   auto cut_memory = [mem](auto& column) { column.resize(mem); };
@@ -247,6 +265,7 @@ void event_table::keep(std::span<std::uint8_t const> keep_row,
   compact(lm.row, keep_metric), compact(lm.blocks_per_sm, keep_metric);
   compact(lm.est_occupancy_pct, keep_metric);
   keep_side_table(launch_details, keep_row, new_index);
+  keep_side_table(launch_shapes, keep_row, new_index);
   keep_side_table(range_sources, keep_row, new_index);
   keep_side_table(byte_counts, keep_row, new_index);
   keep_side_table(wide_correlations, keep_row, new_index);
@@ -298,7 +317,8 @@ event_table::footprint event_table::memory_footprint() const noexcept {
                                category, correlation, role);
   auto const& lm = launch_metrics;
   f.side_tables = side_table_bytes(byte_counts) + side_table_bytes(wide_correlations) +
-                  side_table_bytes(launch_details) + side_table_bytes(range_sources) +
+                  side_table_bytes(launch_details) + side_table_bytes(launch_shapes) +
+                  stored_bytes(launch_shapes.distinct) + side_table_bytes(range_sources) +
                   stored_bytes(lm.row, lm.blocks_per_sm, lm.est_occupancy_pct);
   auto const& m = memory;
   f.memory_events = stored_bytes(m.time_ns, m.input, m.rank, m.device, m.thread, m.bytes, m.pool,

@@ -124,6 +124,41 @@ TEST(event_table, side_tables_follow_their_rows_through_keep_and_abandon) {
   EXPECT_EQ(t.launch_details.size(), 2u);
 }
 
+TEST(event_table, launch_shapes_are_kept_once_and_follow_their_rows) {
+  ts::event_table t;
+  t.begin_input("a", "x");
+  ts::launch_shape const wide{{64, 1, 1}, {256, 1, 1}}, narrow{{8, 1, 1}, {32, 1, 1}};
+  for (int i = 0; i < 6; ++i) {
+    t.append(ev(i, i + 1));
+    if (i != 1) t.add_launch_shape(i % 3 == 0 ? wide : narrow);  // wide, -, narrow, wide, …
+  }
+  t.finish_input();
+  // Five rows carry a shape; two configurations are kept, each once, in first-seen order.
+  EXPECT_EQ(t.launch_shapes.row, (std::vector<std::uint64_t>{0, 2, 3, 4, 5}));
+  EXPECT_EQ(t.launch_shapes.distinct, (std::vector<ts::launch_shape>{wide, narrow}));
+  EXPECT_EQ(t.launch_shapes.values, (std::vector<std::uint32_t>{0, 1, 0, 1, 1}));
+  EXPECT_EQ(t.launch_shapes.shape_of(1), nullptr);
+  ASSERT_NE(t.launch_shapes.shape_of(3), nullptr);
+  EXPECT_EQ(*t.launch_shapes.shape_of(3), wide);
+  std::vector<std::uint8_t> const keep_row{1, 1, 0, 1, 1, 1}, keep_memory;
+  t.keep(keep_row, keep_memory);
+  // Rows 0,1,3,4,5 stay as 0..4.
+  EXPECT_EQ(t.launch_shapes.row, (std::vector<std::uint64_t>{0, 2, 3, 4}));
+  EXPECT_EQ(*t.launch_shapes.shape_of(2), wide);
+  EXPECT_EQ(*t.launch_shapes.shape_of(3), narrow);
+  t.begin_input("b", "x");
+  t.append(ev(0, 1));
+  t.add_launch_shape(narrow);
+  t.abandon_input();
+  EXPECT_EQ(t.launch_shapes.size(), 4u);
+  t.begin_input("c", "x");
+  t.append(ev(0, 1));
+  t.add_launch_shape(wide);  // the configuration kept before: its index again
+  t.finish_input();
+  EXPECT_EQ(t.launch_shapes.values.back(), 0u);
+  EXPECT_EQ(t.launch_shapes.distinct.size(), 2u);
+}
+
 TEST(event_table, byte_counts_follow_their_rows_through_keep_and_abandon) {
   ts::event_table t;
   t.begin_input("a", "x");

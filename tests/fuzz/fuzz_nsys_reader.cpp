@@ -19,10 +19,12 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
   tracesweep::event_table table;
   tracesweep::read_options options;
   options.threads = 1;
-  // The size picks the kernel naming and whether the optional parts (launch details, range sources,
-  // GPU contexts and profiler overhead) are read: the bytes themselves stay a database.
+  // The size picks the kernel naming and whether the optional parts (launch details, launch shapes,
+  // range sources, GPU contexts and profiler overhead) are read: the bytes themselves stay a
+  // database.
   options.kernel_names = static_cast<tracesweep::kernel_naming>(size % 3);
   options.launch_details = options.gpu_contexts = options.range_sources = (size / 3) % 2 == 1;
+  options.launch_shapes = (size / 6) % 2 == 1;
   try {
     tracesweep::nsys::read_nsys_sqlite_image("fuzz.sqlite", std::as_bytes(std::span(data, size)),
                                              table, options);

@@ -9,7 +9,7 @@
 #include <map>
 #include <optional>
 #include <tracesweep/exact_stats.hpp>
-#include <tuple>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -19,13 +19,18 @@ namespace tracesweep::diagnose_detail {
 
 namespace {
 
-using dims = std::array<std::int32_t, 3>;
-/// A group: name, grid, block (grid and block -1 where the row has no launch configuration).
-using group_key = std::tuple<string_id, dims, dims>;
+/// A group: a name and its launch configuration (launch_shapes.distinct's index + 1; 0 where the
+/// row has none), as one number.
+using group_key = std::uint64_t;
 
-std::string launch_text(group_key const& k) {
-  auto const& [name, grid, block] = k;
-  if (grid[0] < 0) return {};
+constexpr group_key group_key_of(string_id name, std::uint32_t shape) {
+  return (std::uint64_t{name} << 32) | shape;
+}
+
+std::string launch_text(event_table const& t, group_key k) {
+  auto const shape = static_cast<std::uint32_t>(k & 0xFFFFFFFFu);
+  if (shape == 0) return {};
+  auto const& [grid, block] = t.launch_shapes.distinct[shape - 1];
   return fmt::format("grid {}x{}x{}, block {}x{}x{}", grid[0], grid[1], grid[2], block[0], block[1],
                      block[2]);
 }
@@ -51,27 +56,28 @@ struct grouping {
 grouping group_kernels(trace_model const& model, std::size_t min_count) {
   auto const& t = model.table();
   auto const devices = model.device_group();
+  auto const& shapes = t.launch_shapes;
   grouping g;
   g.of.assign(t.size(), 0);
-  std::map<group_key, std::uint32_t> index;
+  std::unordered_map<group_key, std::uint32_t> index;
   std::vector<std::vector<std::int64_t>> durations;
-  auto const& details = t.launch_details;
-  std::size_t next_detail = 0;  // rows ascend in both: one walk instead of a search per row
+  std::size_t next_shape = 0;  // rows ascend in both: one walk instead of a search per row
   std::optional<std::pair<group_key, std::uint32_t>> last;  // kernels repeat in runs
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (devices[i] == no_device || t.kind[i] != event_kind::kernel) continue;
     if (model.is_communication(t.name[i])) continue;
-    dims grid{-1, -1, -1}, block{-1, -1, -1};
-    while (next_detail < details.size() && details.row[next_detail] < i) ++next_detail;
-    if (next_detail < details.size() && details.row[next_detail] == i) {
-      auto const& d = details.values[next_detail];
-      if (d.grid[0] >= 0 && d.block[0] >= 0) grid = d.grid, block = d.block;
+    std::uint32_t shape = 0;
+    while (next_shape < shapes.size() && shapes.row[next_shape] < i) ++next_shape;
+    if (next_shape < shapes.size() && shapes.row[next_shape] == i) {
+      auto const id = shapes.values[next_shape];
+      auto const& s = shapes.distinct[id];
+      if (s.grid[0] >= 0 && s.block[0] >= 0) shape = id + 1;
     }
-    group_key key{t.name[i], grid, block};
+    auto const key = group_key_of(t.name[i], shape);
     if (!last || last->first != key) {
       auto const [at, added] = index.try_emplace(key, static_cast<std::uint32_t>(g.keys.size()));
-      if (added) g.keys.push_back(at->first), durations.emplace_back();
-      last.emplace(std::move(key), at->second);
+      if (added) g.keys.push_back(key), durations.emplace_back();
+      last.emplace(key, at->second);
     }
     g.of[i] = last->second + 1;
     durations[last->second].push_back(t.end_ns[i] - t.start_ns[i]);
@@ -117,8 +123,8 @@ void find_long_tail(trace_model const& model, host_classifier const& classifier,
     n.worst_ratio = std::max(n.worst_ratio, f.ratio);
   }
   for (auto& [k, n] : names) {
-    n.name = std::string(t.strings().at(std::get<0>(g.keys[k])));
-    n.launch = launch_text(g.keys[k]);
+    n.name = std::string(t.strings().at(static_cast<string_id>(g.keys[k] >> 32)));
+    n.launch = launch_text(t, g.keys[k]);
     out.long_tail_names.push_back(std::move(n));
   }
   std::stable_sort(out.long_tail_names.begin(), out.long_tail_names.end(),
@@ -142,7 +148,7 @@ void find_long_tail(trace_model const& model, host_classifier const& classifier,
     l.start_ns = t.start_ns[f.row];
     l.duration_ns = t.end_ns[f.row] - t.start_ns[f.row];
     l.median_ns = median(f.row);
-    l.launch = launch_text(g.keys[g.of[f.row] - 1]);
+    l.launch = launch_text(t, g.keys[g.of[f.row] - 1]);
     auto const call = model.launcher(f.row);
     if (call >= 0) {
       auto const op = enclosing_op(model, index, static_cast<std::size_t>(call), false);

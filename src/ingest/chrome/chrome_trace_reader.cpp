@@ -102,12 +102,8 @@ class table_sink {
         ++next_metric;
       }
       if (next_shape < rows.shape_row.size() && rows.shape_row[next_shape] == i) {
-        if (kept && _shapes) {
-          device_details d;
-          d.grid = rows.grid[next_shape];
-          d.block = rows.block[next_shape];
-          _table.add_device_details(d);
-        }
+        if (kept && _shapes)
+          _table.add_launch_shape({rows.grid[next_shape], rows.block[next_shape]});
         ++next_shape;
       }
     }

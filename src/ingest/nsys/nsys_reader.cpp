@@ -193,6 +193,7 @@ class appender {
       }
       if (!_table.append(e)) continue;
       if (!b.details.empty()) _table.add_device_details(b.details[i]);
+      if (!b.shapes.empty()) _table.add_launch_shape(b.shapes[i]);
       if (!b.rowid.empty()) _table.add_range_source({b.rowid[i], domain_in_name});
     }
   }
@@ -312,6 +313,7 @@ struct task_plan {
   std::vector<read_task> tasks;
   std::uint64_t rows = 0;         ///< an upper bound of the rows the tasks hold
   std::uint64_t detail_rows = 0;  ///< the same for the plans whose rows carry launch details
+  std::uint64_t shape_rows = 0;   ///< the same for the plans whose rows carry launch shapes
   std::uint64_t device_span = 0;
   bool device_dense = true;
 };
@@ -325,6 +327,7 @@ task_plan plan_tasks(connection& db, std::vector<table_plan> const& plans, std::
     auto const span = plan_ranges(db, plans[p].table, p, *bounds, max_rows, out.tasks, dense);
     out.rows += span;
     if (plans[p].details) out.detail_rows += span;
+    if (plans[p].shapes) out.shape_rows += span;
     if (is_device_activity(plans[p].kind)) out.device_span += span, out.device_dense &= dense;
   }
   return out;
@@ -355,11 +358,14 @@ void read_database(db_location const& where, std::uint64_t bytes, event_table& t
   auto const& tasks = split.tasks;
   std::uint64_t device_rows = 0;
   table.reserve(table.size() + static_cast<std::size_t>(std::min(split.rows, max_rows)));
-  // Launch details grow with the kernels: room for them at once, not by doubling (10 M kernels
-  // of 80 bytes each copied about twice over, and as many fresh pages touched).
+  // Launch details and shapes grow with the kernels: room for them at once, not by doubling (10 M
+  // kernels of 80 bytes each copied about twice over, and as many fresh pages touched).
   auto const details = static_cast<std::size_t>(std::min(split.detail_rows, max_rows));
   table.launch_details.row.reserve(table.launch_details.size() + details);
   table.launch_details.values.reserve(table.launch_details.size() + details);
+  auto const shapes = static_cast<std::size_t>(std::min(split.shape_rows, max_rows));
+  table.launch_shapes.row.reserve(table.launch_shapes.size() + shapes);
+  table.launch_shapes.values.reserve(table.launch_shapes.size() + shapes);
   table.begin_input(path, "nsys-sqlite");
   try {
     load_metadata(db, schema, ids, table.inputs().back());

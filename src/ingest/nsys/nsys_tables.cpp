@@ -236,11 +236,12 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
   bool const all_details =
       options.launch_details && (source == source_table::kernel || source == source_table::memcpy ||
                                  source == source_table::memset);
-  bool const with_details =
-      all_details || (options.launch_shapes && source == source_table::kernel);
-  if (with_details) pick_details(source, !all_details, pick);
-  table_plan plan{source, table, info.kind, info.names,   "SELECT ",
-                  {},     true,  true,      with_details, !pick.expr[f_rowid].empty()};
+  bool const shapes = options.launch_shapes && source == source_table::kernel;
+  if (all_details || shapes) pick_details(source, !all_details, pick);
+  table_plan plan{source, table, info.kind, info.names, "SELECT ", {}, true, true};
+  plan.details = all_details;
+  plan.shapes = shapes;
+  plan.sources = !pick.expr[f_rowid].empty();
   select_columns(plan, schema, pick.expr);
   return plan;
 }
@@ -269,6 +270,17 @@ device_details details_of(Get const& get) {
   d.src_kind = narrow16(f_src_kind);
   d.dst_kind = narrow16(f_dst_kind);
   return d;
+}
+
+/// A kernel row's launch configuration from its fields (-1 where absent or out of range).
+template <class Get>
+launch_shape shape_of(Get const& get) {
+  auto narrow32 = [&](int f) {
+    auto const v = get(f);
+    return v >= -1 && v <= INT32_MAX ? static_cast<std::int32_t>(v) : -1;
+  };
+  return {{narrow32(f_grid_x), narrow32(f_grid_y), narrow32(f_grid_z)},
+          {narrow32(f_block_x), narrow32(f_block_y), narrow32(f_block_z)}};
 }
 
 /// The current row of a plan's statement: each column's value taken once per row
@@ -369,6 +381,7 @@ void append_row(plan_row const& row, table_plan const& plan, std::int64_t start,
   if (plan.source == source_table::kernel && plan.column[f_name_fallback] >= 0)
     out.name_fallback.push_back(row.get(f_name_fallback));
   if (plan.details) out.details.push_back(details_of([&](int f) { return row.get(f); }));
+  if (plan.shapes) out.shapes.push_back(shape_of([&](int f) { return row.get(f); }));
   if (plan.source == source_table::nvtx) {
     auto const* t = row.text(f_text);
     out.has_text.push_back(t != nullptr);
@@ -418,6 +431,7 @@ void row_batch::clear() {
        {&start, &end, &stream, &correlation, &bytes, &name_raw, &name_fallback, &domain, &rowid})
     v->clear();
   rank.clear(), device.clear(), subkind.clear(), text.clear(), has_text.clear(), details.clear();
+  shapes.clear();
   domains.clear(), skipped.clear();
 }
 

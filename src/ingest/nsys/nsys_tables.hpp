@@ -47,6 +47,7 @@ struct table_plan {
   bool start_nullable = true;
   bool end_nullable = true;
   bool details = false;  ///< rows carry device_details (read_options::launch_details)
+  bool shapes = false;   ///< rows carry launch_shape (read_options::launch_shapes)
   bool sources = false;  ///< NVTX rows carry range_source (read_options::range_sources)
 };
 
@@ -69,6 +70,7 @@ struct row_batch {
   std::vector<std::int64_t> rowid;  ///< when the plan reads sources
   std::vector<nvtx_domain> domains;
   std::vector<device_details> details;  ///< one per row when the plan reads them
+  std::vector<launch_shape> shapes;     ///< one per row when the plan reads them
   std::map<std::string, std::int64_t> skipped;
 
   /// Empties every column, keeping the storage for the next range.
