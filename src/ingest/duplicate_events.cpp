@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// find_duplicates: hash every compared event of the input, group the hashes by their top bits,
-// find the hashes that repeat within each group with a small cache-resident table, and compare
-// in full only the events whose hash repeats (none in a trace without duplicates).
+// find_duplicates. Rows: one bit per correlation id of each (kind, rank) finds the rows whose
+// (kind, rank, id) repeats, and only those are compared in full (none in a trace without copies).
+// Memory events, and rows whose ids are too scattered for a bit each: hash every compared event,
+// group the hashes by their top bits, find the hashes that repeat within each group with a small
+// cache-resident table, and compare in full only the events whose hash repeats.
 #include "ingest/duplicate_events.hpp"
 
 #include <tracesweep/task_threads.hpp>

@@ -23,8 +23,10 @@ struct duplicates {
 /// operations and runtime calls it ties, unique per launch. Rows without one can be equal in
 /// every column and still distinct (Kineto's nested `aten::zeros` in `aten::zeros`, both in
 /// the same whole µs, told apart only by their External id; nsys rows read without
-/// correlations). One hash per row of its kind, correlation and start, grouped by hash with
-/// `threads` threads; only rows whose hash repeats are compared in full.
+/// correlations). Rows are first told apart by one bit per (kind, rank, correlation), or, where
+/// the ids are too scattered for that, by one hash of kind, correlation and start grouped with
+/// `threads` threads (as the memory events are); only rows whose bit or hash repeats are compared
+/// in full.
 [[nodiscard]] duplicates find_duplicates(event_table const& table, unsigned threads);
 
 }  // namespace tracesweep::detail
