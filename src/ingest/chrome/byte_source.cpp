@@ -118,9 +118,7 @@ char const* inflate_error_text(int rc) {
 class gzip_source final : public byte_source {
  public:
   gzip_source(std::string const& path, std::unique_ptr<byte_source> raw, std::uint64_t max_ratio)
-      : _path(path), _raw(std::move(raw)), _in(1 << 20), _max_ratio(max_ratio) {
-    start_member();
-  }
+      : _path(path), _raw(std::move(raw)), _in(1 << 20), _max_ratio(max_ratio) {}
   gzip_source(gzip_source const&) = delete;
   gzip_source& operator=(gzip_source const&) = delete;
 
@@ -132,14 +130,19 @@ class gzip_source final : public byte_source {
     _z.avail_out = want;
     while (_z.avail_out > 0) {
       if (_between_members) {
-        // A short read may deliver one byte at a time: a member header needs two.
-        while (_z.avail_in < 2 && !_eof) fill();
+        // A short read may deliver one byte at a time: a member header's magic and flags need
+        // four.
+        while (_z.avail_in < 4 && !_eof) fill();
         if (_z.avail_in == 0) {  // clean end after a complete member
           _done = true;
           break;
         }
         if (_z.avail_in < 2 || _z.next_in[0] != 0x1f || _z.next_in[1] != 0x8b)
           throw input_error(_path, where(), "data after the end of the gzip stream");
+        // RFC 1952: a reserved flag bit set is an error (zlib refuses it; igzip does not).
+        if (_z.avail_in >= 4 && (_z.next_in[3] & 0xE0) != 0)
+          throw input_error(_path, where(),
+                            "invalid gzip data: invalid gzip header (reserved flag bits set)");
         start_member();
       }
       if (_z.avail_in == 0) {
@@ -209,7 +212,7 @@ class gzip_source final : public byte_source {
   inflate_state _z{};
   bool _eof = false;
   bool _done = false;
-  bool _between_members = false;
+  bool _between_members = true;  ///< at the start of a member (the first one too)
   std::uint64_t _max_ratio;
   std::uint64_t _inflated = 0;
 };

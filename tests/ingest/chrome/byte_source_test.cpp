@@ -62,9 +62,14 @@ TEST(ByteSource, MembersEndingInsideOneRead) {
 
 TEST(ByteSource, GzipDefectsInMemory) {
   std::string const member = test::gzip_member("some text");
+  // A reserved flag bit (RFC 1952: an error), in the first member and in a later one.
+  std::string reserved = member;
+  reserved[3] = static_cast<char>(reserved[3] | 0x40);
   for (auto const& [bytes, why] : {std::pair{member + "x", "after the end of the gzip stream"},
                                    std::pair{member + "\x1f", "after the end of the gzip stream"},
-                                   std::pair{member.substr(0, member.size() - 3), "truncated"}}) {
+                                   std::pair{member.substr(0, member.size() - 3), "truncated"},
+                                   std::pair{reserved, "reserved flag bits set"},
+                                   std::pair{member + reserved, "reserved flag bits set"}}) {
     for (std::size_t max_read : {1, 1 << 20}) {
       auto source = open_memory_source("mem.gz", std::span(bytes.data(), bytes.size()), max_read);
       try {
