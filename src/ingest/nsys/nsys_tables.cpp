@@ -3,6 +3,7 @@
 
 #include <array>
 #include <initializer_list>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -248,39 +249,36 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
 
 namespace {
 
-/// A row's launch details from its fields (-1 where absent or out of range).
-template <class Get>
-device_details details_of(Get const& get) {
-  auto narrow32 = [&](int f) {
-    auto const v = get(f);
-    return v >= -1 && v <= INT32_MAX ? static_cast<std::int32_t>(v) : -1;
-  };
-  auto narrow16 = [&](int f) {
-    auto const v = get(f);
-    return v >= -1 && v <= INT16_MAX ? static_cast<std::int16_t>(v) : std::int16_t{-1};
-  };
-  device_details d;
-  d.context = get(f_context);
-  d.green_context = get(f_green_context);
-  d.grid = {narrow32(f_grid_x), narrow32(f_grid_y), narrow32(f_grid_z)};
-  d.block = {narrow32(f_block_x), narrow32(f_block_y), narrow32(f_block_z)};
-  d.registers_per_thread = narrow32(f_registers);
-  d.static_shared_bytes = get(f_static_shared);
-  d.dynamic_shared_bytes = get(f_dynamic_shared);
-  d.src_kind = narrow16(f_src_kind);
-  d.dst_kind = narrow16(f_dst_kind);
-  return d;
+/// Field `f` of a row as an Int (-1 where absent or out of range).
+template <class Int, class Get>
+Int narrowed(Get const& get, int f) {
+  auto const v = get(f);
+  return v >= -1 && v <= std::numeric_limits<Int>::max() ? static_cast<Int>(v) : Int{-1};
 }
 
 /// A kernel row's launch configuration from its fields (-1 where absent or out of range).
 template <class Get>
 launch_shape shape_of(Get const& get) {
-  auto narrow32 = [&](int f) {
-    auto const v = get(f);
-    return v >= -1 && v <= INT32_MAX ? static_cast<std::int32_t>(v) : -1;
-  };
-  return {{narrow32(f_grid_x), narrow32(f_grid_y), narrow32(f_grid_z)},
-          {narrow32(f_block_x), narrow32(f_block_y), narrow32(f_block_z)}};
+  auto const dim = [&](int f) { return narrowed<std::int32_t>(get, f); };
+  return {{dim(f_grid_x), dim(f_grid_y), dim(f_grid_z)},
+          {dim(f_block_x), dim(f_block_y), dim(f_block_z)}};
+}
+
+/// A row's launch details from its fields (-1 where absent or out of range).
+template <class Get>
+device_details details_of(Get const& get) {
+  device_details d;
+  d.context = get(f_context);
+  d.green_context = get(f_green_context);
+  auto const shape = shape_of(get);
+  d.grid = shape.grid;
+  d.block = shape.block;
+  d.registers_per_thread = narrowed<std::int32_t>(get, f_registers);
+  d.static_shared_bytes = get(f_static_shared);
+  d.dynamic_shared_bytes = get(f_dynamic_shared);
+  d.src_kind = narrowed<std::int16_t>(get, f_src_kind);
+  d.dst_kind = narrowed<std::int16_t>(get, f_dst_kind);
+  return d;
 }
 
 /// The current row of a plan's statement: each column's value taken once per row
