@@ -187,7 +187,19 @@ struct id_range {
   std::int32_t rank;
   std::int64_t lo, hi;
   std::size_t offset = 0;
+  [[nodiscard]] std::size_t bits() const noexcept { return static_cast<std::size_t>(hi - lo + 1); }
 };
+
+/// The index in `ranges` of row i's (kind, rank), ranges.size() when none: the range `last`
+/// (rows of one kind and rank come in runs) or a search of the few ranges; `last` is kept.
+std::size_t range_of(std::vector<id_range> const& ranges, event_table const& t, std::size_t i,
+                     std::size_t& last) {
+  auto const is_its = [&](id_range const& r) { return r.kind == t.kind[i] && r.rank == t.rank[i]; };
+  if (last < ranges.size() && is_its(ranges[last])) return last;
+  last =
+      static_cast<std::size_t>(std::find_if(ranges.begin(), ranges.end(), is_its) - ranges.begin());
+  return last;
+}
 
 /// The (kind, rank) ranges of rows [first, end) with a correlation id that fits the column, or
 /// nullopt when the ids are too scattered for a bit each (more ranges than a short search
@@ -200,21 +212,15 @@ std::optional<std::vector<id_range>> id_ranges(event_table const& t, std::size_t
     auto const c = t.correlation[i];
     if (c == -1 || c == event_table::wide_correlation) continue;
     ++rows;
-    if (ranges.empty() || ranges[last].kind != t.kind[i] || ranges[last].rank != t.rank[i]) {
-      last = 0;
-      while (last < ranges.size() &&
-             (ranges[last].kind != t.kind[i] || ranges[last].rank != t.rank[i]))
-        ++last;
-      if (last == ranges.size()) {
-        if (ranges.size() == 256) return std::nullopt;
-        ranges.push_back({t.kind[i], t.rank[i], c, c});
-      }
+    if (range_of(ranges, t, i, last) == ranges.size()) {
+      if (ranges.size() == 256) return std::nullopt;
+      ranges.push_back({t.kind[i], t.rank[i], c, c});
     }
     ranges[last].lo = std::min<std::int64_t>(ranges[last].lo, c);
     ranges[last].hi = std::max<std::int64_t>(ranges[last].hi, c);
   }
   std::size_t bits = 0;
-  for (auto& r : ranges) r.offset = bits, bits += static_cast<std::size_t>(r.hi - r.lo + 1);
+  for (auto& r : ranges) r.offset = bits, bits += r.bits();
   if (bits > 64 * rows + 4096) return std::nullopt;
   return ranges;
 }
@@ -227,20 +233,13 @@ std::optional<std::vector<std::size_t>> rows_sharing_an_id(event_table const& t,
                                                            std::size_t end) {
   auto const ranges = id_ranges(t, first, end);
   if (!ranges) return std::nullopt;
-  std::size_t const bits =
-      ranges->empty() ? 0
-                      : ranges->back().offset +
-                            static_cast<std::size_t>(ranges->back().hi - ranges->back().lo + 1);
+  std::size_t const bits = ranges->empty() ? 0 : ranges->back().offset + ranges->back().bits();
   std::vector<std::uint64_t> seen((bits + 63) / 64, 0), shared((bits + 63) / 64, 0);
-  // The bit of row i (its id fits the column): found as id_ranges found its range.
+  // The bit of row i (its id fits the column, so id_ranges gave its (kind, rank) a range).
   std::size_t last = 0;
   auto const bit_of = [&](std::size_t i) {
-    auto const& r = *ranges;
-    if (r[last].kind != t.kind[i] || r[last].rank != t.rank[i]) {
-      last = 0;
-      while (r[last].kind != t.kind[i] || r[last].rank != t.rank[i]) ++last;
-    }
-    return r[last].offset + static_cast<std::size_t>(t.correlation[i] - r[last].lo);
+    auto const& r = (*ranges)[range_of(*ranges, t, i, last)];
+    return r.offset + static_cast<std::size_t>(t.correlation[i] - r.lo);
   };
   bool any_shared = false, any_wide = false;
   for (auto i = first; i < end; ++i) {
