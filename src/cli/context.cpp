@@ -262,6 +262,7 @@ int context::run_analysis(analysis_args const& args, read_options const& options
   } catch (std::bad_alloc const&) {
     throw input_error(job_name(table), where(), "out of memory");
   }
+  for (auto const& note : results.notes) std::cerr << error_line("warning: " + note) << '\n';
   write(results, args.format, table_name, file ? &*file : nullptr);
   return failed ? static_cast<int>(exit_code::bad_input) : 0;
 }

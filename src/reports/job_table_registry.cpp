@@ -80,6 +80,11 @@ job_table_output perf(job_session const& s, job_table_request const&) {
   return {{perf_flat(v), perf_rows(v)}, {}};  // text in seconds; CSV and JSON one table in ns
 }
 
+job_table_output collective_ranks(job_session const& s, job_table_request const&) {
+  auto const m = match_collectives(s.model());
+  return {{collective_ranks_table(m)}, {}, collective_notes(m)};
+}
+
 /// The memory tables serve every view: text, CSV, HTML and JSON.
 job_table_output memory(job_session const& s, job_table_request const&) {
   return {memory_results(compute_memory_tables(s.model())), {}};
@@ -106,6 +111,7 @@ constexpr std::array entries{
     job_table_entry{"userdefined", paddle, false, {}, true, {}, userdefined},
     job_table_entry{"perf", paddle, false, {}, true, {}, perf},
     job_table_entry{"memory", paddle, false, memory_also, true, {}, memory},
+    job_table_entry{"collective_ranks", paddle, false, {}, true, {}, collective_ranks},
 };
 
 }  // namespace
@@ -142,6 +148,7 @@ output::result_set job_table_results(std::span<job_table_entry const* const> sel
     auto out = e.compute(session, request);
     for (auto& t : out.grids) set.tables.push_back(std::move(t));
     for (auto& t : out.json) json.push_back(std::move(t));
+    for (auto& n : out.notes) set.notes.push_back(std::move(n));
   }
   for (auto& t : json) set.tables.push_back(std::move(t));
   return set;

@@ -5,8 +5,10 @@
 // The registry (job_table_registry.cpp) picks them.
 #pragma once
 
+#include <string>
 #include <vector>
 
+#include <tracesweep/analysis/collectives.hpp>
 #include <tracesweep/output/result_table.hpp>
 #include <tracesweep/reports/job_tables.hpp>
 
@@ -34,5 +36,9 @@ namespace tracesweep::tables {
 [[nodiscard]] output::result_table tb_json(std::vector<tb_overview> const& v);
 [[nodiscard]] output::result_table tb_operators_flat(std::vector<tb_operator_table> const& v);
 [[nodiscard]] output::result_table tb_operators_json(std::vector<tb_operator_table> const& v);
+/// collective_ranks for every format (collective_results.cpp), and its stderr notes: no NCCL
+/// kernels, one GPU only, counts that disagree across GPUs.
+[[nodiscard]] output::result_table collective_ranks_table(collective_matching const& m);
+[[nodiscard]] std::vector<std::string> collective_notes(collective_matching const& m);
 
 }  // namespace tracesweep::tables

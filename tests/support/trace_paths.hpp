@@ -4,9 +4,11 @@
 // folder is absent, but with TRACESWEEP_REQUIRE_TRACES=1 a missing folder fails.
 #pragma once
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -20,6 +22,19 @@ inline std::filesystem::path traces_dir() {
 inline bool traces_required() {
   char const* env = std::getenv("TRACESWEEP_REQUIRE_TRACES");
   return env && std::string(env) == "1";
+}
+
+/// The real jobs under `dir`: each Kineto folder (one job, a file per rank) and each nsys export,
+/// sorted by path.
+inline std::vector<std::filesystem::path> real_trace_jobs(std::filesystem::path const& dir) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> jobs;
+  for (auto const& e : fs::directory_iterator(dir / "kineto"))
+    if (e.is_directory()) jobs.push_back(e.path());
+  for (auto const& e : fs::recursive_directory_iterator(dir / "nsys"))
+    if (e.is_regular_file() && e.path().extension() == ".sqlite") jobs.push_back(e.path());
+  std::sort(jobs.begin(), jobs.end());
+  return jobs;
 }
 
 }  // namespace tracesweep::test

@@ -195,6 +195,9 @@ struct result_set {
   std::optional<std::int64_t> time_origin_ns;
   /// What time_origin_ns is, as the text names it.
   std::string time_origin_name = "the trace start";
+  /// Why a table is empty or partial: one warning line each, which the command line writes on
+  /// standard error (never into the output).
+  std::vector<std::string> notes;
 };
 
 /// Wraps a table into a nested cell.

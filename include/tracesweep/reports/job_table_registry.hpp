@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -29,6 +30,7 @@ struct job_table_request {
 struct job_table_output {
   std::vector<output::result_table> grids;
   std::vector<output::result_table> json;
+  std::vector<std::string> notes = {};  ///< warnings for standard error (result_set::notes)
 };
 
 struct job_table_entry {
