@@ -179,6 +179,21 @@ struct range_source {
 /// The range_source of host range rows (read_options::range_sources).
 using range_source_table = row_side_table<range_source>;
 
+/// What a trace records of a collective kernel's operation (Kineto's NCCL kernel args). String
+/// ids are the table's; string_pool::npos and -1 where the arg is absent.
+struct collective_args {
+  string_id operation = string_pool::npos;      ///< "Collective name": allreduce, allgather, …
+  string_id dtype = string_pool::npos;          ///< "dtype": Float, BFloat16, …
+  string_id process_group = string_pool::npos;  ///< "Process Group Name"
+  std::int64_t in_elements = -1;                ///< "In msg nelems"
+  std::int64_t out_elements = -1;               ///< "Out msg nelems"
+  std::int64_t group_size = -1;                 ///< "Group size"
+  friend bool operator==(collective_args const&, collective_args const&) = default;
+};
+
+/// The collective_args of kernel rows whose event carries any of them (always read).
+using collective_args_table = row_side_table<collective_args>;
+
 /// The allocator pool a memory event's bytes change: what tensors hold (allocated), or what the
 /// caching allocator holds from the driver (reserved; Paddle's ReservedAllocate/ReservedFree).
 enum class memory_pool : std::uint8_t { allocated = 0, reserved = 1 };
@@ -275,6 +290,8 @@ class event_table {
   launch_shape_table launch_shapes;
   /// Optional: see range_source_table.
   range_source_table range_sources;
+  /// See collective_args_table.
+  collective_args_table collectives;
 
   /// Registers an input file; events appended afterwards belong to it until the next call.
   std::int32_t begin_input(std::string path, std::string format);
@@ -294,6 +311,8 @@ class event_table {
   void add_launch_shape(launch_shape const& s);
   /// Records the source of the row appended last.
   void add_range_source(range_source const& s);
+  /// Records the collective args of the row appended last.
+  void add_collective_args(collective_args const& a);
   /// Counts a row the reader itself dropped, under `reason`, for the current input.
   void skip(std::string_view reason, std::int64_t n = 1);
   /// Fills inputs()[i].ranks from the rank column; readers call it when an input is done.

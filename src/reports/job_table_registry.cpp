@@ -80,9 +80,16 @@ job_table_output perf(job_session const& s, job_table_request const&) {
   return {{perf_flat(v), perf_rows(v)}, {}};  // text in seconds; CSV and JSON one table in ns
 }
 
+job_table_output collectives(job_session const& s, job_table_request const&) {
+  auto const m = match_collectives(s.model());
+  return {{collectives_table(summarize_collectives(s.model(), m))},
+          {},
+          collective_notes("collectives", m)};
+}
+
 job_table_output collective_ranks(job_session const& s, job_table_request const&) {
   auto const m = match_collectives(s.model());
-  return {{collective_ranks_table(m)}, {}, collective_notes(m)};
+  return {{collective_ranks_table(m)}, {}, collective_notes("collective_ranks", m)};
 }
 
 /// The memory tables serve every view: text, CSV, HTML and JSON.
@@ -111,6 +118,7 @@ constexpr std::array entries{
     job_table_entry{"userdefined", paddle, false, {}, true, {}, userdefined},
     job_table_entry{"perf", paddle, false, {}, true, {}, perf},
     job_table_entry{"memory", paddle, false, memory_also, true, {}, memory},
+    job_table_entry{"collectives", paddle, false, {}, true, {}, collectives},
     job_table_entry{"collective_ranks", paddle, false, {}, true, {}, collective_ranks},
 };
 

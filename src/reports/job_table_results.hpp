@@ -36,9 +36,11 @@ namespace tracesweep::tables {
 [[nodiscard]] output::result_table tb_json(std::vector<tb_overview> const& v);
 [[nodiscard]] output::result_table tb_operators_flat(std::vector<tb_operator_table> const& v);
 [[nodiscard]] output::result_table tb_operators_json(std::vector<tb_operator_table> const& v);
-/// collective_ranks for every format (collective_results.cpp), and its stderr notes: no NCCL
-/// kernels, one GPU only, counts that disagree across GPUs.
+/// collectives and collective_ranks for every format (collective_results.cpp), and the stderr
+/// notes of `table`: no NCCL kernels, one GPU only, counts that disagree across GPUs.
+[[nodiscard]] output::result_table collectives_table(std::vector<collective_summary> const& rows);
 [[nodiscard]] output::result_table collective_ranks_table(collective_matching const& m);
-[[nodiscard]] std::vector<std::string> collective_notes(collective_matching const& m);
+[[nodiscard]] std::vector<std::string> collective_notes(std::string const& table,
+                                                        collective_matching const& m);
 
 }  // namespace tracesweep::tables

@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // Collectives matched across ranks: NCCL kernel kinds from names; waits, transfers and last
-// arrivals on a hand-built job with a late rank; and on real two-rank traces against a
-// brute-force matching the test does itself (for nsys straight from the export with SQL).
+// arrivals on a hand-built job with a late rank; on real two-rank traces against a brute-force
+// matching the test does itself (for nsys straight from the export with SQL); sizes and
+// bandwidths of a Kineto trace against the test's own reading of its NCCL kernel args.
 #include <tracesweep/analysis/collectives.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <simdjson.h>
 #include <sqlite3.h>
 
 #include <tracesweep/input_reader.hpp>
 
+#include "ingest/chrome/test_json.hpp"
 #include "support/table_builder.hpp"
 #include "support/trace_paths.hpp"
 
@@ -213,4 +217,111 @@ TEST(collectives, kineto_two_ranks_match_a_brute_force_over_their_kernels) {
     std::stable_sort(v.begin(), v.end(), [](auto a, auto b) { return a.first < b.first; });
   ts::trace_model const model(t);
   expect_matching(ts::match_collectives(model), k);
+}
+
+TEST(collectives, data_types_operations_and_bus_factors) {
+  EXPECT_EQ(ts::data_type_of("Float").name, "float32");
+  EXPECT_EQ(ts::data_type_of("BFloat16").size, 2);
+  EXPECT_EQ(ts::data_type_of("f32").size, 4);
+  EXPECT_EQ(ts::data_type_of("int8_t").name, "int8");
+  EXPECT_EQ(ts::data_type_of("Long").size, 8);
+  EXPECT_EQ(ts::data_type_of("Quaternion").size, 0);
+  EXPECT_EQ(ts::data_type_of("Quaternion").name, "Quaternion");
+  EXPECT_EQ(ts::collective_kind_of_operation("allreduce"), collective_kind::all_reduce);
+  EXPECT_EQ(ts::collective_kind_of_operation("_allgather_base"), collective_kind::all_gather);
+  EXPECT_EQ(ts::collective_kind_of_operation("reduce_scatter_tensor_coalesced"),
+            collective_kind::reduce_scatter);
+  EXPECT_EQ(ts::collective_kind_of_operation("reduce"), collective_kind::reduce);
+  EXPECT_EQ(ts::collective_kind_of_operation("recv"), collective_kind::send_recv);
+  EXPECT_EQ(ts::collective_kind_of_operation("barrier"), std::nullopt);
+  EXPECT_DOUBLE_EQ(ts::bus_factor(collective_kind::all_reduce, 8), 2.0 * 7 / 8);
+  EXPECT_DOUBLE_EQ(ts::bus_factor(collective_kind::all_gather, 4), 3.0 / 4);
+  EXPECT_DOUBLE_EQ(ts::bus_factor(collective_kind::reduce_scatter, 2), 0.5);
+  EXPECT_DOUBLE_EQ(ts::bus_factor(collective_kind::all_to_all, 16), 15.0 / 16);
+  EXPECT_DOUBLE_EQ(ts::bus_factor(collective_kind::broadcast, 8), 1.0);
+  EXPECT_DOUBLE_EQ(ts::bus_factor(collective_kind::send_recv, 2), 1.0);
+}
+
+TEST(collectives, names_give_kind_and_type_where_no_args_are_recorded) {
+  ts::test::table_builder b;
+  b.input("nsys-sqlite");
+  b.device(kernel, 100, 300, 0, 7, 0, -1, "ncclDevKernel_AllGather_RING_LL_bf16");
+  b.device(kernel, 400, 500, 0, 7, 0, -1, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(int*)");
+  b.input("nsys-sqlite");
+  b.device(kernel, 150, 320, 0, 7, 1, -1, "ncclDevKernel_AllGather_RING_LL_bf16");
+  b.device(kernel, 400, 450, 0, 7, 1, -1, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(int*)");
+  ts::trace_model const model(b.done());
+  auto const rows = ts::summarize_collectives(model, ts::match_collectives(model));
+  ASSERT_EQ(rows.size(), 4u);
+  auto const& gather0 = rows[0];  // rank 0's longest first
+  EXPECT_EQ(gather0.kind, collective_kind::all_gather);
+  EXPECT_EQ(gather0.dtype, "bfloat16");
+  EXPECT_EQ(gather0.bytes, std::nullopt);  // nsys names carry no sizes
+  EXPECT_EQ(gather0.algbw_gbps, std::nullopt);
+  EXPECT_EQ(gather0.group_size, 2);  // the GPUs taking part, as no group size is recorded
+  EXPECT_EQ(gather0.total_ns, 200);
+  EXPECT_EQ(gather0.wait_ns, 50);
+  EXPECT_EQ(gather0.transfer_ns, 150);
+  EXPECT_EQ(rows[1].kind, collective_kind::send_recv);
+  EXPECT_EQ(rows[1].dtype, "int8");
+  EXPECT_EQ(rows[3].rank, 1);
+  EXPECT_EQ(rows[3].wait_ns, 0);
+}
+
+TEST(collectives, kineto_args_give_sizes_and_bandwidths_as_the_json_says) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(dir);
+  auto const path = dir / "kineto/hta_nccl_allreduce_a100/nccl_data.json.gz";
+  // The test's own reading of the NCCL kernels' args (zlib + simdjson DOM).
+  auto const text = ts::test::load_text(path);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(text);
+  struct sums {
+    std::int64_t calls = 0, total_ns = 0, bytes = 0, n = 0;
+  };
+  std::map<std::pair<std::string, std::int64_t>, sums> want;  // (kind, bytes)
+  std::size_t kernels = 0;
+  for (auto e : doc["traceEvents"].get_array()) {
+    std::string_view cat, name;
+    if (e["cat"].get(cat) || cat != "kernel" || e["name"].get(name) || !name.starts_with("nccl"))
+      continue;
+    ++kernels;
+    auto const args = e["args"];
+    std::string_view op, dtype;
+    std::int64_t in = 0, group = 0;
+    ASSERT_FALSE(args["Collective name"].get(op) || args["dtype"].get(dtype) ||
+                 args["In msg nelems"].get(in) || args["Group size"].get(group));
+    std::int64_t const size = dtype == "Float" ? 4 : dtype == "Long" ? 8 : 0;
+    ASSERT_GT(size, 0) << dtype;
+    std::string const kind = op == "allreduce" ? "all_reduce" : std::string(op);
+    double ts_us = 0, dur_us = 0;
+    ASSERT_FALSE(e["ts"].get(ts_us) || e["dur"].get(dur_us));
+    auto const start = std::llround(ts_us * 1000), end = std::llround((ts_us + dur_us) * 1000);
+    auto& w = want[{kind, in * size}];
+    ++w.calls, w.total_ns += end - start, w.bytes = in * size, w.n = group;
+  }
+  ASSERT_EQ(kernels, 21u);
+  ts::event_table t;
+  ts::read_inputs({path.string()}, t, {}, false);
+  ts::trace_model const model(t);
+  auto const rows = ts::summarize_collectives(model, ts::match_collectives(model));
+  ASSERT_EQ(rows.size(), want.size());
+  std::int64_t calls = 0;
+  for (auto const& r : rows) {
+    auto const kind = std::string(ts::collective_kind_name(r.kind));
+    SCOPED_TRACE(kind + " " + std::to_string(r.bytes.value_or(-1)));
+    ASSERT_TRUE(r.bytes);
+    auto const& w = want.at({kind, *r.bytes});
+    calls += r.calls;
+    EXPECT_EQ(r.calls, w.calls);
+    EXPECT_NEAR(static_cast<double>(r.total_ns), static_cast<double>(w.total_ns), 2.0 * w.calls);
+    EXPECT_EQ(r.group_size, w.n);
+    EXPECT_EQ(r.process_group, "0");
+    double const factor = kind == "all_reduce" ? 2.0 * (w.n - 1) / w.n : 1.0;
+    double const busbw = static_cast<double>(w.bytes) * w.calls / r.total_ns * factor;
+    ASSERT_TRUE(r.busbw_gbps);
+    EXPECT_DOUBLE_EQ(*r.busbw_gbps, busbw);
+    EXPECT_DOUBLE_EQ(*r.algbw_gbps, static_cast<double>(w.bytes) * w.calls / r.total_ns);
+    EXPECT_EQ(r.wait_ns, std::nullopt);  // one rank of two: nothing to match
+  }
+  EXPECT_EQ(calls, 21);  // every NCCL kernel with args accounted for
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// overview --table collective_ranks through the binary: every real trace (each Kineto folder one
-// job, each nsys export one job) runs without error, its JSON table one row per rank with NCCL
-// kernels; a job without NCCL kernels gets an empty table and one stderr warning; the two-process
-// nsys export's CSV rows say what match_collectives computes (tests/analysis/collectives_test.cpp
-// checks that against a brute-force matching).
+// overview --table collectives and collective_ranks through the binary: every real trace (each
+// Kineto folder one job, each nsys export one job) runs without error, the two tables count the
+// same collectives per rank, collective_ranks has one row per rank with NCCL kernels; a job without
+// NCCL kernels gets an empty table and one stderr warning; the two-process nsys export's CSV rows
+// say what match_collectives computes (tests/analysis/collectives_test.cpp checks that against a
+// brute-force matching).
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,34 @@
 
 using tracesweep::test::quote;
 using tracesweep::test::run_cli;
+
+TEST(collectives, every_real_trace_runs_and_the_tables_agree_on_the_calls) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(dir);
+  for (auto const& job : tracesweep::test::real_trace_jobs(dir)) {
+    SCOPED_TRACE(job.string());
+    auto const r = run_cli("overview --table collectives --format json " + quote(job));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto const ranks = run_cli("overview --table collective_ranks --format json " + quote(job));
+    ASSERT_EQ(ranks.exit_code, 0) << ranks.err;
+    simdjson::dom::parser p1, p2;
+    simdjson::dom::array rows, rank_rows;
+    ASSERT_EQ(p1.parse(r.out)["collectives"].get_array().get(rows), simdjson::SUCCESS) << r.out;
+    ASSERT_EQ(p2.parse(ranks.out)["collective_ranks"].get_array().get(rank_rows),
+              simdjson::SUCCESS);
+    if (rows.size() == 0) {
+      EXPECT_NE(r.err.find("warning: collectives: no NCCL kernels in the job"), std::string::npos)
+          << r.err;
+    }
+    // Each rank's calls over its collectives rows = its collectives in collective_ranks.
+    std::map<std::int64_t, std::int64_t> calls;
+    for (auto row : rows)
+      calls[row["rank"].get_int64().value()] += row["calls"].get_int64().value();
+    std::map<std::int64_t, std::int64_t> collectives;
+    for (auto row : rank_rows)
+      collectives[row["rank"].get_int64().value()] = row["collectives"].get_int64().value();
+    EXPECT_EQ(calls, collectives);
+  }
+}
 
 TEST(collective_ranks, every_real_trace_runs_and_writes_one_row_per_rank_with_collectives) {
   TRACESWEEP_REQUIRE_TRACES_DIR(dir);

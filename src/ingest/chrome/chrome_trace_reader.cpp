@@ -74,7 +74,7 @@ class table_sink {
     for (std::size_t i = 0; i < rows.strings.size(); ++i)
       _global[i] = _table.strings().intern(rows.strings.at(static_cast<string_id>(i)));
     grow_for(rows.size(), text_end);
-    std::size_t next_metric = 0, next_text_thread = 0, next_shape = 0;
+    std::size_t next_metric = 0, next_text_thread = 0, next_shape = 0, next_collective = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       event e;
       e.start_ns = rows.start_ns[i];
@@ -100,6 +100,11 @@ class table_sink {
           _table.add_launch_metrics(rows.blocks_per_sm[next_metric],
                                     rows.occupancy_pct[next_metric]);
         ++next_metric;
+      }
+      if (next_collective < rows.collective_row.size() &&
+          rows.collective_row[next_collective] == i) {
+        if (kept) _table.add_collective_args(global_args(rows.collective[next_collective]));
+        ++next_collective;
       }
       if (next_shape < rows.shape_row.size() && rows.shape_row[next_shape] == i) {
         if (kept && _shapes)
@@ -144,6 +149,12 @@ class table_sink {
   }
 
  private:
+  /// `a` with the table's string ids for the chunk's.
+  [[nodiscard]] collective_args global_args(collective_args a) const {
+    for (auto* id : {&a.operation, &a.dtype, &a.process_group})
+      if (*id != string_pool::npos) *id = _global[*id];
+    return a;
+  }
   /// The chunk's memory events; rank and base come in finish(). An event without an allocated
   /// total gets the device's running total: the last total seen plus the bytes of an event of
   /// the allocated pool (from 0).

@@ -2,7 +2,9 @@
 // One trace event's fields read from its JSON object (event_fields.hpp).
 #include "ingest/chrome/event_fields.hpp"
 
+#include <array>
 #include <string>
+#include <utility>
 
 #include "ingest/chrome/decimal_time.hpp"
 
@@ -183,6 +185,35 @@ simdjson::error_code read_memory_arg(od::raw_json_string k, od::value& a, event_
   return simdjson::SUCCESS;
 }
 
+/// A count arg of a collective ("In msg nelems", …): an integer ≥ 0, else left at -1.
+simdjson::error_code read_count(od::value& a, std::int64_t& out, char const*& at) {
+  std::int64_t v = -1;
+  bool found = false;
+  if (auto e = read_integer(a, v, found, at)) return e;
+  if (found && v >= 0) out = v;
+  return simdjson::SUCCESS;
+}
+
+/// A collective kernel's args (Kineto: NCCL kernels); false when `k` is none of them (most keys
+/// are rejected by their first letter).
+bool read_collective_arg(od::raw_json_string k, od::value& a, event_fields& f,
+                         simdjson::error_code& e) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view event_fields::*>, 3>
+      texts{{{"Collective name", &event_fields::collective},
+             {"dtype", &event_fields::dtype},
+             {"Process Group Name", &event_fields::process_group}}};
+  static constexpr std::array<std::pair<std::string_view, std::int64_t event_fields::*>, 3> counts{
+      {{"In msg nelems", &event_fields::in_elements},
+       {"Out msg nelems", &event_fields::out_elements},
+       {"Group size", &event_fields::group_size}}};
+  if (std::string_view("CdPIOG").find(k.raw()[0]) == std::string_view::npos) return false;
+  for (auto const& [key, member] : texts)
+    if (k == key) return e = read_text(a, f.*member, f.fault_at), true;
+  for (auto const& [key, member] : counts)
+    if (k == key) return e = read_count(a, f.*member, f.fault_at), true;
+  return false;
+}
+
 /// The `args` object's fields the columns use.
 simdjson::error_code read_args(od::value& v, event_fields& f) {
   od::json_type type;
@@ -214,7 +245,7 @@ simdjson::error_code read_args(od::value& v, event_fields& f) {
       e = read_real(a, f.est_occupancy, at);
     } else if (k == "theoretical achieved occupancy %") {
       e = read_real(a, f.theoretical_occupancy, at);
-    } else {
+    } else if (!read_collective_arg(k, a, f, e)) {
       e = read_memory_arg(k, a, f);
     }
     return e;

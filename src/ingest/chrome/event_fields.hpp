@@ -39,6 +39,15 @@ struct event_fields {
   // array of other than three integers in [0, 2^31) counts as absent).
   std::array<std::int32_t, 3> grid{-1, -1, -1}, block{-1, -1, -1};
   [[nodiscard]] bool has_launch_shape() const noexcept { return grid[0] >= 0 && block[0] >= 0; }
+  // A collective's operation (Kineto's NCCL kernel args): "Collective name", "dtype",
+  // "Process Group Name" (empty = absent), "In msg nelems", "Out msg nelems", "Group size"
+  // (-1 = absent; a value that is no integer ≥ 0 counts as absent).
+  std::string_view collective, dtype, process_group;
+  std::int64_t in_elements = -1, out_elements = -1, group_size = -1;
+  [[nodiscard]] bool has_collective_args() const noexcept {
+    return !collective.empty() || !dtype.empty() || !process_group.empty() || in_elements >= 0 ||
+           out_elements >= 0 || group_size >= 0;
+  }
   // Memory events (Kineto `[memory]` args); found flags say the integer was there.
   std::int64_t memory_bytes = 0, total_allocated = 0, total_reserved = 0;
   std::int64_t memory_device = -1, memory_device_type = -1;

@@ -44,6 +44,7 @@ void chunk_rows::clear() {
   text_thread.clear();
   metric_row.clear(), blocks_per_sm.clear(), occupancy_pct.clear();
   shape_row.clear(), grid.clear(), block.clear();
+  collective_row.clear(), collective.clear();
   memory = {};
   memory_skipped = 0;
   memory_other_place = 0;
@@ -302,6 +303,16 @@ void add_launch_metrics(event_fields const& f, chunk_rows& out) {
   out.occupancy_pct.push_back(occupancy);
 }
 
+/// A kernel's collective args (chunk-local string ids; absent text stays npos).
+void add_collective_args(event_fields const& f, chunk_rows& out) {
+  auto id = [&](std::string_view s) {
+    return s.empty() ? string_pool::npos : out.strings.intern(s);
+  };
+  out.collective_row.push_back(static_cast<std::uint32_t>(out.size()));
+  out.collective.push_back({id(f.collective), id(f.dtype), id(f.process_group), f.in_elements,
+                            f.out_elements, f.group_size});
+}
+
 /// Appends the row of complete event `f` spanning [start, end).
 void add_row(event_fields const& f, std::int64_t start, std::int64_t end, bool paddle_schema,
              chunk_memos& memos, chunk_rows& out) {
@@ -321,6 +332,7 @@ void add_row(event_fields const& f, std::int64_t start, std::int64_t end, bool p
   auto const [device, stream] =
       info.device_side ? device_place(f) : std::pair{std::int32_t{-1}, row_thread(f, out)};
   if (kind == event_kind::kernel) add_launch_metrics(f, out);
+  if (kind == event_kind::kernel && f.has_collective_args()) add_collective_args(f, out);
   if (kind == event_kind::kernel && f.has_launch_shape()) {
     out.shape_row.push_back(static_cast<std::uint32_t>(out.size()));
     out.grid.push_back(f.grid);

@@ -14,6 +14,7 @@
 #include <simdjson.h>
 
 #include <tracesweep/event_kind.hpp>
+#include <tracesweep/event_table.hpp>
 #include <tracesweep/string_pool.hpp>
 
 #include "ingest/chrome/event_splitter.hpp"
@@ -60,6 +61,9 @@ struct chunk_rows {
   /// Kernel rows whose args carry a launch configuration ("grid" and "block"), row ascending.
   std::vector<std::uint32_t> shape_row;
   std::vector<std::array<std::int32_t, 3>> grid, block;
+  /// Kernel rows whose args describe a collective, row ascending; string ids chunk-local.
+  std::vector<std::uint32_t> collective_row;
+  std::vector<collective_args> collective;
   /// Memory events (`ph:"i"`, name `[memory]`), in event order: the table's memory_events
   /// columns before the rank and baseTimeNanoseconds are known.
   struct memory_columns {

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+// The collectives table (collectives.hpp): per rank, kind, data type, size and process group the
+// calls, their time, their bandwidths as nccl-tests defines them, and their wait and transfer
+// from the matching.
+#include <tracesweep/analysis/collectives.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <tracesweep/exact_stats.hpp>
+
+namespace tracesweep {
+
+namespace {
+
+/// What one NCCL kernel is: the key of its table row, and its group size (0: not recorded).
+struct kernel_facts {
+  collective_kind kind = collective_kind::other;
+  data_type type;
+  std::string process_group;
+  std::optional<std::int64_t> bytes;
+  std::int64_t group_size = 0;
+};
+
+/// The data type a kernel name's type token names ("…_Sum_f32_RING_LL", "…_Sum_float(…)",
+/// "…_Sum_int8_t(…)"): the first word between underscores, or the rest of the name from a word,
+/// that is a data type.
+data_type type_in_name(std::string_view name) {
+  name = name.substr(0, name.find('('));
+  for (std::size_t at = 0; at < name.size();) {
+    auto const end = std::min(name.find('_', at), name.size());
+    for (auto const candidate : {name.substr(at, end - at), name.substr(at)})
+      if (auto type = data_type_of(candidate); type.size > 0) return type;
+    at = end + 1;
+  }
+  return {};
+}
+
+kernel_facts facts_of(event_table const& t, std::size_t row, collective_kind by_name) {
+  kernel_facts f;
+  f.kind = by_name;
+  auto const* args = t.collectives.find(row);
+  auto text = [&](string_id id) {
+    return id == string_pool::npos ? std::string_view() : t.strings().at(id);
+  };
+  if (args)
+    if (auto k = collective_kind_of_operation(text(args->operation))) f.kind = *k;
+  f.type = args && args->dtype != string_pool::npos ? data_type_of(text(args->dtype))
+                                                    : type_in_name(t.strings().at(t.name[row]));
+  if (!args) return f;
+  f.process_group = std::string(text(args->process_group));
+  f.group_size = std::max<std::int64_t>(args->group_size, 0);
+  auto const elements =
+      f.kind == collective_kind::all_gather ? args->out_elements : args->in_elements;
+  std::int64_t bytes = 0;
+  if (elements >= 0 && f.type.size > 0) {
+    if (__builtin_mul_overflow(elements, f.type.size, &bytes))
+      throw_overflow("the bytes of a collective");
+    f.bytes = bytes;
+  }
+  return f;
+}
+
+using row_key = std::tuple<std::int32_t, collective_kind, std::string, std::optional<std::int64_t>,
+                           std::string>;
+
+struct row_sums {
+  std::int64_t calls = 0, total_ns = 0, matched = 0, wait_ns = 0, transfer_ns = 0;
+  std::int64_t group_size = 0;
+};
+
+/// GB/s of `bytes` × `calls` over `ns`, times `factor`; nullopt without bytes or time.
+std::optional<double> bandwidth(std::optional<std::int64_t> bytes, std::int64_t calls,
+                                std::int64_t ns, double factor) {
+  if (!bytes || ns <= 0) return std::nullopt;
+  return static_cast<double>(*bytes) * static_cast<double>(calls) / static_cast<double>(ns) *
+         factor;
+}
+
+}  // namespace
+
+std::vector<collective_summary> summarize_collectives(trace_model const& model,
+                                                      collective_matching const& matching) {
+  auto const& t = model.table();
+  auto const groups = model.device_group();
+  auto const devices = model.devices();
+  std::vector<std::int8_t> kind_of_name(t.strings().size(), -1);  // -1 unknown, -2 no NCCL
+  std::map<row_key, row_sums> rows;
+  std::map<std::string, std::set<group_id>> gpus_of_group;  // participants when n is not recorded
+  std::size_t next_matched = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (t.kind[i] != event_kind::kernel || groups[i] == no_device) continue;
+    auto& known = kind_of_name[t.name[i]];
+    if (known == -1) {
+      auto const k = collective_kind_of(t.strings().at(t.name[i]));
+      known = k ? static_cast<std::int8_t>(*k) : std::int8_t{-2};
+    }
+    if (known < 0) continue;
+    auto const f = facts_of(t, i, static_cast<collective_kind>(known));
+    auto& s = rows[{devices[groups[i]].rank, f.kind, f.type.name, f.bytes, f.process_group}];
+    ++s.calls;
+    s.total_ns = checked_add(s.total_ns, t.end_ns[i] - t.start_ns[i], "collective time");
+    s.group_size = std::max(s.group_size, f.group_size);
+    gpus_of_group[f.process_group].insert(groups[i]);
+    while (next_matched < matching.kernels.size() && matching.kernels[next_matched].row < i)
+      ++next_matched;
+    if (next_matched < matching.kernels.size() && matching.kernels[next_matched].row == i) {
+      auto const& m = matching.kernels[next_matched];
+      ++s.matched;
+      s.wait_ns = checked_add(s.wait_ns, m.wait_ns, "collective wait");
+      s.transfer_ns = checked_add(s.transfer_ns, m.transfer_ns, "collective transfer");
+    }
+  }
+  std::vector<collective_summary> out;
+  for (auto const& [key, s] : rows) {
+    collective_summary c;
+    std::tie(c.rank, c.kind, c.dtype, c.bytes, c.process_group) = key;
+    c.calls = s.calls, c.total_ns = s.total_ns, c.matched = s.matched;
+    c.group_size = s.group_size > 0
+                       ? s.group_size
+                       : static_cast<std::int64_t>(gpus_of_group[c.process_group].size());
+    double const factor = bus_factor(c.kind, c.group_size);
+    c.algbw_gbps = bandwidth(c.bytes, c.calls, c.total_ns, 1.0);
+    c.busbw_gbps = bandwidth(c.bytes, c.calls, c.total_ns, factor);
+    if (s.matched > 0) {
+      c.wait_ns = s.wait_ns, c.transfer_ns = s.transfer_ns;
+      c.busbw_transfer_gbps = bandwidth(c.bytes, s.matched, s.transfer_ns, factor);
+    }
+    out.push_back(std::move(c));
+  }
+  std::stable_sort(out.begin(), out.end(), [](auto const& a, auto const& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.total_ns > b.total_ns;
+  });
+  return out;
+}
+
+}  // namespace tracesweep
