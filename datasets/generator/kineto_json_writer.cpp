@@ -147,6 +147,19 @@ void put_shapes(fmt::memory_buffer& out, std::int64_t external) {
   out.append(signatures[static_cast<std::uint64_t>(external) % std::size(signatures)]);
 }
 
+/// A collective kernel's args as Kineto records them for NCCL kernels (after its launch args).
+void put_collective_args(fmt::memory_buffer& b, string_pool const& strings,
+                         collective_args const& c) {
+  auto text = [&](string_id id) { return id == string_pool::npos ? "" : strings.at(id); };
+  fmt::format_to(std::back_inserter(b),
+                 ", \"Collective name\": \"{}\", \"In msg nelems\": {}, \"Out msg nelems\": {}, "
+                 "\"Group size\": {}, \"dtype\": \"{}\", \"In split size\": \"[]\", "
+                 "\"Out split size\": \"[]\", \"Process Group Name\": \"{}\", "
+                 "\"Process Group Description\": \"default_pg\"",
+                 text(c.operation), c.in_elements, c.out_elements, c.group_size, text(c.dtype),
+                 text(c.process_group));
+}
+
 /// CUPTI's runtime callback id of a call, as Kineto records it in args.cbid.
 int callback_id(std::string_view api) {
   if (api == "cudaEventQuery") return 138;
@@ -301,9 +314,11 @@ std::vector<std::string> write_kineto_json(event_table const& table, std::string
                          "\"context\": 1, \"stream\": {}, \"correlation\": {}, \"registers per "
                          "thread\": 64, \"shared memory\": 16384, \"blocks per SM\": {:.6f}, "
                          "\"warps per SM\": {:.6f}, \"grid\": [{}, 1, 1], \"block\": [256, 1, 1], "
-                         "\"est. achieved occupancy %\": {}}}}}",
+                         "\"est. achieved occupancy %\": {}",
                          external, d, s, corr, blocks / 108.0, blocks * 8 / 108.0, blocks,
                          std::min<std::uint64_t>(100, blocks * 25 / 108));
+          if (auto const* c = table.collectives.find(i)) put_collective_args(b, strings, *c);
+          b.append(std::string_view("}}"));
         } else if (kind == event_kind::memcpy || kind == event_kind::memset) {
           fmt::format_to(
               it,

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // tracesweep generate: a deterministic synthetic training trace, written in one input format;
 // optionally with planted diagnosis patterns and their ground truth as JSON.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
 #include <tracesweep/error.hpp>
+#include <tracesweep/generator/collective_job.hpp>
 #include <tracesweep/generator/kineto_json_writer.hpp>
 #include <tracesweep/generator/nsys_sqlite_writer.hpp>
 #include <tracesweep/generator/synthetic_trace.hpp>
 #include <tracesweep/output/writer.hpp>
 
 #include "cli/cli_context.hpp"
+#include "cli/collective_truth.hpp"
 #include "cli/output_file.hpp"
 
 namespace tracesweep::cli {
@@ -22,6 +25,8 @@ struct generate_args {
   synthetic_options options;
   std::vector<std::string> plant;
   std::int32_t straggler_rank = -1;
+  collective_job_options collectives;    ///< --plant collectives: its own job
+  CLI::Option const* late_ns = nullptr;  ///< --late-ns, to tell whether it was given
   std::string truth;
 };
 
@@ -127,10 +132,23 @@ void create_parent_folder(std::string const& path) {
                       ec.message());
 }
 
-void write_truth(planted_truth const& truth, std::string const& path) {
+void write_truth(output::result_set const& truth, std::string const& path) {
   output_file out(path);
-  output::find_writer("json")(truth_tables(truth), "", out.stream(), {});
+  output::find_writer("json")(truth, "", out.stream(), {});
   out.commit();
+}
+
+/// --plant collectives: the collectives job alone (collective_job.hpp), its truth as tables.
+output::result_set generate_collectives(generate_args const& args, event_table& table) {
+  if (args.plant.size() > 1)
+    throw usage_error("generate: --plant collectives is a job of its own: plant nothing else");
+  auto o = args.collectives;
+  o.ranks = args.options.ranks, o.steps = args.options.steps, o.start_ns = args.options.start_ns;
+  if (o.ranks < 2) throw usage_error("generate: --plant collectives needs --ranks 2 or more");
+  if (o.late_rank >= o.ranks)
+    throw usage_error("generate: --late-rank " + std::to_string(o.late_rank) +
+                      ": must be below --ranks " + std::to_string(o.ranks));
+  return collective_truth_tables(generate_collective_job(o, table));
 }
 /// The trace's shape: format, ranks, devices, streams, steps, kernels, events, seed, output.
 void add_shape_options(CLI::App* cmd, generate_args& args) {
@@ -167,10 +185,18 @@ void add_plant_options(CLI::App* cmd, generate_args& args) {
   cmd->add_option("--plant", args.plant,
                   "Diagnosis patterns to plant, comma-separated: clean, data-loader, sync, "
                   "long-tail, tiny-burst, small-copies, straggler, or all (the six patterns); "
-                  "memory (a memory staircase on rank 0 and flat memory elsewhere; not in all)")
+                  "memory (a memory staircase on rank 0 and flat memory elsewhere; not in all); "
+                  "collectives (alone: a job of all_reduce and all_gather with a late rank)")
       ->delimiter(',')
       ->check(CLI::IsMember({"clean", "data-loader", "sync", "long-tail", "tiny-burst",
-                             "small-copies", "straggler", "all", "memory"}));
+                             "small-copies", "straggler", "all", "memory", "collectives"}));
+  cmd->add_option("--late-rank", args.collectives.late_rank,
+                  "collectives: the rank the others wait for (default: the last rank)")
+      ->transform(number_in(0, 4095));
+  args.late_ns = cmd->add_option("--late-ns", args.collectives.late_ns,
+                                 "collectives: how late that rank arrives at each all_reduce, ns")
+                     ->transform(number_in(std::int64_t{0}, std::int64_t{1} << 40))
+                     ->capture_default_str();
   cmd->add_option("--straggler-rank", args.straggler_rank,
                   "Rank of the planted straggler (default: the last rank)")
       ->transform(number_in(0, 4095));
@@ -199,12 +225,21 @@ void add_plant_options(CLI::App* cmd, generate_args& args) {
 int run_generate(context& ctx, generate_args const& args) {
   std::string const path = args.output.empty() ? ctx.output_path : args.output;
   if (path.empty()) throw usage_error("generate: -o PATH is required");
-  auto options = args.options;
-  options.plant = planted(args);
   if (!args.truth.empty() && args.truth == path)
     throw usage_error("generate: --truth " + args.truth + ": the trace is written there");
+  bool const collectives =
+      std::find(args.plant.begin(), args.plant.end(), "collectives") != args.plant.end();
+  if (!collectives && (args.collectives.late_rank >= 0 || args.late_ns->count() > 0))
+    throw usage_error("generate: --late-rank and --late-ns need --plant collectives");
   event_table table;
-  auto const truth = generate_synthetic_trace(options, table);
+  output::result_set truth;
+  if (collectives) {
+    truth = generate_collectives(args, table);
+  } else {
+    auto options = args.options;
+    options.plant = planted(args);
+    truth = truth_tables(generate_synthetic_trace(options, table));
+  }
   create_parent_folder(path);
   if (ctx.verbose) std::cerr << "tracesweep: generated " << table.size() << " events\n";
   try {
