@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // overview --table collectives and collective_ranks through the binary: every real trace (each
-// Kineto folder one job, each nsys export one job) runs without error, the two tables count the
-// same collectives per rank, collective_ranks has one row per rank with NCCL kernels; a generated
-// job with a late rank (generate --plant collectives) gives exactly its truth in both forms; a job
-// without NCCL kernels gets an empty table and one stderr warning; the two-process nsys export's
-// CSV rows say what match_collectives computes (tests/analysis/collectives_test.cpp checks that
-// against a brute-force matching).
+// Kineto folder one job, each nsys export one job) runs both without error, the two tables count
+// the same collectives per rank, collective_ranks has one row per rank with NCCL kernels; a
+// generated job with a late rank (generate --plant collectives) gives exactly its truth in both
+// forms; a job without NCCL kernels gets an empty table and one stderr warning; the two-process
+// nsys export's CSV rows say what match_collectives computes (tests/analysis/collectives_test.cpp
+// checks that against a brute-force matching).
 #include <filesystem>
 #include <map>
 #include <string>
@@ -23,9 +23,12 @@
 using tracesweep::test::quote;
 using tracesweep::test::run_cli;
 
-TEST(collectives, every_real_trace_runs_and_the_tables_agree_on_the_calls) {
+TEST(collectives, every_real_trace_runs_both_tables_and_they_agree_on_the_calls) {
   TRACESWEEP_REQUIRE_TRACES_DIR(dir);
-  for (auto const& job : tracesweep::test::real_trace_jobs(dir)) {
+  auto const jobs = tracesweep::test::real_trace_jobs(dir);
+  ASSERT_GE(jobs.size(), 20u);
+  std::size_t with_collectives = 0;
+  for (auto const& job : jobs) {
     SCOPED_TRACE(job.string());
     auto const r = run_cli("overview --table collectives --format json " + quote(job));
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -34,51 +37,31 @@ TEST(collectives, every_real_trace_runs_and_the_tables_agree_on_the_calls) {
     simdjson::dom::parser p1, p2;
     simdjson::dom::array rows, rank_rows;
     ASSERT_EQ(p1.parse(r.out)["collectives"].get_array().get(rows), simdjson::SUCCESS) << r.out;
-    ASSERT_EQ(p2.parse(ranks.out)["collective_ranks"].get_array().get(rank_rows),
-              simdjson::SUCCESS);
-    if (rows.size() == 0) {
+    ASSERT_EQ(p2.parse(ranks.out)["collective_ranks"].get_array().get(rank_rows), simdjson::SUCCESS)
+        << ranks.out;
+    if (rank_rows.size() == 0) {  // no collectives: empty tables, each with its warning
+      EXPECT_EQ(rows.size(), 0u);
       EXPECT_NE(r.err.find("warning: collectives: no NCCL kernels in the job"), std::string::npos)
           << r.err;
-    }
-    // Each rank's calls over its collectives rows = its collectives in collective_ranks.
-    std::map<std::int64_t, std::int64_t> calls;
-    for (auto row : rows)
-      calls[row["rank"].get_int64().value()] += row["calls"].get_int64().value();
-    std::map<std::int64_t, std::int64_t> collectives;
-    for (auto row : rank_rows)
-      collectives[row["rank"].get_int64().value()] = row["collectives"].get_int64().value();
-    EXPECT_EQ(calls, collectives);
-  }
-}
-
-TEST(collective_ranks, every_real_trace_runs_and_writes_one_row_per_rank_with_collectives) {
-  TRACESWEEP_REQUIRE_TRACES_DIR(dir);
-  auto const jobs = tracesweep::test::real_trace_jobs(dir);
-  ASSERT_GE(jobs.size(), 20u);
-  std::size_t with_collectives = 0;
-  for (auto const& job : jobs) {
-    SCOPED_TRACE(job.string());
-    auto const r = run_cli("overview --table collective_ranks --format json " + quote(job));
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    simdjson::dom::parser parser;
-    simdjson::dom::element doc;
-    ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out;
-    simdjson::dom::array rows;
-    ASSERT_EQ(doc["collective_ranks"].get_array().get(rows), simdjson::SUCCESS) << r.out;
-    if (rows.size() == 0) {
-      EXPECT_NE(r.err.find("warning: collective_ranks: no NCCL kernels in the job"),
+      EXPECT_NE(ranks.err.find("warning: collective_ranks: no NCCL kernels in the job"),
                 std::string::npos)
-          << r.err;
+          << ranks.err;
       continue;
     }
     ++with_collectives;
-    for (auto row : rows) {
-      std::int64_t collectives = 0, matched = 0;
-      ASSERT_EQ(row["collectives"].get_int64().get(collectives), simdjson::SUCCESS);
-      ASSERT_EQ(row["matched"].get_int64().get(matched), simdjson::SUCCESS);
-      EXPECT_GT(collectives, 0);
-      EXPECT_LE(matched, collectives);
+    // One collective_ranks row per rank with NCCL kernels; each rank's calls over its
+    // collectives rows = its collectives there, of which at most all were matched.
+    std::map<std::int64_t, std::int64_t> calls, collectives;
+    for (auto row : rows)
+      calls[row["rank"].get_int64().value()] += row["calls"].get_int64().value();
+    for (auto row : rank_rows) {
+      auto const n = row["collectives"].get_int64().value();
+      collectives[row["rank"].get_int64().value()] = n;
+      EXPECT_GT(n, 0);
+      EXPECT_LE(row["matched"].get_int64().value(), n);
     }
+    EXPECT_EQ(calls, collectives);
+    EXPECT_EQ(collectives.size(), rank_rows.size());
   }
   EXPECT_GE(with_collectives, 4u);  // hta_nccl_allreduce, trace_filter_2rank, the nsys-ai pairs…
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // One trace event's fields as the columns use them, read from its JSON object with simdjson
 // On-Demand: ph, cat, name, the ts/dur tokens, pid/tid, args (device, stream, correlation, bytes,
-// launch metrics and configuration, memory args), with the syntax checks On-Demand leaves to the
-// consumer.
+// launch metrics and configuration, NCCL collective args, memory args), with the syntax checks
+// On-Demand leaves to the consumer.
 #pragma once
 
 #include <array>
