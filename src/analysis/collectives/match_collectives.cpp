@@ -9,6 +9,8 @@
 
 #include <tracesweep/exact_stats.hpp>
 
+#include "analysis/collectives/nccl_kernels.hpp"
+
 namespace tracesweep {
 
 namespace {
@@ -20,16 +22,11 @@ using participant = std::pair<string_id, group_id>;
 std::map<participant, std::vector<std::size_t>> nccl_rows(trace_model const& model) {
   auto const& t = model.table();
   auto const groups = model.device_group();
-  std::vector<std::int8_t> nccl(t.strings().size(), -1);  // per name id: -1 not yet known
   std::map<participant, std::vector<std::size_t>> rows;
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    if (t.kind[i] != event_kind::kernel || groups[i] == no_device) continue;
-    auto& known = nccl[t.name[i]];
-    if (known < 0) known = collective_kind_of(t.strings().at(t.name[i])) ? 1 : 0;
-    if (!known) continue;
+  collectives_detail::for_each_nccl_kernel(model, [&](std::size_t i, collective_kind) {
     auto const* args = t.collectives.find(i);
     rows[{args ? args->process_group : string_pool::npos, groups[i]}].push_back(i);
-  }
+  });
   for (auto& [who, r] : rows)
     std::stable_sort(r.begin(), r.end(),
                      [&](std::size_t a, std::size_t b) { return t.start_ns[a] < t.start_ns[b]; });

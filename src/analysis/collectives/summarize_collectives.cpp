@@ -11,6 +11,8 @@
 
 #include <tracesweep/exact_stats.hpp>
 
+#include "analysis/collectives/nccl_kernels.hpp"
+
 namespace tracesweep {
 
 namespace {
@@ -86,19 +88,11 @@ std::vector<collective_summary> summarize_collectives(trace_model const& model,
   auto const& t = model.table();
   auto const groups = model.device_group();
   auto const devices = model.devices();
-  std::vector<std::int8_t> kind_of_name(t.strings().size(), -1);  // -1 unknown, -2 no NCCL
   std::map<row_key, row_sums> rows;
   std::map<std::string, std::set<group_id>> gpus_of_group;  // participants when n is not recorded
   std::size_t next_matched = 0;
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    if (t.kind[i] != event_kind::kernel || groups[i] == no_device) continue;
-    auto& known = kind_of_name[t.name[i]];
-    if (known == -1) {
-      auto const k = collective_kind_of(t.strings().at(t.name[i]));
-      known = k ? static_cast<std::int8_t>(*k) : std::int8_t{-2};
-    }
-    if (known < 0) continue;
-    auto const f = facts_of(t, i, static_cast<collective_kind>(known));
+  collectives_detail::for_each_nccl_kernel(model, [&](std::size_t i, collective_kind by_name) {
+    auto const f = facts_of(t, i, by_name);
     auto& s = rows[{devices[groups[i]].rank, f.kind, f.type.name, f.bytes, f.process_group}];
     ++s.calls;
     s.total_ns = checked_add(s.total_ns, t.end_ns[i] - t.start_ns[i], "collective time");
@@ -112,7 +106,7 @@ std::vector<collective_summary> summarize_collectives(trace_model const& model,
       s.wait_ns = checked_add(s.wait_ns, m.wait_ns, "collective wait");
       s.transfer_ns = checked_add(s.transfer_ns, m.transfer_ns, "collective transfer");
     }
-  }
+  });
   std::vector<collective_summary> out;
   for (auto const& [key, s] : rows) {
     collective_summary c;
