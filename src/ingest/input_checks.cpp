@@ -4,32 +4,46 @@
 #include <tracesweep/input_reader.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
-#include <regex>
+#include <string_view>
+
+#include <re2/re2.h>
 
 namespace tracesweep {
 
 std::optional<rank_token> rank_in_file_name(std::string const& file_name) {
-  static std::regex const token(
-      R"((?:^|[^a-z])(?:rank|worker|proc|gpu|node)[-_.]?(\d+)(?![a-z0-9]))", std::regex::icase);
-  static std::regex const bare(R"(^(\d+)(\..*)$)");
-  std::smatch m;
+  // A token: rank, worker, proc, gpu or node (any case) not inside a word, an optional
+  // separator, digits not followed by a letter or digit.
+  static RE2 const token(R"((?i)(?:^|[^a-z])(?:rank|worker|proc|gpu|node)[-_.]?(\d+))");
+  static RE2 const bare(R"((\d+)\..*)");
   std::optional<rank_token> found;
-  auto const take = [&](std::smatch const& match) {
-    rank_token t{static_cast<std::size_t>(match.position(1)),
-                 static_cast<std::size_t>(match.length(1)), 0};
-    auto const digits = match[1].str();
+  auto const take = [&](std::string_view text, std::string_view digits) {
+    rank_token t{static_cast<std::size_t>(digits.data() - text.data()), digits.size(), 0};
     auto const [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), t.rank);
     found = ec == std::errc() ? std::optional(t) : std::nullopt;
   };
-  if (std::regex_match(file_name, m, bare)) {
-    take(m);
+  std::string_view const text(file_name);
+  re2::StringPiece digits;
+  if (RE2::FullMatch(file_name, bare, &digits)) {
+    take(text, std::string_view(digits.data(), digits.size()));
     return found;
   }
-  // The last rank token wins ("run3.rank-1.json": rank 1).
-  for (auto it = std::sregex_iterator(file_name.begin(), file_name.end(), token);
-       it != std::sregex_iterator(); ++it)
-    take(*it);
+  // The last rank token wins ("run3.rank-1.json": rank 1). A token followed by a letter is no
+  // token; the search goes on from the character after its start.
+  for (std::size_t from = 0; from < text.size();) {
+    re2::StringPiece groups[2];
+    if (!token.Match(file_name, from, text.size(), RE2::UNANCHORED, groups, 2)) break;
+    auto const after = static_cast<std::size_t>(groups[1].data() + groups[1].size() - text.data());
+    bool const ends_word =
+        after == text.size() || !std::isalnum(static_cast<unsigned char>(text[after]));
+    if (ends_word) {
+      take(text, std::string_view(groups[1].data(), groups[1].size()));
+      from = after;
+    } else {
+      from = static_cast<std::size_t>(groups[0].data() - text.data()) + 1;
+    }
+  }
   return found;
 }
 

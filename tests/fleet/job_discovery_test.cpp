@@ -25,6 +25,9 @@ TEST(RankPattern, ReplacesTheRankNumber) {
   EXPECT_EQ(rank_pattern("3.json.gz"), "*.json.gz");
   // The last token wins.
   EXPECT_EQ(rank_pattern("node2.rank-1.json"), "node2.rank-*.json");
+  // A token followed by a letter is none; the search goes on past it.
+  EXPECT_EQ(rank_pattern("gpu3x_rank2.json"), "gpu3x_rank*.json");
+  EXPECT_EQ(rank_pattern("Rank_4.Node7b.json"), "Rank_*.Node7b.json");
 }
 
 TEST(RankPattern, LeavesNamesWithoutARankAlone) {
