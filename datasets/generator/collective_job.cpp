@@ -20,6 +20,8 @@ constexpr std::int64_t shard_elements = 1'048'576;     ///< bfloat16, per rank
 constexpr std::int64_t launch_delay_ns = 8'000;        ///< a call's start to its kernel's
 constexpr std::int64_t comm_stream = 13;
 constexpr std::int64_t compute_stream = 7;
+constexpr char const* data_loader_name =
+    "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
 
 struct job_names {
   string_id data_loader, launch, nccl_launch, sync, all_reduce, all_gather;
@@ -30,7 +32,7 @@ struct job_names {
 
 job_names intern_names(string_pool& pool) {
   job_names n{};
-  n.data_loader = pool.intern("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+  n.data_loader = pool.intern(data_loader_name);
   n.launch = pool.intern("cudaLaunchKernel");
   n.nccl_launch = pool.intern("cudaLaunchKernelExC");
   n.sync = pool.intern("cudaStreamSynchronize");
@@ -142,9 +144,19 @@ collective_truth truth_of(collective_job_options const& o, std::int32_t late) {
   double const nd = n;
   for (std::int32_t r = 0; r < n; ++r) {
     auto const wait = r == late ? 0 : o.late_ns;
-    out.ranks.push_back({r, 2 * steps, steps * wait,
-                         steps * (all_reduce_transfer_ns + all_gather_transfer_ns),
-                         r == late ? steps : 0});
+    collective_rank_truth rank;
+    rank.rank = r;
+    rank.collectives = 2 * steps;
+    rank.wait_ns = steps * wait;
+    rank.transfer_ns = steps * (all_reduce_transfer_ns + all_gather_transfer_ns);
+    if (r == late && o.late_ns > 0) {  // (no delay: every all_reduce is a tie)
+      rank.last_arrivals = steps;
+      rank.wait_caused_ns = steps * (n - 1) * o.late_ns;
+      rank.worst_wait_caused_ns = (n - 1) * o.late_ns;
+      rank.behind = data_loader_name;  // it loads late_ns longer than the others
+      rank.behind_excess_ns = o.late_ns;
+    }
+    out.ranks.push_back(rank);
     collective_row_truth ar{r,
                             "all_reduce",
                             "float32",

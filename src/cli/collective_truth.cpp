@@ -10,11 +10,32 @@ output::result_set collective_truth_tables(collective_truth const& truth) {
   output::result_set r;
   auto& ranks = r.tables.emplace_back();
   ranks.name = "collective_ranks";
-  for (auto const* c : {"rank", "collectives", "wait_ns", "transfer_ns", "last_arrivals"})
+  for (auto const* c :
+       {"rank", "collectives", "wait_ns", "transfer_ns", "last_arrivals", "wait_caused_ns"})
     ranks.add(c, integer);
-  for (auto const& k : truth.ranks)
-    ranks.add_row({i64(k.rank), i64(k.collectives), i64(k.wait_ns), i64(k.transfer_ns),
-                   i64(k.last_arrivals)});
+  for (auto const& k : truth.ranks) {
+    std::vector<output::cell> row;  // (one by one: GCC 12 warns on a braced list of six cells)
+    for (auto v : {std::int64_t{k.rank}, k.collectives, k.wait_ns, k.transfer_ns, k.last_arrivals,
+                   k.wait_caused_ns})
+      row.emplace_back(v);
+    ranks.add_row(std::move(row));
+  }
+  // What diagnose's late_arrivals must say: the ranks the others wait for.
+  auto& late = r.tables.emplace_back();
+  late.name = "late_arrivals";
+  for (auto const* c : {"rank", "last_arrivals", "wait_caused_ns", "worst_wait_caused_ns"})
+    late.add(c, integer);
+  late.add("behind", string);
+  late.add("behind_excess_ns", integer);
+  for (auto const& k : truth.ranks) {
+    if (k.last_arrivals == 0) continue;
+    std::vector<output::cell> row;
+    for (auto v : {std::int64_t{k.rank}, k.last_arrivals, k.wait_caused_ns, k.worst_wait_caused_ns})
+      row.emplace_back(v);
+    row.emplace_back(k.behind);
+    row.emplace_back(k.behind_excess_ns);
+    late.add_row(std::move(row));
+  }
   auto& rows = r.tables.emplace_back();
   rows.name = "collectives";
   rows.add("rank", integer);

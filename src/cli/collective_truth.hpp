@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The truth of generate --plant collectives as JSON tables named and shaped as overview's
-// collectives and collective_ranks tables (their columns that the truth fixes).
+// collectives and collective_ranks tables (their columns that the truth fixes), and what
+// diagnose's late_arrivals says.
 #pragma once
 
 #include <tracesweep/generator/collective_job.hpp>

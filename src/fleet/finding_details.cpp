@@ -103,6 +103,18 @@ std::vector<finding_record> finding_rows(diagnosis const& d) {
                        .add("mean_step_ns", s.mean_step_ns)
                        .add("median_rank_step_ns", s.median_rank_step_ns)
                        .add("excess", s.excess)
+                       .add("mean_wait_ns", s.mean_wait_ns)
+                       .add("work_excess", s.work_excess)
+                       .json()});
+  for (auto const& l : d.late_arrivals)
+    out.push_back({l.rank, l.where.device, "late_arrival",
+                   detail()
+                       .add("last_arrivals", l.last_arrivals)
+                       .add("collectives", l.collectives)
+                       .add("wait_caused_ns", l.wait_caused_ns)
+                       .add("name", l.name)
+                       .add("arrival_ns", l.arrival_ns)
+                       .add("worst_wait_caused_ns", l.worst_wait_caused_ns)
                        .json()});
   return out;
 }

@@ -10,7 +10,8 @@
 
 namespace tracesweep::fleet {
 
-/// Kinds: periodic_gaps, long_tail, tiny_kernel_burst, small_copies, sync, straggler.
+/// Kinds: periodic_gaps, long_tail, tiny_kernel_burst, small_copies, sync, straggler,
+/// late_arrival.
 [[nodiscard]] std::vector<finding_record> finding_rows(diagnosis const& d);
 
 }  // namespace tracesweep::fleet

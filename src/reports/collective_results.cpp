@@ -25,15 +25,18 @@ result_table collective_ranks_table(collective_matching const& m) {
   add_time(t, "wait_ns", integer, "Wait (ms)");
   add_time(t, "transfer_ns", integer, "Transfer (ms)");
   t.add("last_arrivals", integer, {}, "Last Arrivals");
+  add_time(t, "wait_caused_ns", integer, "Wait Caused (ms)");
   add_ratio(t, "wait_share", "Wait (%)");
   for (auto const& r : m.ranks) {
-    cell wait, transfer, last, share;
+    cell wait, transfer, last, caused, share;
     if (m.across_ranks()) {
       wait = i64(r.wait_ns), transfer = i64(r.transfer_ns), last = i64(r.last_arrivals);
+      caused = i64(r.wait_caused_ns);
       if (auto const total = r.wait_ns + r.transfer_ns; total > 0)
         share = static_cast<double>(r.wait_ns) / static_cast<double>(total);
     }
-    t.add_row({i64(r.rank), i64(r.collectives), i64(r.matched), wait, transfer, last, share});
+    t.add_row(
+        {i64(r.rank), i64(r.collectives), i64(r.matched), wait, transfer, last, caused, share});
   }
   return t;
 }

@@ -14,6 +14,8 @@
 #include <simdjson.h>
 #include <sqlite3.h>
 
+#include <tracesweep/analysis/diagnose.hpp>
+#include <tracesweep/analysis/summary.hpp>
 #include <tracesweep/input_reader.hpp>
 
 #include "ingest/chrome/test_json.hpp"
@@ -85,6 +87,24 @@ TEST(collectives, a_late_rank_makes_the_others_wait) {
   EXPECT_EQ(r1.wait_ns, 0 + 15 + 0);
   EXPECT_EQ(r1.transfer_ns, (205 - 140) + (401 - 315) + (570 - 500));
   EXPECT_EQ(r1.last_arrivals, 1);
+  // What each late arrival cost the other: rank 1's 40 at instance 0, rank 0's 15 at instance 1.
+  EXPECT_EQ(r1.wait_caused_ns, 40);
+  EXPECT_EQ(r0.wait_caused_ns, 15);
+  ASSERT_EQ(m.late.size(), 2u);
+  EXPECT_EQ(m.late[0].row, 2u);  // rank 0's second all_reduce (row 2: rows ascend by input)
+  EXPECT_EQ(m.late[0].first_arrival_ns, 300);
+  EXPECT_EQ(m.late[0].wait_caused_ns, 15);
+  EXPECT_EQ(m.late[1].row, 4u);  // rank 1's first
+  EXPECT_EQ(m.late[1].first_arrival_ns, 100);
+  EXPECT_EQ(m.late[1].wait_caused_ns, 40);
+  // Instances in order, each participant with the end of its previous collective.
+  ASSERT_EQ(m.instance_offsets.size(), 4u);
+  ASSERT_EQ(m.members.size(), 6u);
+  EXPECT_EQ(m.members[0].since_ns, INT64_MIN);
+  EXPECT_EQ(m.members[2].row, 2u);
+  EXPECT_EQ(m.members[2].since_ns, 200);
+  EXPECT_EQ(m.members[3].since_ns, 205);
+  EXPECT_EQ(m.late[0].instance, 1u);
 }
 
 TEST(collectives, counts_that_disagree_match_what_they_can_and_skew_is_clamped) {
@@ -128,7 +148,7 @@ namespace {
 using kernels_by_rank = std::map<std::int32_t, std::vector<std::pair<std::int64_t, std::int64_t>>>;
 
 struct expected {
-  std::int64_t wait = 0, transfer = 0, last = 0, collectives = 0;
+  std::int64_t wait = 0, transfer = 0, last = 0, collectives = 0, caused = 0;
 };
 
 std::map<std::int32_t, expected> brute_force(kernels_by_rank const& k) {
@@ -140,14 +160,16 @@ std::map<std::int32_t, expected> brute_force(kernels_by_rank const& k) {
     for (auto const& [rank, v] : k) last = std::max(last, v[i].first);
     int at_last = 0;
     std::int32_t last_rank = -1;
+    std::int64_t waited = 0;
     for (auto const& [rank, v] : k) {
       auto const [s, e] = v[i];
       auto const wait = std::min(last - s, e - s);
       out[rank].wait += wait;
       out[rank].transfer += e - s - wait;
+      waited += wait;
       if (s == last) ++at_last, last_rank = rank;
     }
-    if (at_last == 1) ++out[last_rank].last;
+    if (at_last == 1) ++out[last_rank].last, out[last_rank].caused += waited;
   }
   return out;
 }
@@ -163,8 +185,32 @@ void expect_matching(ts::collective_matching const& m, kernels_by_rank const& k)
     EXPECT_EQ(r.wait_ns, w.wait);
     EXPECT_EQ(r.transfer_ns, w.transfer);
     EXPECT_EQ(r.last_arrivals, w.last);
+    EXPECT_EQ(r.wait_caused_ns, w.caused);
   }
   EXPECT_GT(m.instances, 0u);
+}
+
+/// diagnose's late_arrivals against the same brute force: every rank that was ever alone last,
+/// most wait caused first.
+void expect_late_arrivals(ts::event_table const& t, kernels_by_rank const& k) {
+  ts::trace_model const model(t);
+  auto be = ts::make_cpu_backend(2);
+  auto const d = ts::diagnose(model, *be, {});
+  auto const want = brute_force(k);
+  std::size_t late_ranks = 0;
+  for (auto const& [rank, w] : want) late_ranks += w.last > 0 ? 1 : 0;
+  ASSERT_EQ(d.late_arrivals.size(), late_ranks);
+  for (std::size_t i = 0; i < d.late_arrivals.size(); ++i) {
+    auto const& l = d.late_arrivals[i];
+    SCOPED_TRACE("rank " + std::to_string(l.rank));
+    EXPECT_EQ(l.last_arrivals, want.at(l.rank).last);
+    EXPECT_EQ(l.wait_caused_ns, want.at(l.rank).caused);
+    EXPECT_LE(l.worst_wait_caused_ns, l.wait_caused_ns);
+    EXPECT_LT(l.first_arrival_ns, l.arrival_ns);
+    if (i > 0) {
+      EXPECT_LE(l.wait_caused_ns, d.late_arrivals[i - 1].wait_caused_ns);
+    }
+  }
 }
 
 ts::collective_matching match_file(std::vector<std::string> const& paths) {
@@ -200,6 +246,21 @@ TEST(collectives, nsys_two_processes_match_a_brute_force_over_the_export) {
   std::int32_t rank = 0;
   for (auto& [pid, v] : by_pid) k[rank++] = std::move(v);
   expect_matching(match_file({path}), k);
+  ts::event_table t;
+  ts::read_inputs({path}, t, {}, false);
+  expect_late_arrivals(t, k);
+  // Every NCCL kernel here is matched and they are all the communication kernels: the exposed
+  // wait and transfer make up the exposed communication the session's unions measure.
+  ts::trace_model const model(t);
+  auto be = ts::make_cpu_backend(2);
+  auto const summary = ts::compute_summary(model, *be, {});
+  ASSERT_EQ(summary.devices.size(), 2u);
+  for (auto const& d : summary.devices) {
+    ASSERT_TRUE(d.exposed_comm_wait_ns && d.exposed_comm_transfer_ns);
+    EXPECT_GT(*d.exposed_comm_wait_ns, 0);
+    EXPECT_EQ(*d.exposed_comm_wait_ns + *d.exposed_comm_transfer_ns,
+              d.communication_ns - d.overlap_ns);
+  }
 }
 
 TEST(collectives, kineto_two_ranks_match_a_brute_force_over_their_kernels) {
@@ -217,6 +278,7 @@ TEST(collectives, kineto_two_ranks_match_a_brute_force_over_their_kernels) {
     std::stable_sort(v.begin(), v.end(), [](auto a, auto b) { return a.first < b.first; });
   ts::trace_model const model(t);
   expect_matching(ts::match_collectives(model), k);
+  expect_late_arrivals(t, k);
 }
 
 TEST(collectives, data_types_operations_and_bus_factors) {

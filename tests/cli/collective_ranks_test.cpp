@@ -3,7 +3,8 @@
 // Kineto folder one job, each nsys export one job) runs both without error, the two tables count
 // the same collectives per rank, collective_ranks has one row per rank with NCCL kernels; a
 // generated job with a late rank (generate --plant collectives) gives exactly its truth in both
-// forms; a job without NCCL kernels gets an empty table and one stderr warning; the two-process
+// forms, in these tables, in diagnose's late_arrivals and in the summary's exposed wait and
+// transfer; a job without NCCL kernels gets an empty table and one stderr warning; the two-process
 // nsys export's CSV rows say what match_collectives computes (tests/analysis/collectives_test.cpp
 // checks that against a brute-force matching).
 #include <filesystem>
@@ -73,7 +74,8 @@ TEST(collective_ranks, two_processes_of_one_export_wait_for_each_other) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Header and two ranks; both ranks have a wait (neither always arrives first).
   auto const header = r.out.substr(0, r.out.find('\n'));
-  EXPECT_EQ(header, "rank,collectives,matched,wait_ns,transfer_ns,last_arrivals,wait_share");
+  EXPECT_EQ(header,
+            "rank,collectives,matched,wait_ns,transfer_ns,last_arrivals,wait_caused_ns,wait_share");
   std::size_t lines = 0;
   for (char c : r.out) lines += c == '\n';
   EXPECT_EQ(lines, 3u) << r.out;
@@ -116,6 +118,42 @@ void expect_real(simdjson::dom::object got, simdjson::dom::object want, char con
 
 }  // namespace
 
+/// diagnose's late_arrivals as the truth's, and the summary's exposed wait and transfer as the
+/// truth's per-rank wait and transfer (the planted job overlaps no collective with computation).
+void expect_late_arrivals_and_exposed_split(std::filesystem::path const& input,
+                                            simdjson::dom::element truth) {
+  auto const d = run_cli("diagnose --format json " + quote(input));
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  simdjson::dom::parser p1;
+  auto const late = rows_by(p1.parse(d.out).value(), "late_arrivals", rank_key);
+  auto const want_late = rows_by(truth, "late_arrivals", rank_key);
+  ASSERT_EQ(late.size(), want_late.size());
+  ASSERT_EQ(late.size(), 1u);
+  for (auto const& [rank, want] : want_late) {
+    auto const got = late.at(rank);
+    for (auto const* f : {"last_arrivals", "wait_caused_ns", "worst_wait_caused_ns"})
+      expect_integer(got, want, f);
+    simdjson::dom::array behind;
+    ASSERT_EQ(got["behind"].get(behind), simdjson::SUCCESS);
+    ASSERT_GE(behind.size(), 1u);
+    EXPECT_EQ(behind.at(0)["name"].get_string().value(), want["behind"].get_string().value());
+    EXPECT_EQ(behind.at(0)["excess_ns"].get_int64().value(),
+              want["behind_excess_ns"].get_int64().value());
+  }
+  auto const s = run_cli("summary --format json " + quote(input));
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  simdjson::dom::parser p2;
+  auto const devices = rows_by(p2.parse(s.out).value(), "devices", rank_key);
+  auto const want_ranks = rows_by(truth, "collective_ranks", rank_key);
+  ASSERT_EQ(devices.size(), want_ranks.size());
+  for (auto const& [rank, want] : want_ranks) {
+    EXPECT_EQ(devices.at(rank)["exposed_comm_wait_ns"].get_int64().value(),
+              want["wait_ns"].get_int64().value());
+    EXPECT_EQ(devices.at(rank)["exposed_comm_transfer_ns"].get_int64().value(),
+              want["transfer_ns"].get_int64().value());
+  }
+}
+
 TEST(collectives, a_planted_late_rank_is_measured_exactly_in_kineto_and_nsys_form) {
   tracesweep::test::scratch dir("collectives_plant");
   std::string const shape =
@@ -149,9 +187,11 @@ TEST(collectives, a_planted_late_rank_is_measured_exactly_in_kineto_and_nsys_for
     ASSERT_EQ(got_ranks.size(), want_ranks.size());
     for (auto const& [rank, want] : want_ranks) {
       SCOPED_TRACE("rank " + std::to_string(rank));
-      for (auto const* f : {"collectives", "wait_ns", "transfer_ns", "last_arrivals"})
+      for (auto const* f :
+           {"collectives", "wait_ns", "transfer_ns", "last_arrivals", "wait_caused_ns"})
         expect_integer(got_ranks.at(rank), want, f);
     }
+    expect_late_arrivals_and_exposed_split(input, truth);
     ASSERT_EQ(got_rows.size(), want_rows.size());
     for (auto const& [key, want] : want_rows) {
       SCOPED_TRACE(key.second + " on rank " + std::to_string(key.first));

@@ -44,6 +44,8 @@ struct rank_collectives {
   std::int64_t wait_ns = 0;        ///< Σ over matched instances (null in tables with one rank)
   std::int64_t transfer_ns = 0;    ///< Σ over matched instances
   std::int64_t last_arrivals = 0;  ///< instances where this rank alone arrived last
+  /// Σ over those instances of the other participants' waits: what its lateness cost them.
+  std::int64_t wait_caused_ns = 0;
 };
 
 /// A kernel of a matched instance.
@@ -53,11 +55,32 @@ struct matched_kernel {
   std::int64_t transfer_ns = 0;
 };
 
+/// A participant's kernel in a matched instance, with the end of that participant's previous
+/// NCCL kernel (`since_ns`; INT64_MIN for its first): the work between them is what it did before
+/// it arrived.
+struct instance_member {
+  std::size_t row = 0;
+  std::int64_t since_ns = 0;
+};
+
+/// A matched instance with one last arrival.
+struct late_instance {
+  std::size_t row = 0;                ///< the last arrival's kernel
+  std::size_t instance = 0;           ///< its index in collective_matching::instance_offsets
+  std::int64_t first_arrival_ns = 0;  ///< the earliest participant's start
+  std::int64_t wait_caused_ns = 0;    ///< Σ the other participants' waits
+};
+
 struct collective_matching {
   std::vector<rank_collectives> ranks;  ///< ranks with NCCL kernels, ascending
   std::vector<matched_kernel> kernels;  ///< every kernel of a matched instance, by row
-  std::size_t participants = 0;         ///< GPUs with NCCL kernels
-  std::size_t instances = 0;            ///< matched instances, over the process groups
+  std::vector<late_instance> late;      ///< every instance with one last arrival, by row
+  /// Every matched instance's kernels, instance after instance: instance i has
+  /// members[instance_offsets[i], instance_offsets[i + 1]).
+  std::vector<instance_member> members;
+  std::vector<std::size_t> instance_offsets{0};
+  std::size_t participants = 0;  ///< GPUs with NCCL kernels
+  std::size_t instances = 0;     ///< matched instances, over the process groups
   std::size_t unmatched = 0;  ///< NCCL kernels beyond the shortest participant's count (per group)
   bool across = false;        ///< some process group had two participants or more
   /// Whether waits and transfers mean anything: some group had two participants to match.

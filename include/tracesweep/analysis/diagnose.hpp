@@ -2,8 +2,8 @@
 // Bottleneck diagnosis: what a performance engineer does by hand in Nsight Systems or Perfetto,
 // for one trace or a whole multi-rank job. Idle gaps of each device's activity union with the
 // host activity around them and a cause, verdicts per device and per step, periodic gaps,
-// long-tail kernel instances, tiny-kernel bursts, sync and copy costs, straggler ranks, memory
-// that grows step after step.
+// long-tail kernel instances, tiny-kernel bursts, sync and copy costs, straggler ranks, ranks the
+// others wait for at collectives, memory that grows step after step.
 // docs/diagnose.md defines every finding, cause and threshold.
 #pragma once
 
@@ -192,14 +192,51 @@ struct rank_steps {
   std::int32_t rank = 0;
   std::int64_t steps = 0;
   std::int64_t mean_step_ns = 0;
+  /// Its collectives' wait for later ranks per step (kernels starting in its steps; 0 when no
+  /// collective is matched across ranks).
+  std::int64_t mean_wait_ns = 0;
   double utilization = 0;  ///< mean busy share of its devices
+  /// The step time less the wait for the other ranks.
+  [[nodiscard]] std::int64_t mean_work_ns() const noexcept { return mean_step_ns - mean_wait_ns; }
 };
 
+/// A rank slower than the median rank both in step time and in step time less its wait for the
+/// other ranks: a rank whose steps are long only because it waits is none.
 struct straggler_finding {
   std::int32_t rank = 0;
   std::int64_t mean_step_ns = 0;
   std::int64_t median_rank_step_ns = 0;
   double excess = 0;  ///< mean / median − 1
+  std::int64_t mean_wait_ns = 0;
+  double work_excess = 0;  ///< its mean_work_ns / the median rank's − 1
+};
+
+/// A host row name a late rank spent more time in than the other participants between their
+/// previous collective and their arrival at its costliest late instance.
+struct host_excess {
+  std::string name;
+  std::int64_t late_ns = 0;    ///< the late rank's time in rows of that name
+  std::int64_t others_ns = 0;  ///< the other participants' median time
+  [[nodiscard]] std::int64_t excess_ns() const noexcept { return late_ns - others_ns; }
+};
+
+/// A rank the others wait for at collectives (instances matched across ranks, collectives.hpp).
+struct late_arrival_finding {
+  std::int32_t rank = 0;
+  std::int64_t collectives = 0;     ///< its kernels in matched instances
+  std::int64_t last_arrivals = 0;   ///< instances where it alone arrived last
+  std::int64_t wait_caused_ns = 0;  ///< Σ the other participants' waits at those instances
+  // Its costliest late arrival:
+  device_key where;
+  std::string name;                   ///< its kernel there
+  std::int64_t first_arrival_ns = 0;  ///< the earliest participant's start
+  std::int64_t arrival_ns = 0;        ///< its own start
+  std::int64_t worst_wait_caused_ns = 0;
+  std::string launched_by;  ///< innermost host op around the launch ("" when unknown)
+  /// Its launching thread's rows during [first arrival, arrival): what it did meanwhile.
+  std::vector<context_event> host;
+  /// What it spent longer in than the others since their previous collective, largest first.
+  std::vector<host_excess> behind;
 };
 
 struct timeline_bin {
@@ -248,6 +285,7 @@ struct diagnosis {
   std::int64_t small_copies_total = 0;
   std::vector<rank_steps> ranks;
   std::vector<straggler_finding> stragglers;
+  std::vector<late_arrival_finding> late_arrivals;  ///< most wait caused first
   std::vector<timeline_bin> timeline;
   std::vector<std::int64_t> gap_durations;  ///< every examined gap, for the histogram
   std::vector<idle_cause> gap_causes;       ///< alongside gap_durations
@@ -269,7 +307,8 @@ struct diagnosis {
                                  diagnose_options const& options);
 
 /// The diagnosis as result tables: verdicts, findings, gaps, periodic_gaps, long_tail,
-/// tiny_kernel_bursts, sync, memcpy, small_copies, ranks, stragglers, memory, memory_steps, and
+/// tiny_kernel_bursts, sync, memcpy, small_copies, ranks, stragglers, late_arrivals, memory,
+/// memory_steps, and
 /// the HTML charts (memory_timeline among them). The set keeps the diagnosis: the gaps table
 /// makes its rows from it as they are written (every gap with --top 0).
 [[nodiscard]] output::result_set diagnose_results(diagnosis d);

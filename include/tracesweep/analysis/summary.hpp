@@ -37,6 +37,9 @@ struct device_summary {
   std::int64_t computation_ns = 0;
   std::int64_t overlap_ns = 0;
   std::int64_t kernel_count = 0;
+  /// Exposed communication (not under computation) that is waiting for later ranks, and that is
+  /// transferring, over collectives matched across ranks; none when the job has no such match.
+  std::optional<std::int64_t> exposed_comm_wait_ns, exposed_comm_transfer_ns;
 };
 
 struct kernel_summary {

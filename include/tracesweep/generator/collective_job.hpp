@@ -29,6 +29,13 @@ struct collective_job_options {
 struct collective_rank_truth {
   std::int32_t rank = 0;
   std::int64_t collectives = 0, wait_ns = 0, transfer_ns = 0, last_arrivals = 0;
+  std::int64_t wait_caused_ns = 0;  ///< the others' waits where it arrived last
+  /// At its costliest late arrival (all are equal; the first): the others' waits, and the host
+  /// op it spent longer in than the others before it with that excess ("" and 0 when never
+  /// last).
+  std::int64_t worst_wait_caused_ns = 0;
+  std::string behind;
+  std::int64_t behind_excess_ns = 0;
 };
 
 /// What overview --table collectives must say of one row (its columns); bytes as Kineto's args

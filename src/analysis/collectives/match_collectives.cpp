@@ -4,6 +4,7 @@
 #include <tracesweep/analysis/collectives.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -48,8 +49,11 @@ void match_group(trace_model const& model, std::vector<std::vector<std::size_t> 
     std::int64_t last = t.start_ns[(*of.front())[k]];
     for (auto const* r : of) last = std::max(last, t.start_ns[(*r)[k]]);
     std::size_t at_last = 0, last_member = 0;
+    std::int64_t first = last, waited = 0;
     for (std::size_t m = 0; m < of.size(); ++m) {
       auto const row = (*of[m])[k];
+      out.members.push_back(
+          {row, k == 0 ? std::numeric_limits<std::int64_t>::min() : t.end_ns[(*of[m])[k - 1]]});
       auto const duration = t.end_ns[row] - t.start_ns[row];
       auto const wait = std::min(last - t.start_ns[row], duration);
       auto& r = ranks[devices[members[m]].rank];
@@ -57,9 +61,17 @@ void match_group(trace_model const& model, std::vector<std::vector<std::size_t> 
       r.wait_ns = checked_add(r.wait_ns, wait, "a rank's collective wait");
       r.transfer_ns = checked_add(r.transfer_ns, duration - wait, "a rank's collective transfer");
       out.kernels.push_back({row, wait, duration - wait});
+      waited = checked_add(waited, wait, "the wait at a collective");
+      first = std::min(first, t.start_ns[row]);
       if (t.start_ns[row] == last) ++at_last, last_member = m;
     }
-    if (at_last == 1) ++ranks[devices[members[last_member]].rank].last_arrivals;
+    out.instance_offsets.push_back(out.members.size());
+    if (at_last != 1) continue;  // a tie: nobody alone held the others back
+    // (the last arrival's own wait is 0: `waited` is the others')
+    auto& r = ranks[devices[members[last_member]].rank];
+    ++r.last_arrivals;
+    r.wait_caused_ns = checked_add(r.wait_caused_ns, waited, "the wait a rank caused");
+    out.late.push_back({(*of[last_member])[k], out.instance_offsets.size() - 2, first, waited});
   }
 }
 
@@ -89,6 +101,8 @@ collective_matching match_collectives(trace_model const& model) {
     match_group(model, of, members, ranks, out);
   }
   std::sort(out.kernels.begin(), out.kernels.end(),
+            [](auto const& a, auto const& b) { return a.row < b.row; });
+  std::sort(out.late.begin(), out.late.end(),
             [](auto const& a, auto const& b) { return a.row < b.row; });
   for (auto& [rank, r] : ranks) out.ranks.push_back(r);
   return out;

@@ -2,7 +2,8 @@
 // The diagnosis, step by step: the device part from the job session (its device activity with
 // the unions, gaps and per-name kernel statistics, and each device's rows in start order); then
 // the host side of each gap, verdicts, periodic gaps, long tail,
-// bursts, sync and copy costs, stragglers and the utilization timeline.
+// bursts, sync and copy costs, stragglers and late arrivals at collectives, the utilization
+// timeline.
 #include <tracesweep/analysis/diagnose.hpp>
 
 #include <tbb/task_group.h>
@@ -85,7 +86,9 @@ diagnosis diagnose(job_session const& session, diagnose_options const& options) 
   find_long_tail(model, classifier, out);
   find_bursts(model, order, classifier, out);
   find_sync_and_copies(session, classifier, activity, out);
-  find_stragglers(model, out);
+  auto const matching = match_collectives(model);
+  find_stragglers(model, matching, out);
+  find_late_arrivals(model, order, classifier, matching, out);
   build_timeline(model, unions, activity, out);
   find_memory_growth(model, out);
   return out;

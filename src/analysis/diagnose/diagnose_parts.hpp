@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include <tracesweep/analysis/collectives.hpp>
 #include <tracesweep/analysis/diagnose.hpp>
 #include <tracesweep/model/name_regex.hpp>
 #include <tracesweep/session/job_session.hpp>
@@ -150,16 +151,24 @@ void find_bursts(trace_model const& model, device_rows const& order,
                  host_classifier const& classifier, diagnosis& out);
 void find_sync_and_copies(job_session const& session, host_classifier const& classifier,
                           activity_result const& activity, diagnosis& out);
-void find_stragglers(trace_model const& model, diagnosis& out);
+void find_stragglers(trace_model const& model, collective_matching const& matching, diagnosis& out);
+void find_late_arrivals(trace_model const& model, device_rows const& order,
+                        host_classifier const& classifier, collective_matching const& matching,
+                        diagnosis& out);
 void build_timeline(trace_model const& model, std::span<device_unions const> unions,
                     activity_result const& activity, diagnosis& out);
 void find_memory_growth(trace_model const& model, diagnosis& out);
 
 /// What the diagnosis's result tables share (diagnose_results.cpp): a table with its name,
-/// title and views ("(none)" when empty), and the input, rank and device cells of a device.
+/// title and views ("(none)" when empty), the input, rank and device cells of a device, and
+/// context events.
 [[nodiscard]] output::result_table diagnose_table(std::string name, std::string title,
                                                   unsigned views);
 void where_cells(std::vector<output::cell>& cells, device_key const& w, bool input = true);
+/// Host or device rows as a nested table (name, kind, thread, start_ns, end_ns).
+[[nodiscard]] output::result_table event_rows();
+[[nodiscard]] std::vector<output::cell> event_cells(context_event const& e);
+[[nodiscard]] output::cell events_cell(std::vector<context_event> const& events);
 
 }  // namespace tracesweep::diagnose_detail
 
@@ -170,6 +179,8 @@ namespace tracesweep {
 [[nodiscard]] output::result_table diagnose_memory(diagnosis const& d);
 [[nodiscard]] output::result_table diagnose_memory_steps(diagnosis const& d);
 [[nodiscard]] output::result_table diagnose_memory_timeline(diagnosis const& d);
+/// The ranks the others wait for at collectives (late_arrival_results.cpp).
+[[nodiscard]] output::result_table diagnose_late_arrivals(diagnosis const& d);
 /// The charts (chart_results.cpp): GPU utilization over time, the idle time and the count of the
 /// gaps by duration bin and cause, mean step time per rank.
 [[nodiscard]] output::result_table diagnose_timeline(diagnosis const& d);

@@ -37,11 +37,33 @@ void where_cells(std::vector<cell>& cells, device_key const& w, bool input) {
   cells.emplace_back(static_cast<std::int64_t>(w.device));
 }
 
+result_table event_rows() {
+  result_table t;
+  t.add("name", string);
+  t.add("kind", string);
+  t.add("thread", integer);
+  t.add("start_ns", integer, "ns");
+  t.add("end_ns", integer, "ns");
+  return t;
+}
+
+std::vector<cell> event_cells(context_event const& e) {
+  return {e.name, std::string(to_string(e.kind)), static_cast<std::int64_t>(e.thread), e.start_ns,
+          e.end_ns};
+}
+
+cell events_cell(std::vector<context_event> const& events) {
+  auto t = event_rows();
+  for (auto const& e : events) t.add_row(event_cells(e));
+  return nest(std::move(t));
+}
+
 }  // namespace diagnose_detail
 
 namespace {
 
-using diagnose_detail::where_cells;
+using diagnose_detail::event_cells, diagnose_detail::event_rows, diagnose_detail::events_cell,
+    diagnose_detail::where_cells;
 
 cell i64(std::int64_t v) {
   return v;
@@ -71,23 +93,6 @@ cell idle_map(idle_by_cause const& idle) {
   return nest(std::move(m));
 }
 
-result_table event_rows() {
-  result_table t;
-  t.add("name", string);
-  t.add("kind", string);
-  t.add("thread", integer);
-  t.add("start_ns", integer, "ns");
-  t.add("end_ns", integer, "ns");
-  return t;
-}
-std::vector<cell> event_cells(context_event const& e) {
-  return {e.name, std::string(to_string(e.kind)), i64(e.thread), i64(e.start_ns), i64(e.end_ns)};
-}
-cell events_cell(std::vector<context_event> const& events) {
-  auto t = event_rows();
-  for (auto const& e : events) t.add_row(event_cells(e));
-  return nest(std::move(t));
-}
 cell event_cell(std::optional<context_event> const& e) {
   if (!e) return {};
   auto t = event_rows();
@@ -397,11 +402,14 @@ result_table ranks(diagnosis const& d) {
   auto& mean = t.add("mean_step_ns", integer, "ns", "mean step (ms)");
   mean.text_unit = "ms";
   mean.decimals = 3;
+  auto& wait = t.add("mean_wait_ns", integer, "ns", "collective wait (ms)");
+  wait.text_unit = "ms";
+  wait.decimals = 3;
   auto& u = t.add("utilization", real, "fraction", "util (%)");
   u.text_unit = "%";
   u.decimals = 1;
   for (auto const& r : d.ranks)
-    t.add_row({i64(r.rank), i64(r.steps), i64(r.mean_step_ns), r.utilization});
+    t.add_row({i64(r.rank), i64(r.steps), i64(r.mean_step_ns), i64(r.mean_wait_ns), r.utilization});
   return t;
 }
 
@@ -411,8 +419,11 @@ result_table stragglers(diagnosis const& d) {
   t.add("mean_step_ns", integer, "ns");
   t.add("median_rank_step_ns", integer, "ns");
   t.add("excess", real, "fraction");
+  t.add("mean_wait_ns", integer, "ns");
+  t.add("work_excess", real, "fraction");
   for (auto const& s : d.stragglers)
-    t.add_row({i64(s.rank), i64(s.mean_step_ns), i64(s.median_rank_step_ns), s.excess});
+    t.add_row({i64(s.rank), i64(s.mean_step_ns), i64(s.median_rank_step_ns), s.excess,
+               i64(s.mean_wait_ns), s.work_excess});
   return t;
 }
 
@@ -457,6 +468,7 @@ output::result_set diagnose_results(diagnosis diagnosed) {
                      small_copies,
                      ranks,
                      stragglers,
+                     diagnose_late_arrivals,
                      diagnose_memory,
                      diagnose_memory_steps,
                      diagnose_memory_timeline,

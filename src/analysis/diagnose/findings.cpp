@@ -185,10 +185,35 @@ void job_findings(diagnosis const& d, std::vector<finding>& out) {
     out.push_back(
         {(s.mean_step_ns - s.median_rank_step_ns) * steps,
          fmt::format("rank {} is a straggler: mean step {}, {:.1f}% over the median "
-                     "rank's {}",
-                     s.rank, ms(s.mean_step_ns), 100 * s.excess, ms(s.median_rank_step_ns)),
+                     "rank's {}{}",
+                     s.rank, ms(s.mean_step_ns), 100 * s.excess, ms(s.median_rank_step_ns),
+                     s.mean_wait_ns > 0
+                         ? fmt::format(" ({} of it waiting in collectives)", ms(s.mean_wait_ns))
+                         : std::string()),
          "every collective waits for the slowest rank",
          "that rank's verdict and gaps; its node (clocks, thermals, input imbalance)"});
+  }
+  for (auto const& l : d.late_arrivals) {
+    std::vector<std::string> behind;
+    for (auto const& b : l.behind)
+      if (behind.size() < 3)
+        behind.push_back(
+            fmt::format("{} +{}", output::without_emit_nvtx_suffixes(b.name), ms(b.excess_ns())));
+    out.push_back(
+        {l.wait_caused_ns,
+         fmt::format("the other ranks wait for rank {}: it arrives last at {} of its {} "
+                     "collectives, {} of waiting in all; the costliest: {} on {}, {} after the "
+                     "first rank ({} of waiting); its host before it, longer than the others': "
+                     "{}",
+                     l.rank, l.last_arrivals, l.collectives, ms(l.wait_caused_ns),
+                     short_name(l.name), on(l.where), ms(l.arrival_ns - l.first_arrival_ns),
+                     ms(l.worst_wait_caused_ns),
+                     behind.empty() ? std::string("no traced op")
+                                    : fmt::format("{}", fmt::join(behind, ", "))),
+         "a collective ends only when its last rank arrives: the others' waits are this rank's "
+         "extra work before it, not slow communication",
+         "late_arrivals in the JSON: that rank's host ops before its collectives, its input "
+         "pipeline and data balance, its node"});
   }
 }
 
@@ -205,8 +230,8 @@ output::result_table diagnose_findings(diagnosis const& d) {
   t.name = "findings";
   t.title = "Findings, costliest first";
   t.text_empty =
-      "(none: no gaps of at least the minimum, no long tail, bursts, small copies or "
-      "stragglers)";
+      "(none: no gaps of at least the minimum, no long tail, bursts, small copies, "
+      "stragglers or late arrivals)";
   t.views = output::text | output::html;
   t.add("finding", output::value_type::string, "", " ");
   t.rows_per_entry = 3;  // what, why it matters, where to look

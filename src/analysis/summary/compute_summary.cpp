@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The summary contract, read from the job session's device activity: unions per device (and per
 // device × kind, communication, computation), their intersection, the gap scan over the activity
-// union and segmented statistics of kernel durations per name.
+// union and segmented statistics of kernel durations per name; the exposed communication split
+// into wait and transfer where collectives are matched across ranks.
 #include <tracesweep/analysis/summary.hpp>
 #include <tracesweep/error.hpp>
 
 #include <algorithm>
+
+#include "analysis/summary/exposed_communication.hpp"
 
 namespace tracesweep {
 
@@ -114,6 +117,11 @@ summary compute_summary(job_session const& session, summary_options const& optio
         gap_summary{key.input, key.rank, key.device, gp.start, gp.end, gp.end - gp.start});
   }
   out.kernels = kernel_rows(model.table(), activity.kernels);
+  auto const split = summary_detail::split_exposed_communication(session);
+  for (std::size_t g = 0; g < split.size(); ++g) {
+    out.devices[g].exposed_comm_wait_ns = split[g].wait_ns;
+    out.devices[g].exposed_comm_transfer_ns = split[g].transfer_ns;
+  }
   return out;
 }
 

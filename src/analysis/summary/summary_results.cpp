@@ -86,6 +86,10 @@ result_table devices(summary const& s) {
   add_ns(t, "computation_ns", "compute (ns)");
   add_ns(t, "overlap_ns", "overlap (ns)");
   t.add("kernel_count", integer, "", "kernels");
+  for (auto const* name : {"exposed_comm_wait_ns", "exposed_comm_transfer_ns"}) {
+    add_ns(t, name, name);
+    hide_in_text(t.columns.back());
+  }
   for (auto const& d : s.devices) {
     auto cells = location(s, d.input, d.rank, d.device);
     for (auto v : {d.window_start_ns, d.window_end_ns, d.window_ns, d.busy_ns, d.idle_ns})
@@ -94,6 +98,8 @@ result_table devices(summary const& s) {
     for (auto v : {d.kernel_ns, d.memcpy_ns, d.memset_ns, d.communication_ns, d.computation_ns,
                    d.overlap_ns, d.kernel_count})
       cells.emplace_back(v);
+    for (auto const& v : {d.exposed_comm_wait_ns, d.exposed_comm_transfer_ns})
+      cells.push_back(v ? cell(*v) : cell());
     t.add_row(std::move(cells));
   }
   return t;

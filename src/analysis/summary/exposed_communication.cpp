@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// Exposed communication split into wait and transfer: the wait part [start, start + wait) and
+// the transfer part [start + wait, end) of each matched NCCL kernel, each united per device by
+// the backend, less their intersection with the device's computation union (the session's when
+// it keeps its unions, else one union of the computation kernels' rows).
+#include "analysis/summary/exposed_communication.hpp"
+
+#include <tracesweep/analysis/collectives.hpp>
+
+namespace tracesweep::summary_detail {
+
+namespace {
+
+/// The computation kernels' union per device: kernels on a GPU that are not communication.
+interval_union computation_union(job_session const& session) {
+  if (session.needs().unions) return session.activity(session.needs()).computation_union;
+  auto const& model = session.model();
+  auto const& t = model.table();
+  auto const groups = model.device_group();
+  std::vector<std::size_t> rows;
+  std::vector<group_id> of;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (groups[i] == no_device || t.kind[i] != event_kind::kernel) continue;
+    if (model.is_communication(t.name[i])) continue;
+    rows.push_back(i);
+    of.push_back(groups[i]);
+  }
+  return session.primitives().union_of_rows({t.start_ns, t.end_ns, rows, of});
+}
+
+/// Σ member lengths per group.
+std::vector<std::int64_t> lengths(interval_union const& u, std::size_t groups) {
+  std::vector<std::int64_t> out(groups, 0);
+  for (std::size_t i = 0; i < u.size(); ++i) out[u.group[i]] += u.end[i] - u.start[i];
+  return out;
+}
+
+}  // namespace
+
+std::vector<exposed_split> split_exposed_communication(job_session const& session) {
+  auto const& model = session.model();
+  auto const matching = match_collectives(model);
+  if (!matching.across_ranks()) return {};
+  auto const& t = model.table();
+  auto const groups = model.device_group();
+  struct parts {
+    std::vector<std::int64_t> start, end;
+    std::vector<group_id> group;
+    void add(std::int64_t s, std::int64_t e, group_id g) {
+      start.push_back(s), end.push_back(e), group.push_back(g);
+    }
+  } wait, transfer;
+  for (auto const& k : matching.kernels) {
+    auto const split = t.start_ns[k.row] + k.wait_ns;
+    wait.add(t.start_ns[k.row], split, groups[k.row]);
+    transfer.add(split, t.end_ns[k.row], groups[k.row]);
+  }
+  auto& be = session.primitives();
+  auto const n = model.devices().size();
+  auto const computation = computation_union(session);
+  std::vector<exposed_split> out(n);
+  auto const w = be.union_by_group({wait.start, wait.end, wait.group});
+  auto const x = be.union_by_group({transfer.start, transfer.end, transfer.group});
+  auto const w_total = lengths(w, n), x_total = lengths(x, n);
+  auto const w_hidden = be.intersection_by_group(w, computation, n);
+  auto const x_hidden = be.intersection_by_group(x, computation, n);
+  for (std::size_t g = 0; g < n; ++g) out[g] = {w_total[g] - w_hidden[g], x_total[g] - x_hidden[g]};
+  return out;
+}
+
+}  // namespace tracesweep::summary_detail
