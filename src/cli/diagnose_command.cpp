@@ -75,10 +75,12 @@ void add_threshold_options(CLI::App* cmd, diagnose_options& o) {
 }  // namespace
 
 void add_diagnose_command(CLI::App& app, context& ctx) {
-  auto [args, cmd] = add_command<diagnose_args>(
+  auto const command = add_command<diagnose_args>(
       app, "diagnose",
       "Bottleneck diagnosis: idle gaps with their host-side cause, verdicts, periodic gaps, long "
       "tails, tiny-kernel bursts, sync and copy costs, stragglers, memory staircases");
+  auto const args = command.first;  // (no structured binding: lambdas capture it)
+  auto* const cmd = command.second;
   add_analysis_options(cmd, args->common, true);
   auto& o = args->options;
   cmd->add_option("--table", args->table, "Only this table (csv writes one: gaps by default)");

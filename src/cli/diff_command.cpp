@@ -56,11 +56,13 @@ std::vector<fleet::job_record> run_jobs(fleet::results_store const& store,
 }  // namespace
 
 void add_diff_command(CLI::App& app, context& ctx) {
-  auto [args, cmd] = add_command<diff_args>(
+  auto const command = add_command<diff_args>(
       app, "diff",
       "Compare two traces or job directories (or, with --db, two runs): kernels slower or "
       "faster, new and vanished; utilization, idle by cause, step time. Exit 3 on a regression "
       "above --fail-above");
+  auto const args = command.first;  // (no structured binding: lambdas capture it)
+  auto* const cmd = command.second;
   cmd->add_option("before", args->before,
                   "Trace, job directory, or with --db a run (id, latest, "
                   "previous)")

@@ -264,9 +264,11 @@ int run_generate(context& ctx, generate_args const& args) {
 }  // namespace
 
 void add_generate_command(CLI::App& app, context& ctx) {
-  auto [args, cmd] = add_command<generate_args>(
+  auto const command = add_command<generate_args>(
       app, "generate",
       "Write a deterministic synthetic multi-rank training trace (nsys SQLite or Kineto JSON)");
+  auto const args = command.first;  // (no structured binding: lambdas capture it)
+  auto* const cmd = command.second;
   add_shape_options(cmd, *args);
   add_plant_options(cmd, *args);
   cmd->callback(

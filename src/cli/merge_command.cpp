@@ -16,8 +16,10 @@ struct merge_args {
 }  // namespace
 
 void add_merge_command(CLI::App& app, context& ctx) {
-  auto [args, cmd] = add_command<merge_args>(
+  auto const command = add_command<merge_args>(
       app, "merge", "Combine shard results databases (scan --shard K/N) into one");
+  auto const args = command.first;  // (no structured binding: lambdas capture it)
+  auto* const cmd = command.second;
   cmd->add_option("out", args->out, "The merged database (created when absent)")->required();
   cmd->add_option("shards", args->shards, "Shard databases")->required()->check(CLI::ExistingFile);
   cmd->callback([&ctx, args] {

@@ -77,10 +77,12 @@ std::string table_help() {
 }  // namespace
 
 void add_overview_command(CLI::App& app, context& ctx) {
-  auto [args, cmd] = add_command<overview_args>(
+  auto const command = add_command<overview_args>(
       app, "overview",
       "Overview, model, distributed, kernel and operator summaries (Paddle's tables), or "
       "--compat tb");
+  auto const args = command.first;  // (no structured binding: lambdas capture it)
+  auto* const cmd = command.second;
   add_analysis_options(cmd, args->common, true, "Trace files or directories (one job)");
   cmd->add_option("--table", args->table, table_help())->capture_default_str();
   std::vector<std::string> const sort_keys(operator_sort_names().begin(),

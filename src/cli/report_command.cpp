@@ -18,10 +18,12 @@ struct report_args {
 }  // namespace
 
 void add_report_command(CLI::App& app, context& ctx) {
-  auto [args, cmd] = add_command<report_args>(
+  auto const command = add_command<report_args>(
       app, "report",
       "Fleet tables of a scan's results store: worst devices, idle by cause, top kernels, "
       "stragglers, verdict changes, failed traces");
+  auto const args = command.first;  // (no structured binding: lambdas capture it)
+  auto* const cmd = command.second;
   cmd->add_option("--db", args->db, "The results database")->required();
   cmd->add_option("--run", args->run, "latest, previous or a run id")->capture_default_str();
   add_format_option(cmd, args->format);

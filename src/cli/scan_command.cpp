@@ -50,10 +50,12 @@ std::function<std::string()> scan_progress_text(fleet::scan_progress const& p) {
 }  // namespace
 
 void add_scan_command(CLI::App& app, context& ctx) {
-  auto [args, cmd] = add_command<scan_args>(
+  auto const command = add_command<scan_args>(
       app, "scan",
       "Scan directories of traces (jobs of rank files) into a SQLite results store: summary "
       "and diagnose per job, resumable, shardable");
+  auto const args = command.first;  // (no structured binding: lambdas capture it)
+  auto* const cmd = command.second;
   auto& o = args->options;
   cmd->add_option("dirs", o.roots, "Directories (searched recursively) or trace files")->required();
   cmd->add_option("--db", o.db_path, "The results database (SQLite), created when absent")

@@ -32,7 +32,10 @@ read_options reads_of(report_entry const& entry, report_spec& spec, stats_args c
 }  // namespace
 
 void add_stats_command(CLI::App& app, context& ctx) {
-  auto [args, cmd] = add_command<stats_args>(app, "stats", "nsys-stats-compatible summary reports");
+  auto const command =
+      add_command<stats_args>(app, "stats", "nsys-stats-compatible summary reports");
+  auto const args = command.first;  // (no structured binding: lambdas capture it)
+  auto* const cmd = command.second;
   add_analysis_options(cmd, args->common, false);
   cmd->add_option("--report", args->report, report_help())->required();
   cmd->add_option("--name", args->names,
@@ -42,7 +45,9 @@ void add_stats_command(CLI::App& app, context& ctx) {
   cmd->add_flag("--merge", args->merge, "One table over all inputs instead of one per input");
   cmd->callback([&ctx, args] {
     ctx.run = [&ctx, args] {
-      auto [entry, spec] = parse_report(args->report);
+      auto parsed = parse_report(args->report);  // (lambdas below capture both parts)
+      auto const* entry = parsed.first;
+      auto& spec = parsed.second;
       if (args->merge && !entry->no_merge.empty())
         refuse_report(args->report, std::string(entry->no_merge));
       auto const options = reads_of(*entry, spec, *args);

@@ -16,8 +16,10 @@ struct summary_args {
 }  // namespace
 
 void add_summary_command(CLI::App& app, context& ctx) {
-  auto [args, cmd] = add_command<summary_args>(
+  auto const command = add_command<summary_args>(
       app, "summary", "Per-device activity, per-kernel statistics, idle gaps");
+  auto const args = command.first;  // (no structured binding: lambdas capture it)
+  auto* const cmd = command.second;
   add_analysis_options(cmd, args->common, true);
   cmd->add_option("--table", args->table, "Only this table: devices, kernels, gaps, inputs");
   cmd->add_option("--min-gap", args->options.min_gap_ns, "Shortest idle gap reported, ns")

@@ -95,8 +95,9 @@ void diff_kernels(std::string const& job, job_record const* a, job_record const*
       if (std::max(std::abs(dt), std::abs(dm)) <= cx.threshold()) continue;
       status = dt + dm > 0 ? "slower" : "faster";
     }
+    auto const rank = key.first;  // (a lambda may not name a structured binding in clang 14)
     auto const share = [&](auto const& totals, kernel_record const* k) {
-      auto const it = totals.find(key.first);
+      auto const it = totals.find(rank);
       return k && it != totals.end() && it->second > 0 ? double(k->total_ns) / double(it->second)
                                                        : 0.0;
     };

@@ -25,6 +25,7 @@
 
 #include <simdjson.h>
 
+#include "support/address_sanitizer.hpp"
 #include "support/run_cli.hpp"
 #include "support/scratch_folder.hpp"
 
@@ -296,7 +297,7 @@ TEST(hostile_inputs, keep_going_survives_a_bomb) {
 // 7. Out of memory while reading names the file, and --keep-going goes on past it. A gzip of
 // 3 M small events (a few MB) under a 256 MiB address-space limit: the columns do not fit.
 TEST(hostile_inputs, out_of_memory_while_reading_names_the_file) {
-#if defined(__SANITIZE_ADDRESS__)
+#if TRACESWEEP_TEST_ASAN
   GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit allows";
 #else
   scratch dir("hostile_oom");

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "fleet/fleet_test_support.hpp"
+#include "support/address_sanitizer.hpp"
 #include "support/run_cli.hpp"
 #include "support/scratch_folder.hpp"
 
@@ -37,14 +38,7 @@ std::int64_t peak_bytes(std::vector<std::string> const& args) {
 }
 
 bool sanitized() {
-#if defined(__SANITIZE_ADDRESS__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return true;
-#endif
-#endif
-  return false;
+  return TRACESWEEP_TEST_ASAN == 1;
 }
 
 /// `count` one-kernel Kineto files (one generated file, hard-linked) in `dir`.

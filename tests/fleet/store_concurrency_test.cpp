@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/address_sanitizer.hpp"
+
 #include "fleet/fleet_test_support.hpp"
 
 namespace tracesweep::test {
@@ -248,7 +250,7 @@ cli_result run_cli_within(std::string const& args, int kib) {
 }
 
 TEST(ScanWorkers, ManyMoreWorkersThanJobsNeverAbort) {
-#if defined(__SANITIZE_ADDRESS__)
+#if TRACESWEEP_TEST_ASAN
   GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space: no ulimit -v";
 #endif
   scratch_dir d("workers");

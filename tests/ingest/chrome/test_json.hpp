@@ -50,14 +50,22 @@ struct json {
   enum class type { null, boolean, number, string, array, object } t = type::null;
   std::string text;  ///< number: its literal text; string: unescaped; boolean: "true"/"false"
   std::vector<json> items;
-  std::vector<std::pair<std::string, json>> members;
+  struct member;  // (a std::pair of an incomplete json is not allowed: a struct defined below)
+  std::vector<member> members;
 
-  [[nodiscard]] json const* find(std::string_view key) const {
-    for (auto const& [k, v] : members)
-      if (k == key) return &v;
-    return nullptr;
-  }
+  [[nodiscard]] json const* find(std::string_view key) const;
 };
+
+struct json::member {
+  std::string key;
+  json value;
+};
+
+inline json const* json::find(std::string_view key) const {
+  for (auto const& [k, v] : members)
+    if (k == key) return &v;
+  return nullptr;
+}
 
 class json_reader {
  public:
@@ -91,7 +99,7 @@ class json_reader {
         std::string key = string();
         if (peek() != ':') throw std::runtime_error("':' expected");
         ++_i;
-        v.members.emplace_back(std::move(key), value());
+        v.members.push_back({std::move(key), value()});
         char const d = peek();
         ++_i;
         if (d == '}') return v;
