@@ -104,6 +104,11 @@ class host_index {
 [[nodiscard]] std::int64_t enclosing_op(trace_model const& model, host_index const& index,
                                         std::size_t call, bool outermost);
 
+/// The name of the innermost host op around the launch call of device row `row` ("" when none
+/// is linked or found); the call must lie in a query window.
+[[nodiscard]] std::string launching_op_name(trace_model const& model, host_index const& index,
+                                            std::size_t row);
+
 /// The host activity of some threads during [start, end): the time by cause and the rows.
 struct host_window {
   idle_by_cause cover{};
@@ -112,6 +117,14 @@ struct host_window {
 [[nodiscard]] host_window attribute(trace_model const& model, host_index const& index,
                                     std::span<host_index::key const> threads, std::int64_t start,
                                     std::int64_t end);
+
+/// The rows of the launching thread of device row `row` in progress during [start, end), most
+/// overlap first, at most `count` (none when no call is linked to it); [start, end] must lie in a
+/// query window.
+[[nodiscard]] std::vector<context_event> launching_thread_rows(trace_model const& model,
+                                                               host_index const& index,
+                                                               std::size_t row, std::int64_t start,
+                                                               std::int64_t end, std::size_t count);
 
 /// The thread that launched most of each device's rows (none when no row is linked to a call).
 [[nodiscard]] std::vector<std::optional<host_index::key>> main_threads(trace_model const& model,

@@ -88,6 +88,26 @@ std::optional<host_index::key> launching_thread(trace_model const& model, std::i
   return host_index::key{t.input_of(c), t.stream[c]};
 }
 
+std::string launching_op_name(trace_model const& model, host_index const& index, std::size_t row) {
+  auto const call = model.launcher(row);
+  if (call < 0) return {};
+  auto const op = enclosing_op(model, index, static_cast<std::size_t>(call), false);
+  auto const& t = model.table();
+  return op < 0 ? std::string() : std::string(t.strings().at(t.name[static_cast<std::size_t>(op)]));
+}
+
+std::vector<context_event> launching_thread_rows(trace_model const& model, host_index const& index,
+                                                 std::size_t row, std::int64_t start,
+                                                 std::int64_t end, std::size_t count) {
+  std::vector<context_event> out;
+  auto const k = launching_thread(model, static_cast<std::int64_t>(row));
+  if (!k) return out;
+  auto const w = attribute(model, index, std::span(&*k, 1), start, end);
+  for (std::size_t h = 0; h < w.rows.size() && h < count; ++h)
+    out.push_back(describe(model, w.rows[h].second));
+  return out;
+}
+
 context_event describe(trace_model const& model, std::size_t row) {
   auto const& t = model.table();
   return {std::string(t.strings().at(t.name[row])), t.kind[row], t.stream[row], t.start_ns[row],

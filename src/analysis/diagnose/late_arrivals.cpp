@@ -120,16 +120,9 @@ void describe_worst(trace_model const& model, host_index const& index, late_inst
   f.first_arrival_ns = l.first_arrival_ns;
   f.arrival_ns = t.start_ns[l.row];
   f.worst_wait_caused_ns = l.wait_caused_ns;
-  auto const call = model.launcher(l.row);
-  if (call >= 0) {
-    auto const op = enclosing_op(model, index, static_cast<std::size_t>(call), false);
-    if (op >= 0) f.launched_by = std::string(t.strings().at(t.name[static_cast<std::size_t>(op)]));
-  }
-  if (auto k = launching_thread(model, static_cast<std::int64_t>(l.row))) {
-    auto const w = attribute(model, index, std::span(&*k, 1), f.first_arrival_ns, f.arrival_ns);
-    for (std::size_t h = 0; h < w.rows.size() && h < host_events; ++h)
-      f.host.push_back(describe(model, w.rows[h].second));
-  }
+  f.launched_by = launching_op_name(model, index, l.row);
+  f.host =
+      launching_thread_rows(model, index, l.row, f.first_arrival_ns, f.arrival_ns, host_events);
   f.behind = behind_of(model, index, windows, host_events);
 }
 

@@ -149,18 +149,9 @@ void find_long_tail(trace_model const& model, host_classifier const& classifier,
     l.duration_ns = t.end_ns[f.row] - t.start_ns[f.row];
     l.median_ns = median(f.row);
     l.launch = launch_text(t, g.keys[g.of[f.row] - 1]);
-    auto const call = model.launcher(f.row);
-    if (call >= 0) {
-      auto const op = enclosing_op(model, index, static_cast<std::size_t>(call), false);
-      if (op >= 0)
-        l.launched_by = std::string(t.strings().at(t.name[static_cast<std::size_t>(op)]));
-    }
-    if (auto k = launching_thread(model, static_cast<std::int64_t>(f.row))) {
-      auto const w =
-          attribute(model, index, std::span(&*k, 1), l.start_ns, l.start_ns + l.duration_ns);
-      for (std::size_t h = 0; h < w.rows.size() && h < o.host_events; ++h)
-        l.host.push_back(describe(model, w.rows[h].second));
-    }
+    l.launched_by = launching_op_name(model, index, f.row);
+    l.host = launching_thread_rows(model, index, f.row, l.start_ns, l.start_ns + l.duration_ns,
+                                   o.host_events);
     out.long_tail.push_back(std::move(l));
   }
 }
