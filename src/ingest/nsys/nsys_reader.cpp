@@ -33,6 +33,7 @@
 #include "ingest/nsys/nsys_strings.hpp"
 #include "ingest/nsys/nsys_tables.hpp"
 #include "ingest/nsys/sqlite_db.hpp"
+#include "ingest/nsys/sqlite_pages.hpp"
 #include "ingest/ordered_pipeline.hpp"
 
 namespace tracesweep {
@@ -59,17 +60,42 @@ struct read_task {
   std::int64_t lo, hi;
 };
 
-/// Reads one task on `db`, this thread's connection, opened on first use.
-void read_task_rows(db_location const& where, std::vector<table_plan> const& plans,
-                    read_task const& t, std::optional<connection>& db, row_batch& out) {
-  if (!db) {
+/// A worker's means of reading: its connection and its page reader, opened on first use.
+struct reader_state {
+  std::optional<connection> db;
+  std::optional<page_reader> pages;
+  bool pages_tried = false;
+
+  void open(db_location const& where) {
+    if (db) return;
     db.emplace(where);
     db->exec(mmap_pragma, "open");
   }
+  /// The page reader, or null when the file's header is not one it reads (SQLite reads all).
+  page_reader* page_source(db_location const& where) {
+    if (!pages_tried) {
+      pages_tried = true;
+      try {
+        if (where.memdb.empty())
+          pages.emplace(where.path);
+        else
+          pages.emplace(where.image);
+      } catch (page_format_error const&) {
+        pages.reset();
+      }
+    }
+    return pages ? &*pages : nullptr;
+  }
+};
+
+/// Reads one task on this thread's connection or pages.
+void read_task_rows(db_location const& where, std::vector<table_plan> const& plans,
+                    read_task const& t, reader_state& r, row_batch& out) {
+  r.open(where);
   // A task never holds more than rows_per_task rows; its span may be far larger (sparse rowids).
   auto const span = static_cast<std::uint64_t>(t.hi) - static_cast<std::uint64_t>(t.lo);
   out.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(span, rows_per_task - 1) + 1));
-  load_rows(*db, plans[t.plan], t.lo, t.hi, out);
+  load_rows(*r.db, r.page_source(where), plans[t.plan], t.lo, t.hi, out);
 }
 
 /// Reads the tasks on `threads` threads and hands each batch to `consume(i, batch)` in task order
@@ -80,7 +106,6 @@ template <class Consume>
 void stream_tasks(db_location const& where, std::vector<table_plan> const& plans,
                   std::vector<read_task> const& tasks, unsigned threads, Consume&& consume) {
   using batch_ptr = std::unique_ptr<row_batch>;
-  using reader_state = std::optional<connection>;  // one connection per thread
   if (threads <= 1 || tasks.size() <= 1) {
     reader_state r;
     batch_ptr b;
@@ -283,7 +308,7 @@ void read_file(std::string const& path, event_table& table, read_options const& 
   }
   std::error_code ec;
   auto const bytes = std::filesystem::file_size(path, ec);
-  read_database({path, ""}, ec ? 0 : bytes, table, options);
+  read_database({path, "", {}}, ec ? 0 : bytes, table, options);
 }
 
 /// The plans of the tables `options.kinds` reads; `unread_gpu_activity` is set when a device
@@ -465,7 +490,7 @@ void read_nsys_sqlite_image(std::string const& name, std::span<std::byte const> 
                             event_table& table, read_options const& options) {
   configure_sqlite_once();
   static std::atomic<std::uint64_t> serial{0};
-  db_location const where{name, "/tracesweep-image-" + std::to_string(++serial)};
+  db_location const where{name, "/tracesweep-image-" + std::to_string(++serial), bytes};
   memdb_owner owner(name, where.memdb);
   owner.write(bytes);
   read_database(where, bytes.size(), table, options);

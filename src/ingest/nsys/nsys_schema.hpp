@@ -24,10 +24,27 @@ class export_schema {
   [[nodiscard]] bool is_not_null(std::string const& table, std::string const& column) const;
   /// True when at least one table only an nsys export has is present.
   [[nodiscard]] bool looks_like_nsys() const;
+  /// The root page of `table`'s B-tree (sqlite_master.rootpage), 0 when unknown.
+  [[nodiscard]] std::int64_t root_page(std::string const& table) const;
+  /// Where `column` lies in `table`'s records, when its values can be read from them as SQLite
+  /// would return them: INTEGER affinity (a REAL column's integers come back as reals), a NULL
+  /// default (older records may lack a column added later), not a primary key (an INTEGER
+  /// PRIMARY KEY is the rowid, not in the record), in a table without hidden or generated
+  /// columns (their records skip some). Nothing otherwise.
+  [[nodiscard]] std::optional<int> record_column(std::string const& table,
+                                                 std::string const& column) const;
 
  private:
+  /// What the records of a table hold, column by column (record_column).
+  struct record_layout {
+    std::int64_t root_page = 0;
+    bool plain = true;                  ///< no hidden or generated columns
+    std::vector<std::string> readable;  ///< per column: its name if readable, else empty
+  };
+
   std::map<std::string, std::vector<std::string>> _columns;   // table → columns
   std::map<std::string, std::vector<std::string>> _not_null;  // table → NOT NULL columns
+  std::map<std::string, record_layout> _records;              // table → record layout
 };
 
 /// The first and last rowid of `table`, or nothing when it is empty. Walks the rowid b-tree's

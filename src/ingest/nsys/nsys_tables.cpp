@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ingest/nsys/nsys_tables.hpp"
 
+#include <algorithm>
 #include <array>
 #include <initializer_list>
 #include <limits>
+#include <span>
 #include <string>
 #include <utility>
 
 #include <tracesweep/error.hpp>
+
+#include "ingest/nsys/sqlite_btree.hpp"
+#include "ingest/nsys/sqlite_record.hpp"
 
 namespace tracesweep::nsys {
 
@@ -46,6 +51,10 @@ enum field : int {
   field_count
 };
 static_assert(field_count == plan_field_count);
+static_assert(field_count <= 32);  // table_plan::coalesced has a bit per field
+
+/// Direct reads decode record headers up to this many columns.
+constexpr int max_record_columns = 64;
 
 struct source_info {
   char const* table;
@@ -190,22 +199,31 @@ void pick_source_columns(column_picker& pick, export_schema const& schema, std::
   }
 }
 
-/// The plan's SELECT of the picked columns and the result column of each field.
+/// The plan's SELECT of the picked columns and the result column of each field; and where each
+/// lies in the table's records, for reading them directly when every one can be.
 void select_columns(table_plan& plan, export_schema const& schema,
                     std::array<std::string, field_count> const& expr) {
   int next = 0;
+  bool direct = true;
   for (int f = 0; f < field_count; ++f) {
-    plan.column[f] = -1;
+    plan.column[f] = plan.record_column[f] = -1;
     if (expr[f].empty()) continue;
     std::string e = f == f_rowid ? expr[f] : quote_identifier(expr[f]);
     // NULL start/end/text are seen by the loader; other fields take their default in SQL
     // (a NOT NULL column needs no coalesce, which costs a VM step per row).
     if (f != f_start && f != f_end && f != f_text && f != f_rowid &&
-        !schema.is_not_null(plan.table, expr[f]))
+        !schema.is_not_null(plan.table, expr[f])) {
       e = "coalesce(" + e + ", " + std::to_string(default_of(f)) + ")";
+      plan.coalesced |= std::uint32_t{1} << f;
+    }
     plan.sql += (next ? ", " : "") + e;
     plan.column[f] = next++;
+    auto const at =
+        f == f_text || f == f_rowid ? std::nullopt : schema.record_column(plan.table, expr[f]);
+    direct = direct && at && *at < max_record_columns;
+    if (at) plan.record_column[f] = *at;
   }
+  plan.root_page = direct ? schema.root_page(plan.table) : 0;
   plan.start_nullable = !schema.is_not_null(plan.table, "start");
   plan.end_nullable = !schema.is_not_null(plan.table, "end");
   plan.sql +=
@@ -325,13 +343,56 @@ class plan_row {
   int _columns = 0;
 };
 
+/// The current row of a direct read: the record's serial types decoded up to the last column
+/// the plan reads, values taken as SQLite would return them (sqlite3_value_int64 semantics).
+class record_row {
+ public:
+  explicit record_row(table_plan const& plan) : _plan(plan) {
+    for (int f = 0; f < field_count; ++f)
+      if (plan.record_column[f] >= 0) {
+        _integer_columns[_integer_count++] = plan.record_column[f];
+        _columns = std::max(_columns, static_cast<std::size_t>(plan.record_column[f]) + 1);
+      }
+  }
+  /// Takes the record `payload`; page_format_error when its header is malformed.
+  void take(std::span<std::uint8_t const> payload) {
+    if (!decode_record(payload, _columns, _value.data())) throw page_format_error("record");
+    _payload = payload.data();
+  }
+  [[nodiscard]] std::int64_t get(int f) const {
+    int const c = _plan.record_column[f];
+    if (c < 0) return default_of(f);
+    auto const v = _value[c];
+    if (v.serial == 0) return (_plan.coalesced >> f & 1u) ? default_of(f) : 0;
+    return integer_value(_payload, v);
+  }
+  [[nodiscard]] bool is_null(int f) const { return _value[_plan.record_column[f]].serial == 0; }
+  [[nodiscard]] static char const* text(int) { return nullptr; }  // direct plans read no text
+  [[nodiscard]] bool has_non_integer() const {
+    for (int i = 0; i < _integer_count; ++i) {
+      auto const serial = _value[_integer_columns[i]].serial;
+      if (serial != 0 && !is_integer_serial(serial)) return true;
+    }
+    return false;
+  }
+
+ private:
+  table_plan const& _plan;
+  std::array<record_value, max_record_columns> _value{};
+  std::array<int, field_count> _integer_columns{};
+  int _integer_count = 0;
+  std::size_t _columns = 0;
+  std::uint8_t const* _payload = nullptr;
+};
+
 /// What becomes of a row: kept, or skipped and why.
 enum class row_fate { keep, metadata, null_time, unterminated };
 
 /// An NVTX row: a domain name (recorded in `out`, not a row), a range or mark (its style in
 /// `subkind`; a mark's NULL end is its start), or other metadata.
-row_fate nvtx_fate(plan_row const& row, std::int64_t start, std::int64_t& end,
-                   std::uint8_t& subkind, row_batch& out) {
+template <class Row>
+row_fate nvtx_fate(Row const& row, std::int64_t start, std::int64_t& end, std::uint8_t& subkind,
+                   row_batch& out) {
   auto const type = row.get(f_subkind);
   if (type == 75) {  // NvtxDomainCreate: text = domain name
     auto const* t = row.text(f_text);
@@ -356,7 +417,8 @@ row_fate nvtx_fate(plan_row const& row, std::int64_t start, std::int64_t& end,
 }
 
 /// Appends the kept row to `out`.
-void append_row(plan_row const& row, table_plan const& plan, std::int64_t start, std::int64_t end,
+template <class Row>
+void append_row(Row const& row, table_plan const& plan, std::int64_t start, std::int64_t end,
                 std::uint8_t subkind, row_batch& out) {
   bool const host = plan.source == source_table::runtime || plan.source == source_table::nvtx ||
                     plan.source == source_table::osrt;
@@ -389,15 +451,14 @@ void append_row(plan_row const& row, table_plan const& plan, std::int64_t start,
   }
 }
 
-/// Reads every row of the bound statement `rows` (the plan's SELECT) into `out`.
-void load(statement& rows, table_plan const& plan, row_batch& out) {
-  plan_row row(rows.get(), plan);
+/// Reads every row `next()` moves `row` to into `out`.
+template <class Row, class Next>
+void load(Row const& row, Next&& next, table_plan const& plan, row_batch& out) {
   bool const nvtx = plan.source == source_table::nvtx;
   bool const subkind_column =
       plan.source == source_table::memcpy || plan.source == source_table::synchronization;
   std::int64_t null_times = 0, unterminated = 0, non_integer = 0;
-  while (rows.step()) {  // throws on an SQLite error
-    row.take();
+  while (next()) {
     if (row.has_non_integer()) {
       ++non_integer;
       continue;
@@ -422,6 +483,23 @@ void load(statement& rows, table_plan const& plan, row_batch& out) {
   if (non_integer) out.skipped["non_integer_value"] += non_integer;
 }
 
+/// Reads the rows with rowid in [lo, hi] from the table's B-tree pages; page_format_error when
+/// a page or record is not as this reader expects.
+void load_direct(page_reader& pages, table_plan const& plan, std::int64_t lo, std::int64_t hi,
+                 row_batch& out) {
+  record_row row(plan);
+  table_cursor cursor(pages, plan.root_page, lo);
+  table_cell cell;
+  load(
+      row,
+      [&] {
+        if (!cursor.next(cell) || cell.rowid > hi) return false;
+        row.take(cell.payload);
+        return true;
+      },
+      plan, out);
+}
+
 }  // namespace
 
 void row_batch::clear() {
@@ -438,12 +516,39 @@ void row_batch::reserve(std::size_t rows) {
   rank.reserve(rows), device.reserve(rows), subkind.reserve(rows);
 }
 
-void load_rows(connection& db, table_plan const& plan, std::int64_t lo, std::int64_t hi,
-               row_batch& out) {
+void load_rows_with_sqlite(connection& db, table_plan const& plan, std::int64_t lo, std::int64_t hi,
+                           row_batch& out) {
   statement rows(db.get(), db.path(), plan.table, plan.sql);
   rows.bind(1, lo);
   rows.bind(2, hi);
-  load(rows, plan, out);
+  plan_row row(rows.get(), plan);
+  load(
+      row,
+      [&] {
+        if (!rows.step()) return false;  // throws on an SQLite error
+        row.take();
+        return true;
+      },
+      plan, out);
+}
+
+bool try_load_direct(page_reader& pages, table_plan const& plan, std::int64_t lo, std::int64_t hi,
+                     row_batch& out) {
+  if (plan.root_page <= 0) return false;
+  try {
+    load_direct(pages, plan, lo, hi, out);
+    return true;
+  } catch (page_format_error const&) {
+    out.clear();
+    return false;
+  }
+}
+
+void load_rows(connection& db, page_reader* pages, table_plan const& plan, std::int64_t lo,
+               std::int64_t hi, row_batch& out) {
+  // Whatever the direct read cannot vouch for, SQLite reads again, and says what it makes of it.
+  if (pages != nullptr && try_load_direct(*pages, plan, lo, hi, out)) return;
+  load_rows_with_sqlite(db, plan, lo, hi, out);
 }
 
 }  // namespace tracesweep::nsys

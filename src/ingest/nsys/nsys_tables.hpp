@@ -17,6 +17,7 @@
 
 #include "ingest/nsys/nsys_schema.hpp"
 #include "ingest/nsys/sqlite_db.hpp"
+#include "ingest/nsys/sqlite_pages.hpp"
 
 namespace tracesweep::nsys {
 
@@ -49,6 +50,13 @@ struct table_plan {
   bool details = false;  ///< rows carry device_details (read_options::launch_details)
   bool shapes = false;   ///< rows carry launch_shape (read_options::launch_shapes)
   bool sources = false;  ///< NVTX rows carry range_source (read_options::range_sources)
+  /// Reading the table's B-tree pages directly (sqlite_btree.hpp): the root page, 0 when the
+  /// plan must go through SQLite (a text field, a column SQLite would convert); each field's
+  /// column in the records (-1 = not selected); the fields whose NULL becomes their default
+  /// (the SELECT's coalesce), where other NULLs read as 0 like sqlite3_value_int64's.
+  std::int64_t root_page = 0;
+  std::array<int, plan_field_count> record_column{};
+  std::uint32_t coalesced = 0;  ///< bit f: field f
 };
 
 /// An NVTX domain-create row (eventType 75).
@@ -86,9 +94,20 @@ struct row_batch {
                                                    std::string const& path, source_table source,
                                                    read_options const& options);
 
-/// Reads rows with rowid in [lo, hi] into `out`: one prepared SELECT, sqlite3_step and
-/// sqlite3_column_int64 per value.
-void load_rows(connection& db, table_plan const& plan, std::int64_t lo, std::int64_t hi,
-               row_batch& out);
+/// Reads rows with rowid in [lo, hi] into `out`, which is empty: from the table's B-tree pages
+/// through `pages` when the plan allows it and the pages are as expected, else (or when `pages`
+/// is null) through one prepared SELECT, one sqlite3_step per row. Both give the same rows.
+void load_rows(connection& db, page_reader* pages, table_plan const& plan, std::int64_t lo,
+               std::int64_t hi, row_batch& out);
+
+/// Reads rows with rowid in [lo, hi] into the empty `out` from the table's B-tree pages alone;
+/// false, with `out` emptied, when the plan cannot be read so (root_page 0) or a page or record
+/// is not as expected.
+bool try_load_direct(page_reader& pages, table_plan const& plan, std::int64_t lo, std::int64_t hi,
+                     row_batch& out);
+
+/// The same through SQLite alone: the oracle of the direct read in tests.
+void load_rows_with_sqlite(connection& db, table_plan const& plan, std::int64_t lo, std::int64_t hi,
+                           row_batch& out);
 
 }  // namespace tracesweep::nsys

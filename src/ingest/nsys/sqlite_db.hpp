@@ -6,7 +6,9 @@
 
 #include <sqlite3.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -42,6 +44,7 @@ class statement {
 struct db_location {
   std::string path;
   std::string memdb;
+  std::span<std::byte const> image;  ///< the image's bytes, when memdb names one
 };
 
 /// One read-only connection. `immutable` opens through `file:PATH?immutable=1` (no locks, no
