@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the nsys SQLite reader (schema discovery, strings, labels, metadata, the
-// table loaders with and without launch details, GPU contexts and profiler overhead, rowid range
-// planning, the appender) on a database image in memory, one thread.
+// table loaders with and without launch details, straight from the B-tree pages or through
+// SQLite, GPU contexts and profiler overhead, rowid range planning, the appender) on a database
+// image in memory, one thread.
 // A refusal is an input_error, which must leave the table as it was; any other exception, or a
 // sanitizer report, is a bug.
 #include <cstddef>
