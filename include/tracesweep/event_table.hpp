@@ -191,7 +191,9 @@ struct collective_args {
   friend bool operator==(collective_args const&, collective_args const&) = default;
 };
 
-/// The collective_args of kernel rows whose event carries any of them (always read).
+/// The collective_args of kernel rows whose event carries any of them, and of the host records of
+/// collectives in older Kineto traces (`nccl:*` annotations, `c10d::*` ops: operation, "Input
+/// type", "Input Dims"), which the collectives table reads around a kernel's launch (always read).
 using collective_args_table = row_side_table<collective_args>;
 
 /// The allocator pool a memory event's bytes change: what tensors hold (allocated), or what the

@@ -2,12 +2,16 @@
 // Collectives matched across ranks: NCCL kernel kinds from names; waits, transfers and last
 // arrivals on a hand-built job with a late rank; on real two-rank traces against a brute-force
 // matching the test does itself (for nsys straight from the export with SQL); sizes and
-// bandwidths of a Kineto trace against the test's own reading of its NCCL kernel args.
+// bandwidths of a Kineto trace against the test's own reading of its NCCL kernel args, and of an
+// older one against its reading of the `nccl:*` / `c10d::*` records around each launch.
 #include <tracesweep/analysis/collectives.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -328,6 +332,135 @@ TEST(collectives, names_give_kind_and_type_where_no_args_are_recorded) {
   EXPECT_EQ(rows[1].dtype, "int8");
   EXPECT_EQ(rows[3].rank, 1);
   EXPECT_EQ(rows[3].wait_ns, 0);
+}
+
+namespace {
+
+/// A complete event of an older Kineto trace as the test reads it (times in ns).
+struct host_record {
+  std::string name;
+  std::int64_t pid = 0, tid = 0, start = 0, end = 0;
+  std::vector<std::int64_t> elements;  ///< per shape of "Input Dims": its product (-1: empty)
+  std::string type;                    ///< "Input type"'s first
+};
+
+std::int64_t ns_of(double us) {
+  return std::llround(us * 1000);
+}
+
+/// What the test expects of one collectives row: (rank, kind, bytes) → calls, time, group size.
+struct expected_row {
+  std::int64_t calls = 0, total_ns = 0, group = 0;
+};
+using expected_rows = std::map<std::tuple<std::int32_t, std::string, std::int64_t>, expected_row>;
+
+/// The kind, bytes and implied group size of a kernel from the records around its launch call
+/// (innermost first): the `nccl:*` annotation's operation, input count and type, and a
+/// `c10d::*_base_` op's output count.
+void expect_from_records(std::vector<host_record const*> around, std::int32_t rank,
+                         std::int64_t duration, expected_rows& want) {
+  std::sort(around.begin(), around.end(),
+            [](auto* a, auto* b) { return a->end - a->start < b->end - b->start; });
+  std::string op, type;
+  std::int64_t in = -1, out = -1;
+  for (auto const* r : around) {
+    if (r->name.starts_with("nccl:") && op.empty()) {
+      op = r->name.substr(5), type = r->type;
+      in = r->elements.empty() ? -1 : r->elements[0];
+    }
+    if (r->name.starts_with("c10d::") && r->name.ends_with("_base_") && r->elements.size() >= 2)
+      out = r->elements[0];
+  }
+  ASSERT_FALSE(op.empty());
+  std::map<std::string, std::int64_t> const sizes{
+      {"float", 4}, {"long", 8}, {"int", 4}, {"signed char", 1}, {"unsigned char", 1}};
+  std::map<std::string, std::string> const kinds{{"all_reduce", "all_reduce"},
+                                                 {"all_to_all", "all_to_all"},
+                                                 {"_all_gather_base", "all_gather"}};
+  auto const kind = kinds.at(op);
+  auto const bytes = (kind == "all_gather" ? out : in) * sizes.at(type);
+  auto& w = want[{rank, kind, bytes}];
+  ++w.calls, w.total_ns += duration;
+  if (kind == "all_gather") w.group = out / in;
+}
+
+/// Reads one rank file of an older trace and adds what its NCCL kernels should give to `want`.
+void expect_older_trace(std::filesystem::path const& path, expected_rows& want,
+                        std::size_t& kernels) {
+  auto const text = ts::test::load_text(path);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(text);
+  std::int64_t rank = -1;
+  ASSERT_FALSE(doc["distributedInfo"]["rank"].get(rank));
+  std::map<std::int64_t, host_record> calls;  // correlation → runtime call
+  std::vector<host_record> records;
+  std::vector<std::pair<std::int64_t, std::int64_t>> nccl;  // (correlation, duration)
+  for (auto e : doc["traceEvents"].get_array()) {
+    std::string_view ph, cat, name;
+    double ts_us = 0, dur_us = 0;
+    if (e["ph"].get(ph) || ph != "X" || e["cat"].get(cat) || e["name"].get(name) ||
+        e["ts"].get(ts_us) || e["dur"].get(dur_us))
+      continue;
+    host_record r{std::string(name), 0, 0, ns_of(ts_us), ns_of(ts_us + dur_us), {}, {}};
+    if (e["pid"].get(r.pid) || e["tid"].get(r.tid)) continue;
+    std::int64_t correlation = -1;
+    if (cat == "kernel" && name.starts_with("nccl") && !e["args"]["correlation"].get(correlation))
+      nccl.emplace_back(correlation, ns_of(dur_us));  // ts in µs since 1970: ns lost in doubles
+    if (cat == "cuda_runtime" && !e["args"]["correlation"].get(correlation)) calls[correlation] = r;
+    if (!name.starts_with("nccl:") && !name.starts_with("c10d::")) continue;
+    simdjson::dom::array dims, types;
+    if (!e["args"]["Input Dims"].get(dims))
+      for (auto shape : dims) {
+        std::int64_t product = 1, n = 0;
+        for (auto d : shape.get_array()) product *= d.get_int64().value(), ++n;
+        r.elements.push_back(n ? product : -1);
+      }
+    std::string_view type;
+    if (!e["args"]["Input type"].get(types) && types.size() > 0 && !types.at(0).get(type))
+      r.type = type;
+    records.push_back(std::move(r));
+  }
+  for (auto const& [correlation, duration] : nccl) {
+    ++kernels;
+    auto const& call = calls.at(correlation);
+    std::vector<host_record const*> around;
+    for (auto const& r : records)
+      if (r.pid == call.pid && r.tid == call.tid && r.start <= call.start && call.end <= r.end)
+        around.push_back(&r);
+    expect_from_records(around, static_cast<std::int32_t>(rank), duration, want);
+  }
+}
+
+}  // namespace
+
+TEST(collectives, older_traces_take_kinds_and_sizes_from_the_records_around_the_launch) {
+  TRACESWEEP_REQUIRE_TRACES_DIR(dir);
+  auto const folder = dir / "kineto/hta_trace_filter_2rank";
+  std::vector<std::string> paths;
+  expected_rows want;
+  std::size_t kernels = 0;
+  for (auto const* name : {"sampled_rank-0.json.gz", "sampled_rank-1.json.gz"}) {
+    paths.push_back((folder / name).string());
+    expect_older_trace(folder / name, want, kernels);
+  }
+  ASSERT_EQ(kernels, 20u);  // every one a SendRecv kernel by name, whatever it did
+  ts::event_table t;
+  ts::read_inputs(paths, t, {}, false);
+  ts::trace_model const model(t);
+  auto const rows = ts::summarize_collectives(model, ts::match_collectives(model));
+  ASSERT_EQ(rows.size(), want.size());
+  for (auto const& r : rows) {
+    auto const kind = std::string(ts::collective_kind_name(r.kind));
+    SCOPED_TRACE(std::to_string(r.rank) + " " + kind + " " + std::to_string(r.bytes.value_or(-1)));
+    ASSERT_TRUE(r.bytes);
+    auto const& w = want.at({r.rank, kind, *r.bytes});
+    EXPECT_EQ(r.calls, w.calls);
+    EXPECT_NEAR(static_cast<double>(r.total_ns), static_cast<double>(w.total_ns), 2.0 * w.calls);
+    // An all_gather's group is its output over its input; the others' the GPUs seen (two).
+    EXPECT_EQ(r.group_size, w.group ? w.group : 2);
+    ASSERT_TRUE(r.algbw_gbps);
+    EXPECT_DOUBLE_EQ(*r.algbw_gbps, static_cast<double>(*r.bytes) * r.calls / r.total_ns);
+  }
 }
 
 TEST(collectives, kineto_args_give_sizes_and_bandwidths_as_the_json_says) {

@@ -78,8 +78,18 @@ double bus_factor(collective_kind kind, std::int64_t n) noexcept {
 data_type data_type_of(std::string_view written) {
   // Kineto's dtype (c10 ScalarType names) and the type tokens of NCCL kernel names (nsys
   // "…_Sum_f32_RING_LL", older "…_Sum_float(…)").
-  static constexpr std::array<std::tuple<std::string_view, std::string_view, std::int64_t>, 35>
+  // Older traces' "Input type" names C++ types: "signed char", "long", "c10::Half".
+  static constexpr std::array<std::tuple<std::string_view, std::string_view, std::int64_t>, 45>
       types{{{"Byte", "uint8", 1},
+             {"unsigned char", "uint8", 1},
+             {"signed char", "int8", 1},
+             {"short", "int16", 2},
+             {"long", "int64", 8},
+             {"long int", "int64", 8},
+             {"c10::Half", "float16", 2},
+             {"c10::BFloat16", "bfloat16", 2},
+             {"Bool", "bool", 1},
+             {"bool", "bool", 1},
              {"u8", "uint8", 1},
              {"uint8_t", "uint8", 1},
              {"Char", "int8", 1},

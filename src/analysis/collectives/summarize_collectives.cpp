@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include <tracesweep/exact_stats.hpp>
 
@@ -40,10 +42,58 @@ data_type type_in_name(std::string_view name) {
   return {};
 }
 
-kernel_facts facts_of(event_table const& t, std::size_t row, collective_kind by_name) {
+/// Whether any host row carries collective args (older traces' `nccl:*` annotations and
+/// `c10d::*` ops): only then are kernels' launches followed up the host ranges.
+bool has_host_records(event_table const& t) {
+  return std::any_of(t.collectives.row.begin(), t.collectives.row.end(),
+                     [&](auto r) { return t.device[r] < 0; });
+}
+
+/// Fills what `a` lacks from `outer`.
+void fill_missing(collective_args& a, collective_args const& outer) {
+  for (auto [mine, theirs] :
+       {std::pair{&a.operation, outer.operation}, std::pair{&a.dtype, outer.dtype},
+        std::pair{&a.process_group, outer.process_group}})
+    if (*mine == string_pool::npos) *mine = theirs;
+  for (auto [mine, theirs] :
+       {std::pair{&a.in_elements, outer.in_elements},
+        std::pair{&a.out_elements, outer.out_elements}, std::pair{&a.group_size, outer.group_size}})
+    if (*mine < 0) *mine = theirs;
+}
+
+/// The args of kernel `row`: its own, completed by the host records around its launch call,
+/// innermost first (an `nccl:*` annotation inside a `c10d::*` op); nothing when neither exists.
+std::optional<collective_args> args_of(trace_model const& model, std::size_t row,
+                                       bool host_records) {
+  auto const& t = model.table();
+  std::optional<collective_args> out;
+  if (auto const* own = t.collectives.find(row)) out = *own;
+  if (!host_records || (out && out->in_elements >= 0 && out->out_elements >= 0)) return out;
+  for (auto p = model.launcher(row);
+       p >= 0 && (p = model.parent(static_cast<std::size_t>(p))) >= 0;) {
+    auto const* a = t.collectives.find(static_cast<std::size_t>(p));
+    if (!a) continue;
+    if (!out) out.emplace();
+    fill_missing(*out, *a);
+  }
+  return out;
+}
+
+/// The group size an all_gather's or reduce_scatter's counts imply (output n times the input,
+/// or the reverse), 0 when they imply none.
+std::int64_t implied_group_size(collective_kind kind, collective_args const& a) {
+  auto [big, small] = std::pair{a.out_elements, a.in_elements};
+  if (kind == collective_kind::reduce_scatter) std::swap(big, small);
+  if (kind != collective_kind::all_gather && kind != collective_kind::reduce_scatter) return 0;
+  return small > 0 && big >= small && big % small == 0 ? big / small : 0;
+}
+
+kernel_facts facts_of(trace_model const& model, std::size_t row, collective_kind by_name,
+                      bool host_records) {
+  auto const& t = model.table();
   kernel_facts f;
   f.kind = by_name;
-  auto const* args = t.collectives.find(row);
+  auto const args = args_of(model, row, host_records);
   auto text = [&](string_id id) {
     return id == string_pool::npos ? std::string_view() : t.strings().at(id);
   };
@@ -53,7 +103,7 @@ kernel_facts facts_of(event_table const& t, std::size_t row, collective_kind by_
                                                     : type_in_name(t.strings().at(t.name[row]));
   if (!args) return f;
   f.process_group = std::string(text(args->process_group));
-  f.group_size = std::max<std::int64_t>(args->group_size, 0);
+  f.group_size = args->group_size > 0 ? args->group_size : implied_group_size(f.kind, *args);
   auto const elements =
       f.kind == collective_kind::all_gather ? args->out_elements : args->in_elements;
   std::int64_t bytes = 0;
@@ -91,8 +141,9 @@ std::vector<collective_summary> summarize_collectives(trace_model const& model,
   std::map<row_key, row_sums> rows;
   std::map<std::string, std::set<group_id>> gpus_of_group;  // participants when n is not recorded
   std::size_t next_matched = 0;
+  bool const host_records = has_host_records(t);
   collectives_detail::for_each_nccl_kernel(model, [&](std::size_t i, collective_kind by_name) {
-    auto const f = facts_of(t, i, by_name);
+    auto const f = facts_of(model, i, by_name, host_records);
     auto& s = rows[{devices[groups[i]].rank, f.kind, f.type.name, f.bytes, f.process_group}];
     ++s.calls;
     s.total_ns = checked_add(s.total_ns, t.end_ns[i] - t.start_ns[i], "collective time");

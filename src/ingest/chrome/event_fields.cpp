@@ -109,29 +109,39 @@ simdjson::error_code read_integer(od::value& v, std::int64_t& out, bool& found, 
   return simdjson::SUCCESS;
 }
 
-/// A launch dimension arg ("grid", "block"): an array of three integers in [0, 2^31). Anything
-/// else leaves `out` at -1 (its syntax still checked).
-simdjson::error_code read_dims(od::value& v, std::array<std::int32_t, 3>& out, char const*& at) {
+/// Calls `read(item)` for each item of `v` when it is an array (anything else: none).
+template <class Read>
+simdjson::error_code for_each_item(od::value& v, char const*& at, Read&& read) {
   od::json_type type;
   if (auto e = checked_type(v, type, at)) return e;
   if (type != od::json_type::array) return simdjson::SUCCESS;
   od::array items;
   if (auto e = v.get_array().get(items)) return e;
-  std::array<std::int32_t, 3> dims{-1, -1, -1};
-  std::size_t n = 0;
-  bool valid = true;
   for (auto item : items) {
     od::value x;
     if (auto e = item.get(x)) return e;
+    if (auto e = read(x)) return e;
+  }
+  return simdjson::SUCCESS;
+}
+
+/// A launch dimension arg ("grid", "block"): an array of three integers in [0, 2^31). Anything
+/// else leaves `out` at -1 (its syntax still checked).
+simdjson::error_code read_dims(od::value& v, std::array<std::int32_t, 3>& out, char const*& at) {
+  std::array<std::int32_t, 3> dims{-1, -1, -1};
+  std::size_t n = 0;
+  bool valid = true;
+  auto const e = for_each_item(v, at, [&](od::value& x) {
     std::int64_t i = -1;
     bool found = false;
     if (auto e = read_integer(x, i, found, at)) return e;
     valid = valid && found && i >= 0 && i <= std::numeric_limits<std::int32_t>::max() && n < 3;
     if (valid) dims[n] = static_cast<std::int32_t>(i);
     ++n;
-  }
-  if (valid && n == 3) out = dims;
-  return simdjson::SUCCESS;
+    return simdjson::SUCCESS;
+  });
+  if (!e && valid && n == 3) out = dims;
+  return e;
 }
 
 /// `ts` or `dur`: a number (its raw token), null (absent), or a value of another type.
@@ -214,6 +224,68 @@ bool read_collective_arg(od::raw_json_string k, od::value& a, event_fields& f,
   return false;
 }
 
+/// The element count of a shape [d0, d1, …] (their product; -1 when it is empty, holds other
+/// than integers ≥ 0, or overflows). Its syntax is checked all the same.
+simdjson::error_code read_shape_elements(od::value& v, std::int64_t& out, char const*& at) {
+  out = -1;
+  std::int64_t product = 1;
+  bool valid = true, any = false;
+  auto const e = for_each_item(v, at, [&](od::value& x) {
+    std::int64_t d = -1;
+    bool found = false;
+    if (auto e = read_integer(x, d, found, at)) return e;
+    valid = valid && found && d >= 0 && !__builtin_mul_overflow(product, d, &product);
+    any = true;
+    return simdjson::SUCCESS;
+  });
+  if (!e && valid && any) out = product;
+  return e;
+}
+
+/// "Input Dims" ([[4, 8], [32], []]): the element counts of the first two shapes.
+simdjson::error_code read_input_dims(od::value& v, std::array<std::int64_t, 2>& out,
+                                     char const*& at) {
+  std::size_t n = 0;
+  return for_each_item(v, at, [&](od::value& x) {
+    std::int64_t elements = -1;
+    if (auto e = read_shape_elements(x, elements, at)) return e;
+    if (n < out.size()) out[n++] = elements;
+    return simdjson::SUCCESS;
+  });
+}
+
+/// "Input type" (["float", "", …]): its first entry when that is a non-empty string.
+simdjson::error_code read_first_type(od::value& v, std::string_view& out, char const*& at) {
+  bool first = true;
+  return for_each_item(v, at, [&](od::value& x) {
+    std::string_view t;
+    if (auto e = read_text(x, t, at)) return e;
+    if (first && !t.empty()) out = t;
+    first = false;
+    return simdjson::SUCCESS;
+  });
+}
+
+/// The name's collective operation when it is a host record of one ("nccl:all_reduce",
+/// "c10d::_allgather_base_"), else empty.
+std::string_view host_collective(std::string_view name) {
+  for (std::string_view prefix : {"nccl:", "c10d::"})
+    if (name.starts_with(prefix)) return name.substr(prefix.size());
+  return {};
+}
+
+/// A host record's sizes as collective args: a `c10d::*_base_` op lists output then input, a
+/// `nccl:*` annotation its input alone.
+void take_host_collective(event_fields& f, std::string_view operation) {
+  f.collective = operation;
+  if (f.name.starts_with("c10d::") && operation.ends_with("_base_")) {
+    f.out_elements = f.input_elements[0];
+    f.in_elements = f.input_elements[1];
+  } else if (f.name.starts_with("nccl:")) {
+    f.in_elements = f.input_elements[0];
+  }
+}
+
 /// The `args` object's fields the columns use.
 simdjson::error_code read_args(od::value& v, event_fields& f) {
   od::json_type type;
@@ -222,10 +294,15 @@ simdjson::error_code read_args(od::value& v, event_fields& f) {
   od::object args;
   if (auto e = v.get_object().get(args)) return e;
   bool const never = false;
-  return for_each_field(args, never, [&](od::raw_json_string k, od::value& a) {
+  auto const operation = host_collective(f.name);
+  auto const read = for_each_field(args, never, [&](od::raw_json_string k, od::value& a) {
     auto& at = f.fault_at;
     simdjson::error_code e = simdjson::SUCCESS;
-    if (k == "device") {
+    if (!operation.empty() && k == "Input Dims") {
+      e = read_input_dims(a, f.input_elements, at);
+    } else if (!operation.empty() && k == "Input type") {
+      e = read_first_type(a, f.dtype, at);
+    } else if (k == "device") {
       e = read_integer(a, f.device, f.has_device, at);
     } else if (k == "stream") {
       e = read_integer(a, f.stream, f.has_stream, at);
@@ -250,6 +327,8 @@ simdjson::error_code read_args(od::value& v, event_fields& f) {
     }
     return e;
   });
+  if (!read && !operation.empty()) take_host_collective(f, operation);
+  return read;
 }
 
 }  // namespace

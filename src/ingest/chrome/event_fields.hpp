@@ -42,8 +42,14 @@ struct event_fields {
   // A collective's operation (Kineto's NCCL kernel args): "Collective name", "dtype",
   // "Process Group Name" (empty = absent), "In msg nelems", "Out msg nelems", "Group size"
   // (-1 = absent; a value that is no integer ≥ 0 counts as absent).
+  // Older Kineto traces carry them on the host instead (read only when the name, which Kineto
+  // writes before the args, starts "nccl:" or "c10d::"): the operation is the name's rest, the
+  // dtype "Input type"'s first, and the element counts come from "Input Dims", the products of
+  // its first two shapes (a `nccl:*` annotation: the input tensor; a `c10d::*_base_` op: output
+  // then input).
   std::string_view collective, dtype, process_group;
   std::int64_t in_elements = -1, out_elements = -1, group_size = -1;
+  std::array<std::int64_t, 2> input_elements{-1, -1};  ///< "Input Dims" (host records)
   [[nodiscard]] bool has_collective_args() const noexcept {
     return !collective.empty() || !dtype.empty() || !process_group.empty() || in_elements >= 0 ||
            out_elements >= 0 || group_size >= 0;

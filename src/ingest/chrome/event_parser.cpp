@@ -332,7 +332,9 @@ void add_row(event_fields const& f, std::int64_t start, std::int64_t end, bool p
   auto const [device, stream] =
       info.device_side ? device_place(f) : std::pair{std::int32_t{-1}, row_thread(f, out)};
   if (kind == event_kind::kernel) add_launch_metrics(f, out);
-  if (kind == event_kind::kernel && f.has_collective_args()) add_collective_args(f, out);
+  // A kernel's NCCL args, or a host record of a collective (older traces: `nccl:*`, `c10d::*`).
+  if ((kind == event_kind::kernel || device == -1) && f.has_collective_args())
+    add_collective_args(f, out);
   if (kind == event_kind::kernel && f.has_launch_shape()) {
     out.shape_row.push_back(static_cast<std::uint32_t>(out.size()));
     out.grid.push_back(f.grid);
