@@ -14,14 +14,6 @@ constexpr std::uint8_t leaf_table_page = 0x0D;
 /// SQLite's own limit on a B-tree's depth (BTCURSOR_MAX_DEPTH).
 constexpr std::size_t max_depth = 20;
 
-std::uint32_t big_endian16(std::uint8_t const* p) {
-  return static_cast<std::uint32_t>(p[0]) << 8 | p[1];
-}
-std::uint32_t big_endian32(std::uint8_t const* p) {
-  return static_cast<std::uint32_t>(p[0]) << 24 | static_cast<std::uint32_t>(p[1]) << 16 |
-         static_cast<std::uint32_t>(p[2]) << 8 | p[3];
-}
-
 }  // namespace
 
 table_cursor::table_cursor(page_reader& pages, std::int64_t root, std::int64_t lo) : _pages(pages) {

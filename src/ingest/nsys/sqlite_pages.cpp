@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ingest/nsys/sqlite_pages.hpp"
 
+#include "ingest/nsys/sqlite_record.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,10 +18,6 @@ namespace {
 /// Bytes read from a file at once: consecutive pages, as a bulk-written table's leaves lie.
 constexpr std::size_t window_bytes = std::size_t{1} << 20;
 constexpr std::size_t header_bytes = 100;
-
-std::uint32_t big_endian16(std::uint8_t const* p) {
-  return static_cast<std::uint32_t>(p[0]) << 8 | p[1];
-}
 
 }  // namespace
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// SQLite's on-disk encodings (sqlite.org/fileformat2.html): the variable-length integer, and a
-// record's header of serial types with the integer values they encode. Malformed bytes are
-// reported as such (a zero length, false), never read past.
+// SQLite's on-disk encodings (sqlite.org/fileformat2.html): big-endian page fields, the
+// variable-length integer, and a record's header of serial types with the integer values they
+// encode. Malformed bytes are reported as such (a zero length, false), never read past.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +9,15 @@
 #include <span>
 
 namespace tracesweep::nsys {
+
+/// The big-endian 2- and 4-byte integers of page headers, cell pointers and child page numbers.
+inline std::uint32_t big_endian16(std::uint8_t const* p) noexcept {
+  return static_cast<std::uint32_t>(p[0]) << 8 | p[1];
+}
+inline std::uint32_t big_endian32(std::uint8_t const* p) noexcept {
+  return static_cast<std::uint32_t>(p[0]) << 24 | static_cast<std::uint32_t>(p[1]) << 16 |
+         static_cast<std::uint32_t>(p[2]) << 8 | p[3];
+}
 
 /// Reads the varint at `p` (at most up to `end`) into `value`; its length in bytes, 0 when it
 /// runs past `end`.

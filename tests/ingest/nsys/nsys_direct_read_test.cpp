@@ -138,14 +138,6 @@ std::pair<std::size_t, std::size_t> kernel_root(fs::path const& file) {
           static_cast<std::size_t>(db.query("PRAGMA page_size")[0][0].i)};
 }
 
-/// The `n`-byte big-endian integer at `at`.
-std::size_t big_endian(std::string const& b, std::size_t at, int n) {
-  std::size_t v = 0;
-  for (int i = 0; i < n; ++i)
-    v = v << 8 | static_cast<unsigned char>(b[at + static_cast<std::size_t>(i)]);
-  return v;
-}
-
 TEST(nsys_direct_read, a_deep_generated_tree_reads_the_same_in_any_range) {
   temp_dir dir("direct_deep");
   event_table generated;

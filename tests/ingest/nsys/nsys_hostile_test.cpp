@@ -322,13 +322,6 @@ TEST(nsys_hostile, wal_export_with_pages_in_its_wal_is_refused_untouched) {
 }
 
 /// Big-endian integers of an SQLite page.
-std::uint32_t be(std::string const& b, std::size_t at, int n) {
-  std::uint32_t v = 0;
-  for (int i = 0; i < n; ++i)
-    v = v << 8 | static_cast<unsigned char>(b[at + static_cast<std::size_t>(i)]);
-  return v;
-}
-
 TEST(nsys_hostile, a_damaged_page_is_an_error_not_phantom_rows) {
   TRACESWEEP_REQUIRE_TRACES_DIR(traces);
   temp_dir dir("damaged");
@@ -346,8 +339,8 @@ TEST(nsys_hostile, a_damaged_page_is_an_error_not_phantom_rows) {
   for (;;) {
     auto const off = (page - 1) * page_size + (page == 1 ? 100 : 0);
     if (bytes[off] == 13) break;
-    auto const cell = (page - 1) * page_size + be(bytes, off + 12, 2);
-    page = be(bytes, cell, 4);
+    auto const cell = (page - 1) * page_size + big_endian(bytes, off + 12, 2);
+    page = big_endian(bytes, cell, 4);
   }
   // Cell 0 made to point at cell 1: SQLite reads the row twice without complaint.
   auto const off = (page - 1) * page_size;

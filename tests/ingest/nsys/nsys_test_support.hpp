@@ -126,6 +126,14 @@ inline std::uint64_t file_checksum(std::filesystem::path const& p) {
   return h ^ std::filesystem::file_size(p);
 }
 
+/// The `n`-byte big-endian integer at `at` of a file's bytes (SQLite's page fields).
+inline std::size_t big_endian(std::string const& bytes, std::size_t at, int n) {
+  std::size_t v = 0;
+  for (int i = 0; i < n; ++i)
+    v = v << 8 | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
+  return v;
+}
+
 /// A fresh, empty temporary directory, removed on destruction.
 class temp_dir {
  public:
