@@ -196,6 +196,18 @@ struct collective_args {
 /// type", "Input Dims"), which the collectives table reads around a kernel's launch (always read).
 using collective_args_table = row_side_table<collective_args>;
 
+/// What a CUDA synchronization record says it waits for (Kineto's cuda_sync args "wait_on_stream"
+/// and "wait_on_cuda_event_record_corr_id": an Event Sync or Stream Wait Event waits for the work
+/// a cudaEventRecord call captured on a stream); -1 where the arg is absent or negative.
+struct sync_wait {
+  std::int64_t stream = -1;              ///< the stream the awaited event was recorded on
+  std::int64_t record_correlation = -1;  ///< the correlation id of that cudaEventRecord call
+  friend bool operator==(sync_wait const&, sync_wait const&) = default;
+};
+
+/// The sync_wait of synchronization rows that carry either arg (always read).
+using sync_wait_table = row_side_table<sync_wait>;
+
 /// The allocator pool a memory event's bytes change: what tensors hold (allocated), or what the
 /// caching allocator holds from the driver (reserved; Paddle's ReservedAllocate/ReservedFree).
 enum class memory_pool : std::uint8_t { allocated = 0, reserved = 1 };
@@ -294,6 +306,8 @@ class event_table {
   range_source_table range_sources;
   /// See collective_args_table.
   collective_args_table collectives;
+  /// See sync_wait_table.
+  sync_wait_table sync_waits;
 
   /// Registers an input file; events appended afterwards belong to it until the next call.
   std::int32_t begin_input(std::string path, std::string format);
@@ -315,6 +329,8 @@ class event_table {
   void add_range_source(range_source const& s);
   /// Records the collective args of the row appended last.
   void add_collective_args(collective_args const& a);
+  /// Records what the synchronization row appended last waits for.
+  void add_sync_wait(sync_wait const& w);
   /// Counts a row the reader itself dropped, under `reason`, for the current input.
   void skip(std::string_view reason, std::int64_t n = 1);
   /// Fills inputs()[i].ranks from the rank column; readers call it when an input is done.

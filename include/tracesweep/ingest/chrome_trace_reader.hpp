@@ -37,6 +37,8 @@
 //  - rank = distributedInfo.rank, else options.fallback_rank (-1 → 0).
 //  - correlation = args.correlation or args["correlation id"] (Paddle), else -1.
 //  - bytes = args.bytes, else 0.
+//  - sync waits (event_table::sync_waits), cuda_sync rows only: args "wait_on_stream" and
+//    "wait_on_cuda_event_record_corr_id" (integers ≥ 0, else -1); no entry when both are -1.
 //  - launch metrics (event_table::launch_metrics), kernel rows only: args "blocks per SM" and
 //    "est. achieved occupancy %" (Paddle: "theoretical achieved occupancy %" when the "est." one
 //    is absent), JSON numbers read as double, NaN for the one that is absent; no entry when
@@ -68,10 +70,10 @@
 // header values, an event's ph/ts/dur/pid/tid/cat/name and used args, every string of a complete
 // event) is fatal at the byte where it starts — NaN, Infinity, +5, 5., 0123, 0x10 included; what
 // it skips for speed (unused top-level values and args, an event that is neither "X" nor "i" past
-// its ph, an instant event's name past its ph) is checked for structure only. Skipped and counted in input_info.skipped (the CLI prints
-// them): complete events with missing_ts, missing_dur, negative_dur, invalid_ts / invalid_dur (a
-// JSON value of another type), time_out_of_range / duration_out_of_range (outside event_table's
-// time_in_range).
+// its ph, an instant event's name past its ph) is checked for structure only. Skipped and counted
+// in input_info.skipped (the CLI prints them): complete events with missing_ts, missing_dur,
+// negative_dur, invalid_ts / invalid_dur (a JSON value of another type), time_out_of_range /
+// duration_out_of_range (outside event_table's time_in_range).
 #pragma once
 
 #include <string>

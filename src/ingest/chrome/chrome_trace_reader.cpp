@@ -74,7 +74,8 @@ class table_sink {
     for (std::size_t i = 0; i < rows.strings.size(); ++i)
       _global[i] = _table.strings().intern(rows.strings.at(static_cast<string_id>(i)));
     grow_for(rows.size(), text_end);
-    std::size_t next_metric = 0, next_text_thread = 0, next_shape = 0, next_collective = 0;
+    std::size_t next_metric = 0, next_text_thread = 0, next_shape = 0, next_collective = 0,
+                next_sync = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       event e;
       e.start_ns = rows.start_ns[i];
@@ -105,6 +106,10 @@ class table_sink {
           rows.collective_row[next_collective] == i) {
         if (kept) _table.add_collective_args(global_args(rows.collective[next_collective]));
         ++next_collective;
+      }
+      if (next_sync < rows.sync_row.size() && rows.sync_row[next_sync] == i) {
+        if (kept) _table.add_sync_wait(rows.sync[next_sync]);
+        ++next_sync;
       }
       if (next_shape < rows.shape_row.size() && rows.shape_row[next_shape] == i) {
         if (kept && _shapes)

@@ -286,6 +286,14 @@ void take_host_collective(event_fields& f, std::string_view operation) {
   }
 }
 
+/// A cuda_sync wait arg: an integer ≥ 0, else -1 (absent, negative or not an integer).
+simdjson::error_code read_wait_arg(od::value& v, std::int64_t& out, char const*& at) {
+  bool found = false;
+  auto const e = read_integer(v, out, found, at);
+  if (!found || out < 0) out = -1;
+  return e;
+}
+
 /// The `args` object's fields the columns use.
 simdjson::error_code read_args(od::value& v, event_fields& f) {
   od::json_type type;
@@ -322,6 +330,10 @@ simdjson::error_code read_args(od::value& v, event_fields& f) {
       e = read_real(a, f.est_occupancy, at);
     } else if (k == "theoretical achieved occupancy %") {
       e = read_real(a, f.theoretical_occupancy, at);
+    } else if (k == "wait_on_stream") {
+      e = read_wait_arg(a, f.wait_stream, at);
+    } else if (k == "wait_on_cuda_event_record_corr_id") {
+      e = read_wait_arg(a, f.wait_record_correlation, at);
     } else if (!read_collective_arg(k, a, f, e)) {
       e = read_memory_arg(k, a, f);
     }

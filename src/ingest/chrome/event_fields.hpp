@@ -54,6 +54,12 @@ struct event_fields {
     return !collective.empty() || !dtype.empty() || !process_group.empty() || in_elements >= 0 ||
            out_elements >= 0 || group_size >= 0;
   }
+  // A cuda_sync record's wait (Kineto's "wait_on_stream", "wait_on_cuda_event_record_corr_id"):
+  // -1 = absent (or negative, as Kineto writes for "none").
+  std::int64_t wait_stream = -1, wait_record_correlation = -1;
+  [[nodiscard]] bool has_sync_wait() const noexcept {
+    return wait_stream >= 0 || wait_record_correlation >= 0;
+  }
   // Memory events (Kineto `[memory]` args); found flags say the integer was there.
   std::int64_t memory_bytes = 0, total_allocated = 0, total_reserved = 0;
   std::int64_t memory_device = -1, memory_device_type = -1;

@@ -45,6 +45,7 @@ void chunk_rows::clear() {
   metric_row.clear(), blocks_per_sm.clear(), occupancy_pct.clear();
   shape_row.clear(), grid.clear(), block.clear();
   collective_row.clear(), collective.clear();
+  sync_row.clear(), sync.clear();
   memory = {};
   memory_skipped = 0;
   memory_other_place = 0;
@@ -335,6 +336,10 @@ void add_row(event_fields const& f, std::int64_t start, std::int64_t end, bool p
   // A kernel's NCCL args, or a host record of a collective (older traces: `nccl:*`, `c10d::*`).
   if ((kind == event_kind::kernel || device == -1) && f.has_collective_args())
     add_collective_args(f, out);
+  if (kind == event_kind::synchronization && f.has_sync_wait()) {
+    out.sync_row.push_back(static_cast<std::uint32_t>(out.size()));
+    out.sync.push_back({f.wait_stream, f.wait_record_correlation});
+  }
   if (kind == event_kind::kernel && f.has_launch_shape()) {
     out.shape_row.push_back(static_cast<std::uint32_t>(out.size()));
     out.grid.push_back(f.grid);

@@ -64,6 +64,9 @@ struct chunk_rows {
   /// Kernel rows whose args describe a collective, row ascending; string ids chunk-local.
   std::vector<std::uint32_t> collective_row;
   std::vector<collective_args> collective;
+  /// Synchronization rows whose args say what they wait for, row ascending.
+  std::vector<std::uint32_t> sync_row;
+  std::vector<sync_wait> sync;
   /// Memory events (`ph:"i"`, name `[memory]`), in event order: the table's memory_events
   /// columns before the rank and baseTimeNanoseconds are known.
   struct memory_columns {
