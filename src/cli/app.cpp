@@ -129,6 +129,7 @@ int run(int argc, char const* const* argv, std::ostream& err, hooks const& h) {
   add_generate_command(app, ctx);
   add_overview_command(app, ctx);
   add_diagnose_command(app, ctx);
+  add_critical_path_command(app, ctx);
   add_scan_command(app, ctx);
   add_report_command(app, ctx);
   add_diff_command(app, ctx);

@@ -138,6 +138,7 @@ void add_stats_command(CLI::App& app, context& ctx);
 void add_generate_command(CLI::App& app, context& ctx);
 void add_overview_command(CLI::App& app, context& ctx);
 void add_diagnose_command(CLI::App& app, context& ctx);
+void add_critical_path_command(CLI::App& app, context& ctx);
 void add_scan_command(CLI::App& app, context& ctx);
 void add_report_command(CLI::App& app, context& ctx);
 void add_diff_command(CLI::App& app, context& ctx);

@@ -31,7 +31,7 @@ namespace {
 
 /// The format that draws a timeline, and the commands whose results have one to draw.
 constexpr std::string_view timeline_format = "perfetto";
-constexpr std::array<std::string_view, 2> timeline_commands{"summary", "diagnose"};
+constexpr std::array<std::string_view, 3> timeline_commands{"summary", "diagnose", "critical-path"};
 
 /// Runs `write` and turns a table the results lack into the usage error naming --table.
 template <class Write>
@@ -326,8 +326,13 @@ void add_format_option(CLI::App* cmd, std::string& format) {
   auto const without_timeline = CLI::Validator(
       [](std::string& value) {
         if (value != timeline_format) return std::string();
-        return fmt::format("{} draws a timeline, which only {} have", value,
-                           fmt::join(timeline_commands, " and "));
+        std::string commands;
+        for (std::size_t i = 0; i < timeline_commands.size(); ++i)
+          commands += std::string(i == 0                              ? ""
+                                  : i + 1 == timeline_commands.size() ? " and "
+                                                                      : ", ") +
+                      std::string(timeline_commands[i]);
+        return fmt::format("{} draws a timeline, which only {} have", value, commands);
       },
       "", "timeline");
   auto* option =

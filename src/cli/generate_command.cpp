@@ -7,6 +7,7 @@
 
 #include <tracesweep/error.hpp>
 #include <tracesweep/generator/collective_job.hpp>
+#include <tracesweep/generator/critical_path_job.hpp>
 #include <tracesweep/generator/kineto_json_writer.hpp>
 #include <tracesweep/generator/nsys_sqlite_writer.hpp>
 #include <tracesweep/generator/synthetic_trace.hpp>
@@ -186,10 +187,13 @@ void add_plant_options(CLI::App* cmd, generate_args& args) {
                   "Diagnosis patterns to plant, comma-separated: clean, data-loader, sync, "
                   "long-tail, tiny-burst, small-copies, straggler, or all (the six patterns); "
                   "memory (a memory staircase on rank 0 and flat memory elsewhere; not in all); "
-                  "collectives (alone: a job of all_reduce and all_gather with a late rank)")
+                  "collectives (alone: a job of all_reduce and all_gather with a late rank); "
+                  "critical-path (alone: steps with a known critical path, "
+                  "docs/critical_path.md)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"clean", "data-loader", "sync", "long-tail", "tiny-burst",
-                             "small-copies", "straggler", "all", "memory", "collectives"}));
+      ->check(
+          CLI::IsMember({"clean", "data-loader", "sync", "long-tail", "tiny-burst", "small-copies",
+                         "straggler", "all", "memory", "collectives", "critical-path"}));
   cmd->add_option("--late-rank", args.collectives.late_rank,
                   "collectives: the rank the others wait for (default: the last rank)")
       ->transform(number_in(0, 4095));
@@ -231,9 +235,19 @@ int run_generate(context& ctx, generate_args const& args) {
       std::find(args.plant.begin(), args.plant.end(), "collectives") != args.plant.end();
   if (!collectives && (args.collectives.late_rank >= 0 || args.late_ns->count() > 0))
     throw usage_error("generate: --late-rank and --late-ns need --plant collectives");
+  bool const critical_path =
+      std::find(args.plant.begin(), args.plant.end(), "critical-path") != args.plant.end();
   event_table table;
   output::result_set truth;
-  if (collectives) {
+  if (critical_path) {
+    if (args.plant.size() > 1)
+      throw usage_error("generate: --plant critical-path is a job of its own: plant nothing else");
+    if (!args.truth.empty())
+      throw usage_error(
+          "generate: --plant critical-path writes no --truth: docs/critical_path.md derives it");
+    generate_critical_path_job({args.options.ranks, args.options.steps, args.options.start_ns},
+                               table);
+  } else if (collectives) {
     truth = generate_collectives(args, table);
   } else {
     auto options = args.options;

@@ -125,7 +125,7 @@ TEST_F(cli, usage_errors_exit_1) {
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_EQ(unknown.err,
             "tracesweep: unknown command 'sumary' (expected summary, stats, generate, overview, "
-            "diagnose, scan, report, diff, merge)\n");
+            "diagnose, critical-path, scan, report, diff, merge)\n");
   auto const none = run_cli("-o x.json");
   EXPECT_EQ(none.exit_code, 1);
   EXPECT_EQ(none.err.rfind("tracesweep: a command is required (expected summary,", 0), 0u)

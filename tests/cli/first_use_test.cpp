@@ -117,10 +117,11 @@ TEST(FirstUse, PerfettoOnlyWhereACommandHasATimeline) {
     auto const r = run_cli(command + " --format perfetto");
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(lines_of(r.err), 1u) << r.err;
-    EXPECT_NE(r.err.find("only summary and diagnose have"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("only summary, diagnose and critical-path have"), std::string::npos)
+        << r.err;
     EXPECT_EQ(r.out, "");
   }
-  for (std::string const command : {"summary", "diagnose"}) {
+  for (std::string const command : {"summary", "diagnose", "critical-path"}) {
     auto const r = run_cli(command + " --format perfetto " + in);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("\"ph\""), std::string::npos) << command << " drew nothing";

@@ -57,6 +57,7 @@ one() {  # one INPUT LABEL
   for t in "${tb_tables[@]}"; do
     run "$label.tb.csv.$t" overview --compat tb --format csv --table "$t" "$in"
   done
+  run "$label.critical_path.text" critical-path "$in"
   for r in cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum cuda_api_sum nvtx_sum osrt_sum; do
     run "$label.stats.$r.csv" stats --report "$r" --format csv "$in"
   done
