@@ -122,6 +122,16 @@ void check_job(std::string const& inputs, bool nsys) {
         int64_t(p["time_ns"]), int64_t(p["saved_ns"])};
   ASSERT_EQ(payoff.size(), 6u);
   for (auto const& [window, p] : payoff) EXPECT_EQ(p, want_payoff);
+  // By name, every instance at no time: the same here, each name once on a path (aten::mm's
+  // second instance, around k2's launch, is off the path and saves nothing more).
+  std::map<std::pair<int64_t, int64_t>, std::map<std::string, std::pair<int64_t, int64_t>>> names;
+  for (simdjson::dom::object p : doc["critical_path_name_payoff"].get_array()) {
+    EXPECT_EQ(int64_t(p["instances"]), 1);
+    names[{int64_t(p["rank"]), int64_t(p["instance"])}][unnumbered(p["name"])] = {
+        int64_t(p["time_ns"]), int64_t(p["saved_ns"])};
+  }
+  ASSERT_EQ(names.size(), 6u);
+  for (auto const& [window, p] : names) EXPECT_EQ(p, want_payoff);
   // k2 at half its time: 225 µs shorter, still longer than the host's 610 µs.
   std::size_t what_ifs = 0;
   for (simdjson::dom::object w : doc["critical_path_what_if"].get_array()) {

@@ -57,7 +57,8 @@ struct critical_path_options {
   std::optional<std::size_t> instance;
   std::optional<std::int32_t> rank;  ///< only this rank; none: every rank
   std::vector<what_if_factor> what_ifs;
-  std::size_t payoff_events = 10;  ///< the costliest events whose payoff is computed
+  /// The costliest events, and names, whose payoff is computed.
+  std::size_t payoff_events = 10;
 };
 
 /// One edge of a path. `from`/`to` are the rows whose start (or end) the nodes are.
@@ -84,6 +85,15 @@ struct path_payoff {
   std::int64_t saved_ns = 0;  ///< the step's length minus the new longest path's
 };
 
+/// What taking the time of every event of one name away would save (all its instances in the
+/// window, on the path or not).
+struct name_payoff {
+  string_id name = 0;
+  std::size_t instances = 0;  ///< its events on the path
+  std::int64_t time_ns = 0;   ///< their time on the path
+  std::int64_t saved_ns = 0;  ///< the step's length minus the new longest path's
+};
+
 struct critical_path_window {
   std::int32_t rank = 0;
   std::string name;  ///< the annotation's or step's name, or "" for the whole rank
@@ -97,6 +107,7 @@ struct critical_path_window {
   std::array<std::int64_t, path_bound_count> bound_ns{};
   std::optional<std::int64_t> what_if_ns;  ///< the length with every what-if factor applied
   std::vector<path_payoff> payoffs;        ///< the costliest events', most time first
+  std::vector<name_payoff> name_payoffs;   ///< the costliest names', most time first
   std::string failure;  ///< why there is no path (an invalid graph); empty when there is one
 };
 
@@ -110,8 +121,9 @@ struct critical_path_result {
 [[nodiscard]] critical_path_result critical_path(job_session const& session,
                                                  critical_path_options const& options);
 
-/// The tables critical_path, critical_path_summary, critical_path_edges, critical_path_events,
-/// critical_path_payoff (and critical_path_what_if when any factor was given).
+/// The tables critical_path, critical_path_summary, critical_path_events, critical_path_payoff,
+/// critical_path_name_payoff, critical_path_edges (and critical_path_what_if when any factor was
+/// given).
 [[nodiscard]] output::result_set critical_path_results(critical_path_result const& result,
                                                        trace_model const& model,
                                                        bool what_ifs = false);

@@ -201,7 +201,6 @@ struct compiled_what_if {
 
 void add_path(trace_model const& model, path_graph const& g, std::span<std::int64_t const> weights,
               longest_path const& lp, critical_path_window& out) {
-  auto const& t = model.table();
   out.total_ns = lp.length;
   std::unordered_map<std::size_t, std::int64_t> time_of;
   std::vector<std::size_t> rows;
@@ -223,7 +222,31 @@ void add_path(trace_model const& model, path_graph const& g, std::span<std::int6
   std::sort(out.events.begin(), out.events.end(), [](path_event const& a, path_event const& b) {
     return a.time_ns != b.time_ns ? a.time_ns > b.time_ns : a.row < b.row;
   });
-  (void)t;
+}
+
+/// The payoff of the costliest names on the path: every instance of the name at no time.
+void add_name_payoffs(event_table const& t, path_graph const& g,
+                      std::span<std::int64_t const> weights, std::size_t count,
+                      critical_path_window& out) {
+  std::unordered_map<string_id, name_payoff> by_name;
+  for (auto const& e : out.events) {
+    auto& p = by_name[t.name[e.row]];
+    p.name = t.name[e.row], ++p.instances, p.time_ns += e.time_ns;
+  }
+  std::vector<name_payoff> names;
+  for (auto const& [name, p] : by_name) names.push_back(p);
+  std::sort(names.begin(), names.end(), [&](name_payoff const& a, name_payoff const& b) {
+    return a.time_ns != b.time_ns ? a.time_ns > b.time_ns
+                                  : t.strings().at(a.name) < t.strings().at(b.name);
+  });
+  names.resize(std::min(count, names.size()));
+  for (auto& p : names) {
+    auto const w = scaled(g, weights, [&](std::size_t r, std::int64_t weight) {
+      return t.name[r] == p.name ? 0 : weight;
+    });
+    p.saved_ns = out.total_ns - find_longest_path(g, w).length;
+  }
+  out.name_payoffs = std::move(names);
 }
 
 void add_what_ifs(trace_model const& model, path_graph const& g,
@@ -247,6 +270,7 @@ void add_what_ifs(trace_model const& model, path_graph const& g,
     out.payoffs.push_back(
         {row, out.events[k].time_ns, out.total_ns - find_longest_path(g, w).length});
   }
+  add_name_payoffs(t, g, weights, payoff_events, out);
 }
 
 }  // namespace

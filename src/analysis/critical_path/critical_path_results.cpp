@@ -182,6 +182,23 @@ class table_builder {
     return t;
   }
 
+  result_table name_payoffs(critical_path_result const& r) const {
+    auto t = path_table("critical_path_name_payoff", "What each costly name bounds");
+    add_window(t);
+    t.add("name", string).symbol = true;
+    t.add("instances", integer);
+    add_ms(t, "time_ns", "on path (ms)");
+    add_ms(t, "saved_ns", "saved if none took time (ms)");
+    for (auto const& w : r.windows)
+      for (auto const& p : w.name_payoffs) {
+        auto c = window_cells(w);
+        c.insert(c.end(), {std::string(_t.strings().at(p.name)),
+                           static_cast<std::int64_t>(p.instances), p.time_ns, p.saved_ns});
+        t.add_row(std::move(c));
+      }
+    return t;
+  }
+
   result_table what_ifs(critical_path_result const& r) const {
     auto t = path_table("critical_path_what_if", "What if");
     add_window(t);
@@ -213,6 +230,7 @@ output::result_set critical_path_results(critical_path_result const& result,
   set.tables.push_back(b.events(result));
   set.tables.push_back(b.events(result, 10));
   set.tables.push_back(b.payoffs(result));
+  set.tables.push_back(b.name_payoffs(result));
   if (what_ifs) set.tables.push_back(b.what_ifs(result));
   set.tables.push_back(b.edges(result));
   set.notes = result.notes;
