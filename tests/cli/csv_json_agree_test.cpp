@@ -154,7 +154,8 @@ TEST(CsvAndJson, EveryTableOfEveryCommandAgrees) {
       "overview",    "model",      "distributed",  "kernels",         "operators", "device",
       "userdefined", "memory_ops", "memory_steps", "memory_timeline", "memcpy",    "perf"};
   for (auto const& in : {resnet, nsys, two_ranks}) {
-    for (auto const* command : {"summary ", "diagnose "}) compared += expect_agree(command + in);
+    for (auto const* command : {"summary ", "diagnose ", "critical-path "})
+      compared += expect_agree(command + in);
     compared += expect_agree("overview " + in, overview_tables);
     compared += expect_agree("overview --compat tb " + in, {"tb", "tb_kernels", "operators"});
   }

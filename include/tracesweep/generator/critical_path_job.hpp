@@ -12,7 +12,8 @@
 // The critical path runs through k1 and k2 (their 820 µs against the host's 610 µs); without k2
 // the host takes over. docs/critical_path.md derives each form's path (a Kineto file wraps each
 // launching call in an aten op 1 µs either side; an nsys export makes the operators and the step
-// NVTX ranges). Steps follow each other 1.1 ms apart; every rank runs the same steps.
+// NVTX ranges, the step's a window). Steps follow each other 1.1 ms apart; every rank runs the
+// same steps.
 #pragma once
 
 #include <cstdint>

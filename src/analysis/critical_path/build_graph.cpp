@@ -9,12 +9,14 @@ namespace tracesweep::critical_path_detail {
 namespace {
 
 /// Host rows that are nodes: framework operators (Kineto's cpu_op) and runtime or driver calls;
-/// in an nsys export, NVTX ranges take the operators' part.
+/// in an nsys export, NVTX ranges take the operators' part, but for the ranges named like steps,
+/// which are windows, as Kineto's ProfilerStep annotations are.
 bool is_host_node(trace_model const& model, std::size_t row) {
   auto const& t = model.table();
   if (t.kind[row] == event_kind::api_call) return true;
   if (model.row_producer(row) == producer::nsys)
-    return t.kind[row] == event_kind::user_range && is_host_range(t, row);
+    return t.kind[row] == event_kind::user_range && is_host_range(t, row) &&
+           !model.is_step_name(t.name[row]);
   return t.role[row].family() == category_role::op;
 }
 

@@ -298,8 +298,8 @@ namespace {
 /// The path: A's 10 ns to L1, L1's launch delay 20, k1 370, k1 → k2 0, k2 450, k2 → S's end
 /// (sync, 0), S's end → C's end 10: 860 ns. The host alone takes A 100 + B 100 + C to S 400 +
 /// C after S 10 = 610 ns. As Kineto writes it (A, B, C operators; the step an annotation), or as
-/// an nsys export (NVTX ranges, the step one too, so that the path also runs through the step's
-/// own 100 ns after C; versioned runtime names; nsys's sync type).
+/// an nsys export (NVTX ranges; the step's a window, no operator; versioned runtime names; nsys's
+/// sync type): the same path.
 ts::event_table known_chain(bool nsys) {
   ts::event_table t;
   t.begin_input(nsys ? "step.sqlite" : "step.json", nsys ? "nsys-sqlite" : "kineto-json");
@@ -348,9 +348,8 @@ TEST(critical_path, a_known_chain_gives_the_hand_derived_path_what_ifs_and_payof
     ASSERT_EQ(result.windows.size(), 1u);  // the step
     auto const& w = result.windows.front();
     auto const& t = j.table;
-    std::int64_t const step_tail = nsys ? 100 : 0;  // the NVTX step after C
     EXPECT_EQ(w.name, "ProfilerStep#1");
-    EXPECT_EQ(w.total_ns, 860 + step_tail);
+    EXPECT_EQ(w.total_ns, 860);
     using type = ts::path_edge_type;
     struct expected {
       std::string from, to;
@@ -358,7 +357,6 @@ TEST(critical_path, a_known_chain_gives_the_hand_derived_path_what_ifs_and_payof
       std::int64_t weight;
       std::string event;
     };
-    std::string const step = "ProfilerStep#1";
     std::string const launch = nsys ? "cudaLaunchKernel_v7000" : "cudaLaunchKernel";
     std::string const sync = nsys ? "cudaDeviceSynchronize_v3020" : "cudaDeviceSynchronize";
     std::vector<expected> want{
@@ -370,10 +368,6 @@ TEST(critical_path, a_known_chain_gives_the_hand_derived_path_what_ifs_and_payof
         {"k2", sync, type::sync_dependency, 0, ""},
         {sync, "aten::C", type::operator_span, 10, "aten::C"},
     };
-    if (nsys) {
-      want.insert(want.begin(), {step, "aten::A", type::operator_span, 0, step});
-      want.push_back({"aten::C", step, type::operator_span, 100, step});
-    }
     ASSERT_EQ(w.edges.size(), want.size());
     for (std::size_t i = 0; i < want.size(); ++i) {
       auto const& e = w.edges[i];
@@ -385,21 +379,20 @@ TEST(critical_path, a_known_chain_gives_the_hand_derived_path_what_ifs_and_payof
       EXPECT_EQ(e.event >= 0 ? name_of(t, static_cast<std::size_t>(e.event)) : "", want[i].event);
     }
     auto bound = [&](ts::path_bound b) { return w.bound_ns[static_cast<std::size_t>(b)]; };
-    EXPECT_EQ(bound(ts::path_bound::cpu_bound), 20 + step_tail);
+    EXPECT_EQ(bound(ts::path_bound::cpu_bound), 20);
     EXPECT_EQ(bound(ts::path_bound::gpu_compute_bound), 820);
     EXPECT_EQ(bound(ts::path_bound::gpu_kernel_launch_overhead), 20);
     EXPECT_EQ(bound(ts::path_bound::gpu_kernel_kernel_overhead), 0);
-    EXPECT_EQ(w.path_events, nsys ? 7u : 6u);  // A, L1, k1, k2, S, C (and the NVTX step)
+    EXPECT_EQ(w.path_events, 6u);  // A, L1, k1, k2, S, C
     // k2 at half its time: 225 ns shorter, the GPU chain still the longer (635 > 610).
     ASSERT_TRUE(w.what_if_ns);
-    EXPECT_EQ(*w.what_if_ns, 635 + step_tail);
+    EXPECT_EQ(*w.what_if_ns, 635);
     // Without k2 the host's 610 ns take over: 250 saved, not k2's 450. Without k1 the chain
     // through L2's launch (110 + 450 + 10 = 570) is still shorter than the host's 610.
     std::map<std::string, std::pair<std::int64_t, std::int64_t>> payoff;
     for (auto const& p : w.payoffs) payoff[name_of(t, p.row)] = {p.time_ns, p.saved_ns};
     std::map<std::string, std::pair<std::int64_t, std::int64_t>> want_payoff{
         {"k2", {450, 250}}, {"k1", {370, 250}}, {"aten::A", {10, 10}}, {"aten::C", {10, 10}}};
-    if (nsys) want_payoff[step] = {100, 100};
     EXPECT_EQ(payoff, want_payoff);
     ASSERT_GE(w.events.size(), 2u);
     EXPECT_EQ(name_of(t, w.events[0].row), "k2");
