@@ -60,6 +60,9 @@ struct rank_rows {
   std::vector<std::size_t> host_by_start;  ///< host rows by (start, row)
   std::vector<std::size_t> device_syncs;   ///< sync records off any stream, in row order
   std::vector<std::size_t> stream_waits;   ///< "Stream Wait Event" records, in row order
+  /// GPU rows on a stream with the call that launched or awaited them, by (the call's start,
+  /// row): a call may launch many (a CUDA graph's kernels share its correlation id).
+  std::vector<std::size_t> gpu_by_call_start;
 };
 
 std::vector<rank_rows> gather_rows(trace_model const& model, launch_links const& links) {
@@ -69,16 +72,25 @@ std::vector<rank_rows> gather_rows(trace_model const& model, launch_links const&
     auto& rows = ranks[model.rank_index(t.rank[r])];
     rows.all.push_back(r);
     if (t.device[r] < 0) rows.host_by_start.push_back(r);
+    if (t.device[r] >= 0 && t.stream[r] >= 0 && links.linked[r] >= 0)
+      rows.gpu_by_call_start.push_back(r);
     if (t.kind[r] != event_kind::synchronization) continue;
     if (t.stream[r] < 0 && (links.classes(t, r) & (waits_on_event | context_sync)) != 0)
       rows.device_syncs.push_back(r);
     else if (t.stream[r] >= 0 && t.strings().at(t.name[r]) == "Stream Wait Event")
       rows.stream_waits.push_back(r);
   }
-  for (auto& rows : ranks)
+  auto call_start = [&](std::size_t r) {
+    return t.start_ns[static_cast<std::size_t>(links.linked[r])];
+  };
+  for (auto& rows : ranks) {
     std::sort(rows.host_by_start.begin(), rows.host_by_start.end(), [&](auto a, auto b) {
       return std::tie(t.start_ns[a], a) < std::tie(t.start_ns[b], b);
     });
+    std::sort(rows.gpu_by_call_start.begin(), rows.gpu_by_call_start.end(), [&](auto a, auto b) {
+      return std::pair(call_start(a), a) < std::pair(call_start(b), b);
+    });
+  }
   return ranks;
 }
 
@@ -88,20 +100,23 @@ window_rows clip(trace_model const& model, launch_links const& links, rank_rows 
                  std::int32_t rank, std::int64_t start, std::int64_t end) {
   auto const& t = model.table();
   window_rows w{rank, start, end, {}, {}};
+  auto in_window = [&](std::size_t r) {
+    return t.start_ns[r] >= start && t.start_ns[r] <= end && t.end_ns[r] > t.start_ns[r];
+  };
   auto const& h = rows.host_by_start;
   auto first = std::lower_bound(h.begin(), h.end(), start,
                                 [&](std::size_t r, std::int64_t ts) { return t.start_ns[r] < ts; });
-  for (auto it = first; it != h.end() && t.start_ns[*it] <= end; ++it) {
-    if (t.end_ns[*it] <= t.start_ns[*it]) continue;
-    w.host.push_back(*it);
-    auto const gpu = links.linked[*it];
-    if (gpu >= 0 && t.device[static_cast<std::size_t>(gpu)] >= 0 &&
-        t.stream[static_cast<std::size_t>(gpu)] >= 0)
-      w.gpu.push_back(static_cast<std::size_t>(gpu));
-  }
+  for (auto it = first; it != h.end() && t.start_ns[*it] <= end; ++it)
+    if (in_window(*it)) w.host.push_back(*it);
+  auto const call = [&](std::size_t r) { return static_cast<std::size_t>(links.linked[r]); };
+  auto const& g = rows.gpu_by_call_start;
+  auto gpu = std::lower_bound(g.begin(), g.end(), start, [&](std::size_t r, std::int64_t ts) {
+    return t.start_ns[call(r)] < ts;
+  });
+  for (; gpu != g.end() && t.start_ns[call(*gpu)] <= end; ++gpu)
+    if (in_window(call(*gpu))) w.gpu.push_back(*gpu);
   for (auto const r : rows.device_syncs)
-    if (t.start_ns[r] >= start && t.start_ns[r] <= end && t.end_ns[r] > t.start_ns[r])
-      w.gpu.push_back(r);
+    if (in_window(r)) w.gpu.push_back(r);
   w.gpu.insert(w.gpu.end(), rows.stream_waits.begin(), rows.stream_waits.end());
   std::sort(w.host.begin(), w.host.end());
   std::sort(w.gpu.begin(), w.gpu.end());

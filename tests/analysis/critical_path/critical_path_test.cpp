@@ -92,14 +92,14 @@ cp::path_graph graph_of(job const& j, cp::launch_links const& links,
   auto const& t = j.table;
   for (std::size_t r = 0; r < t.size(); ++r) {
     if (t.rank[r] != win.rank) continue;
-    if (t.device[r] < 0 && t.start_ns[r] >= start && t.start_ns[r] <= end &&
-        t.end_ns[r] > t.start_ns[r]) {
-      w.host.push_back(r);
-      auto const gpu = links.linked[r];
-      if (gpu >= 0 && t.device[static_cast<std::size_t>(gpu)] >= 0 &&
-          t.stream[static_cast<std::size_t>(gpu)] >= 0)
-        w.gpu.push_back(static_cast<std::size_t>(gpu));
-    }
+    auto within = [&](std::size_t x) {
+      return t.start_ns[x] >= start && t.start_ns[x] <= end && t.end_ns[x] > t.start_ns[x];
+    };
+    if (t.device[r] < 0 && within(r)) w.host.push_back(r);
+    auto const call = links.linked[r];  // a GPU row's call, whatever else that call launched
+    if (t.device[r] >= 0 && t.stream[r] >= 0 && call >= 0 &&
+        t.device[static_cast<std::size_t>(call)] < 0 && within(static_cast<std::size_t>(call)))
+      w.gpu.push_back(r);
     bool const sync = t.kind[r] == ts::event_kind::synchronization;
     if (sync && t.stream[r] < 0 && t.start_ns[r] >= start && t.start_ns[r] <= end &&
         t.end_ns[r] > t.start_ns[r])
@@ -428,4 +428,40 @@ TEST(critical_path, every_real_trace_gives_a_path_an_independent_search_agrees_w
       }
     }
   }
+}
+
+TEST(critical_path, every_kernel_of_a_call_that_launches_several_is_in_the_graph) {
+  // A CUDA graph's kernels share their launch's correlation id: both run on the path.
+  //   host  ProfilerStep#1 [0, 600] ⊃ aten::A [0, 50] ⊃ cudaGraphLaunch [10, 20]
+  //   GPU   g1 [30, 100], g2 [100, 500] (stream 7)
+  // The path: A's 10 ns to the call, the call's start → g1 (no queue counted for a graph
+  // launch: a zero-weight launch edge), g1 70, g1 → g2 0, g2 400: 480 ns.
+  ts::event_table t;
+  t.begin_input("graph.json", "kineto-json");
+  auto add = [&](ts::event_kind kind, std::int64_t start, std::int64_t end, std::string_view name,
+                 ts::category_role family, std::int64_t correlation, std::int32_t device,
+                 std::int64_t stream) {
+    ts::event e;
+    e.kind = kind, e.start_ns = start, e.end_ns = end, e.device = device, e.stream = stream;
+    e.name = t.strings().intern(name), e.correlation = correlation;
+    e.role = ts::event_role(family);
+    t.append(e);
+  };
+  using k = ts::event_kind;
+  using f = ts::category_role;
+  add(k::profiler_step, 0, 600, "ProfilerStep#1", f::annotation, -1, -1, 100);
+  add(k::cpu_op, 0, 50, "aten::A", f::op, -1, -1, 100);
+  add(k::api_call, 10, 20, "cudaGraphLaunch", f::runtime, 1, -1, 100);
+  add(k::kernel, 30, 100, "g1", f::none, 1, 0, 7);
+  add(k::kernel, 100, 500, "g2", f::none, 1, 0, 7);
+  t.finish_input();
+  job const j(std::move(t));
+  auto const result = ts::critical_path(*j.session, {});
+  ASSERT_EQ(result.windows.size(), 1u);
+  auto const& w = result.windows.front();
+  EXPECT_EQ(w.total_ns, 480);
+  std::vector<std::string> kernels;
+  for (auto const& e : w.events)
+    if (j.table.kind[e.row] == ts::event_kind::kernel) kernels.push_back(name_of(j.table, e.row));
+  EXPECT_EQ(kernels, (std::vector<std::string>{"g2", "g1"}));
 }
