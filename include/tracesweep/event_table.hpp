@@ -38,6 +38,8 @@ struct input_info {
     return n;
   }
   std::map<std::string, std::int64_t> skipped;  ///< rows not kept, counted per reason
+  /// What the reader added to the file's own times (Kineto: baseTimeNanoseconds); 0 for none.
+  std::int64_t clock_offset_ns = 0;
   // Optional metadata some formats carry (nsys: TARGET_INFO_* and ThreadNames); empty when absent.
   /// Wall-clock start of the capture, ns since the Unix epoch (nsys: session start utcEpochNs).
   std::optional<std::int64_t> session_start_utc_ns;

@@ -144,6 +144,7 @@ class table_sink {
     }
     auto& info = _table.inputs().back();
     info.format = header.schema_version_is_string || _paddle ? "paddle-json" : "kineto-json";
+    info.clock_offset_ns = base;
     info.process_cpu_utilization = header.process_cpu_utilization;
     info.system_cpu_utilization = header.system_cpu_utilization;
     for (auto const& d : header.devices) {
