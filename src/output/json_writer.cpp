@@ -6,6 +6,7 @@
 #include <tracesweep/output/writer.hpp>
 
 #include <cstdint>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -121,6 +122,14 @@ class json_document {
 };
 
 }  // namespace
+
+std::string json_value_text(cell const& c, column const& col) {
+  auto const* n = std::get_if<nested>(&c);
+  if (!n || compact(**n)) return flat_value(c, col);
+  std::ostringstream out;
+  json_document(out).table(**n, 0);
+  return out.str();
+}
 
 void write_json(result_set const& results, std::string_view table, std::ostream& out,
                 write_options const&) {

@@ -41,6 +41,10 @@ namespace tracesweep::output {
 /// The columns `v` shows, in text's order: text_last columns moved to the end.
 [[nodiscard]] std::vector<std::size_t> text_order_columns(result_table const& t, view v);
 
+/// A cell as JSON writes it inside a row (a nested table compactly or over lines, as its shape
+/// asks): json_writer.cpp.
+[[nodiscard]] std::string json_value_text(cell const& c, column const& col);
+
 /// The JSON string literal of `s` (quotes, escapes; a byte that is not UTF-8 becomes U+FFFD).
 [[nodiscard]] std::string json_string(std::string_view s);
 
