@@ -12,12 +12,21 @@
 #include <string_view>
 
 #include <tracesweep/backend.hpp>
+#include <tracesweep/event_table.hpp>
+#include <tracesweep/input_reader.hpp>
+#include <tracesweep/output/result_table.hpp>
 
 namespace tracesweep::cli {
 
 struct hooks {
   /// Replaces the backend the options ask for (tests: a failing device twin).
   std::function<std::unique_ptr<backend>()> make_backend;
+  /// A job already read (the Python module's Trace): an analysis command takes the table this
+  /// returns for the reading options it would read its inputs with, instead of reading them.
+  /// The command's own row filters narrow a copy of it.
+  std::function<event_table const&(read_options const&)> job;
+  /// Takes an analysis command's results (notes included) instead of its writer and -o.
+  std::function<void(output::result_set)> results;
 };
 
 /// Runs `tracesweep argv[1…]`; returns the exit code (0, 1 usage, 2 bad input or failure).
