@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+// Trace.events() and Trace.memory_events(): the event table's columns as numpy arrays.
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+
+#include "python/python_arrays.hpp"
+
+namespace py = pybind11;
+
+namespace tracesweep::python {
+
+namespace {
+
+constexpr std::uint32_t all_kinds = (std::uint32_t{1} << event_kind_count) - 1;
+
+std::uint32_t kind_mask(std::vector<std::string> const& kinds) {
+  if (kinds.empty()) return ~std::uint32_t{0};
+  std::uint32_t mask = 0;
+  for (auto const& k : kinds) {
+    int found = -1;
+    for (int i = 0; i < event_kind_count; ++i)
+      if (to_string(static_cast<event_kind>(i)) == k) found = i;
+    if (found < 0) throw std::invalid_argument("kinds: unknown event kind '" + k + "'");
+    mask |= std::uint32_t{1} << found;
+  }
+  return mask;
+}
+
+/// The rows a call returns: every row, or those listed (ascending).
+struct row_selection {
+  bool every = true;
+  std::size_t count = 0;
+  std::vector<std::size_t> listed;
+  [[nodiscard]] std::size_t size() const noexcept { return every ? count : listed.size(); }
+  [[nodiscard]] std::size_t operator[](std::size_t i) const noexcept {
+    return every ? i : listed[i];
+  }
+};
+
+/// The rows of `t` whose kind is in `mask`.
+row_selection rows_of(event_table const& t, std::uint32_t mask) {
+  row_selection rows;
+  rows.count = t.size();
+  if ((mask & all_kinds) == all_kinds) return rows;
+  rows.every = false;
+  for (std::size_t r = 0; r < t.size(); ++r)
+    if (mask >> static_cast<unsigned>(t.kind[r]) & 1U) rows.listed.push_back(r);
+  return rows;
+}
+
+/// A numpy array of value(row) for each row.
+template <class T, class Value>
+py::array_t<T> column_of(row_selection const& rows, Value value) {
+  py::array_t<T> a(static_cast<py::ssize_t>(rows.size()));
+  auto* out = a.mutable_data();
+  py::gil_scoped_release unlocked;
+  for (std::size_t i = 0; i < rows.size(); ++i) out[i] = static_cast<T>(value(rows[i]));
+  return a;
+}
+
+py::list pool_strings(string_pool const& pool) {
+  py::list out(pool.size());
+  for (std::size_t i = 0; i < pool.size(); ++i)
+    out[i] = python_text(pool.at(static_cast<string_id>(i)));
+  return out;
+}
+
+py::list kind_names() {
+  py::list out;
+  for (int i = 0; i < event_kind_count; ++i)
+    out.append(python_text(to_string(static_cast<event_kind>(i))));
+  return out;
+}
+
+/// Input of each row: an input's rows are contiguous.
+std::vector<std::int32_t> input_column(event_table const& t) {
+  std::vector<std::int32_t> input(t.size(), 0);
+  for (std::size_t k = 0; k < t.inputs().size(); ++k) {
+    auto const [first, end] = t.input_rows(k);
+    std::fill(input.begin() + static_cast<std::ptrdiff_t>(first),
+              input.begin() + static_cast<std::ptrdiff_t>(end), static_cast<std::int32_t>(k));
+  }
+  return input;
+}
+
+/// Adds column `name` of `rows` to `out`.
+void add_column(py::dict& out, std::string const& name, event_table const& t,
+                row_selection const& rows) {
+  auto const host = [&](std::size_t r) { return t.device[r] < 0; };
+  if (name == "start_ns") {
+    out["start_ns"] = column_of<std::int64_t>(rows, [&](auto r) { return t.start_ns[r]; });
+  } else if (name == "end_ns") {
+    out["end_ns"] = column_of<std::int64_t>(rows, [&](auto r) { return t.end_ns[r]; });
+  } else if (name == "kind") {
+    out["kind"] = column_of<std::int8_t>(rows, [&](auto r) { return t.kind[r]; });
+    out["kind_categories"] = kind_names();
+  } else if (name == "name" || name == "category") {
+    auto const& ids = name == "name" ? t.name : t.category;
+    out[py::str(name)] = column_of<std::int32_t>(rows, [&](auto r) { return ids[r]; });
+    out[py::str(name + "_categories")] = pool_strings(t.strings());
+  } else if (name == "rank") {
+    out["rank"] = column_of<std::int32_t>(rows, [&](auto r) { return t.rank[r]; });
+  } else if (name == "device") {
+    out["device"] = column_of<std::int32_t>(rows, [&](auto r) { return t.device[r]; });
+  } else if (name == "stream") {
+    out["stream"] =
+        column_of<std::int64_t>(rows, [&](auto r) { return host(r) ? -1 : t.stream[r]; });
+  } else if (name == "thread") {
+    out["thread"] =
+        column_of<std::int64_t>(rows, [&](auto r) { return host(r) ? t.stream[r] : -1; });
+  } else if (name == "correlation") {
+    out["correlation"] = column_of<std::int64_t>(rows, [&](auto r) { return t.correlation_of(r); });
+  } else if (name == "bytes") {
+    out["bytes"] = column_of<std::int64_t>(rows, [&](auto r) { return t.bytes_of(r); });
+  } else if (name == "input") {
+    auto const input = input_column(t);
+    out["input"] = column_of<std::int32_t>(rows, [&](auto r) { return input[r]; });
+  } else {
+    throw std::invalid_argument("columns: unknown column '" + name + "'");
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> const& event_column_names() {
+  static std::vector<std::string> const names{"start_ns", "end_ns",      "kind",   "name",
+                                              "category", "rank",        "device", "stream",
+                                              "thread",   "correlation", "bytes",  "input"};
+  return names;
+}
+
+py::dict event_arrays(event_table const& t, std::vector<std::string> const& kinds,
+                      std::vector<std::string> const& columns) {
+  auto const mask = kind_mask(kinds);
+  auto const& names = columns.empty() ? event_column_names() : columns;
+  for (auto const& n : names)
+    if (std::find(event_column_names().begin(), event_column_names().end(), n) ==
+        event_column_names().end())
+      throw std::invalid_argument("columns: unknown column '" + n + "'");
+  row_selection rows;
+  {
+    py::gil_scoped_release unlocked;
+    rows = rows_of(t, mask);
+  }
+  py::dict out;
+  for (auto const& n : names) add_column(out, n, t, rows);
+  return out;
+}
+
+py::dict memory_arrays(event_table const& t) {
+  auto const& m = t.memory;
+  py::dict out;
+  out["time_ns"] = numpy_copy(m.time_ns);
+  out["input"] = numpy_copy(m.input);
+  out["rank"] = numpy_copy(m.rank);
+  out["device"] = numpy_copy(m.device);
+  out["thread"] = numpy_copy(m.thread);
+  out["bytes"] = numpy_copy(m.bytes);
+  std::vector<std::int8_t> pool(m.pool.size());
+  std::transform(m.pool.begin(), m.pool.end(), pool.begin(),
+                 [](memory_pool p) { return static_cast<std::int8_t>(p); });
+  out["pool"] = numpy_copy(pool);
+  out["allocated"] = numpy_copy(m.allocated);
+  out["reserved"] = numpy_copy(m.reserved);
+  return out;
+}
+
+}  // namespace tracesweep::python
