@@ -21,29 +21,31 @@ any_result_table='tracesweep/output/'
 columns_internals='tracesweep/event_table\.hpp'
 generator='tracesweep/generator/'
 cli='"cli/'
+python='"python/'
 fleet='tracesweep/fleet/|"fleet/'
 
-below_model="$readers|$model|$session|$backends|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
+below_model="$readers|$model|$session|$backends|$analyses|$writers|$any_result_table|$cli|$fleet|$generator|$python"
 rules=(
-  "src/core|$below_model|$backend_interface"
-  "include/tracesweep:top|$below_model"
-  "src/ingest|$model|$session|$backends|$backend_interface|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
-  "include/tracesweep/ingest|$model|$session|$backends|$backend_interface|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
-  "src/model|$readers|$session|$backends|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
-  "include/tracesweep/model|$readers|$session|$backends|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
-  "src/cpu|$readers|$model|$session|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
-  "cuda|$readers|$model|$session|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
-  "src/backends|$readers|$model|$session|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
-  "src/session|$readers|$backends|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
-  "include/tracesweep/session|$readers|$backends|$analyses|$writers|$any_result_table|$cli|$fleet|$generator"
-  "src/analysis|$readers|$backends|$writers|$cli|$fleet|$generator"
-  "include/tracesweep/analysis|$readers|$backends|$writers|$cli|$fleet|$generator"
-  "src/reports|$readers|$backends|$writers|$cli|$fleet|$generator"
-  "include/tracesweep/reports|$readers|$backends|$writers|$cli|$fleet|$generator"
-  "src/output|$readers|$model|$session|$backends|$backend_interface|$analyses|$cli|$columns_internals|$fleet|$generator"
-  "include/tracesweep/output|$readers|$model|$session|$backends|$backend_interface|$analyses|$cli|$columns_internals|$fleet|$generator"
-  "src/fleet|$backends|$cli|tracesweep/ingest/|$generator"
-  "include/tracesweep/fleet|$backends|$cli|tracesweep/ingest/|$generator"
+  "src/core|$below_model|$backend_interface|$python"
+  "include/tracesweep:top|$below_model|$python"
+  "src/ingest|$model|$session|$backends|$backend_interface|$analyses|$writers|$any_result_table|$cli|$fleet|$generator|$python"
+  "include/tracesweep/ingest|$model|$session|$backends|$backend_interface|$analyses|$writers|$any_result_table|$cli|$fleet|$generator|$python"
+  "src/model|$readers|$session|$backends|$analyses|$writers|$any_result_table|$cli|$fleet|$generator|$python"
+  "include/tracesweep/model|$readers|$session|$backends|$analyses|$writers|$any_result_table|$cli|$fleet|$generator|$python"
+  "src/cpu|$readers|$model|$session|$analyses|$writers|$any_result_table|$cli|$fleet|$generator|$python"
+  "cuda|$readers|$model|$session|$analyses|$writers|$any_result_table|$cli|$fleet|$generator|$python"
+  "src/backends|$readers|$model|$session|$analyses|$writers|$any_result_table|$cli|$fleet|$generator|$python"
+  "src/session|$readers|$backends|$analyses|$writers|$any_result_table|$cli|$fleet|$generator|$python"
+  "include/tracesweep/session|$readers|$backends|$analyses|$writers|$any_result_table|$cli|$fleet|$generator|$python"
+  "src/analysis|$readers|$backends|$writers|$cli|$fleet|$generator|$python"
+  "include/tracesweep/analysis|$readers|$backends|$writers|$cli|$fleet|$generator|$python"
+  "src/reports|$readers|$backends|$writers|$cli|$fleet|$generator|$python"
+  "include/tracesweep/reports|$readers|$backends|$writers|$cli|$fleet|$generator|$python"
+  "src/output|$readers|$model|$session|$backends|$backend_interface|$analyses|$cli|$columns_internals|$fleet|$generator|$python"
+  "include/tracesweep/output|$readers|$model|$session|$backends|$backend_interface|$analyses|$cli|$columns_internals|$fleet|$generator|$python"
+  "src/cli|$python"
+  "src/fleet|$backends|$cli|tracesweep/ingest/|$generator|$python"
+  "include/tracesweep/fleet|$backends|$cli|tracesweep/ingest/|$generator|$python"
 )
 
 status=0

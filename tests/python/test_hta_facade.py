@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: Apache-2.0
+"""tracesweep.hta.TraceAnalysis against Holistic Trace Analysis's own DataFrames, recorded by
+bench/hta_reference/facade.py (HTA 0.6.1) in hta_facade_reference.json, on the real Kineto
+traces: the same columns, index and values (1e-6 relative, or 1 µs on times)."""
+import json
+import math
+import os
+import pathlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import traces_folder
+
+REFERENCE = pathlib.Path(__file__).with_name("hta_facade_reference.json")
+
+# Jobs where HTA counts host rows as GPU rows because they carry a stream argument (MTIA
+# mtia_ccp_events, Triton cpu_ops): tracesweep's readers keep the streams of device rows only.
+# Their calls that differ for that reason are expected failures; the others must pass.
+HOST_STREAM_JOBS = {"kineto/hta_mtia_single_rank/mtia_rank_0.json.gz",
+                    "kineto/hta_triton_example/triton_example.json.gz"}
+TIME_WORDS = ("(us)", "sum", "max", "min", "mean", "idle_time", "duration", "launch_delay",
+              "25%", "50%", "75%", "std")
+
+
+def reference():
+    with REFERENCE.open() as f:
+        return json.load(f)
+
+
+def job_ids():
+    return sorted(reference()["jobs"])
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    return reference()
+
+
+@pytest.fixture(scope="module")
+def analyses(tmp_path_factory):
+    """One TraceAnalysis per job, as the recording built its folders."""
+    from tracesweep.hta import TraceAnalysis
+
+    root = traces_folder()
+    cache = {}
+
+    def get(job):
+        if job not in cache:
+            path = root / job
+            if path.is_dir():
+                folder = path
+            else:
+                folder = tmp_path_factory.mktemp("job")
+                (folder / path.name).symlink_to(path)
+            cache[job] = TraceAnalysis(trace_dir=str(folder), threads=1)
+        return cache[job]
+
+    return get
+
+
+def close(got, want, column):
+    if want is None:
+        return got is None or (isinstance(got, float) and math.isnan(got))
+    if isinstance(want, str) or isinstance(got, str):
+        return str(got) == str(want)
+    got, want = float(got), float(want)
+    if math.isnan(got):
+        return False
+    slack = 1.0 if any(w in str(column) for w in TIME_WORDS) else 0.0
+    return abs(got - want) <= max(1e-6 * abs(want), slack, 1e-9)
+
+
+def frame_cells(df):
+    """A DataFrame as the recording stores one: columns, index labels, rows."""
+    def label(v):
+        if isinstance(v, tuple):
+            return [label(x) for x in v]
+        if isinstance(v, (np.integer,)):
+            return int(v)
+        if isinstance(v, (np.floating,)):
+            return float(v)
+        return v
+    columns = [label(c) for c in df.columns]
+    index = [label(i) for i in df.index]
+    rows = [[None if (isinstance(v, float) and math.isnan(v)) else label(v) for v in row]
+            for row in df.itertuples(index=False, name=None)]
+    return columns, index, rows
+
+
+def assert_frame(got, want, where):
+    if "summary" in want:
+        assert len(got) == want["summary"]["rows"], where
+        for col in want["summary"]["columns"]:
+            values = got[col["column"]].astype(float)
+            for stat in ("sum", "min", "max"):
+                assert close(getattr(values, stat)(), col[stat], col["column"]), \
+                    (where, col["column"], stat)
+        assert_frame(got.head(len(want["head"]["data"])), want["head"], where + " head")
+        return
+    columns, index, rows = frame_cells(got)
+    assert columns == want["columns"], where
+    assert index == want["index"], (where, "index")
+    assert len(rows) == len(want["data"]), (where, len(rows), len(want["data"]))
+    for i, (g, w) in enumerate(zip(rows, want["data"])):
+        for c, a, b in zip(columns, g, w):
+            assert close(a, b, c), (where, "row", i, "column", c, a, b)
+
+
+def drop_zero_overlap_rows(want):
+    """HTA's kernel-type table may hold 0-µs overlap rows from its sort's tie order."""
+    want = dict(want)
+    want["data"] = [r for r in want["data"] if not (r[1] == 0 and "overlapping" in r[0])]
+    want["index"] = list(range(len(want["data"])))
+    return want
+
+
+CALLS = {
+    "gpu_kernel_breakdown": lambda a: a.get_gpu_kernel_breakdown(visualize=False),
+    "gpu_kernel_breakdown_all_kernels":
+        lambda a: a.get_gpu_kernel_breakdown(visualize=False, num_kernels=1000),
+    "gpu_kernel_breakdown_no_memory":
+        lambda a: a.get_gpu_kernel_breakdown(visualize=False, include_memory_kernels=False),
+    "temporal_breakdown": lambda a: a.get_temporal_breakdown(visualize=False),
+    "idle_time_breakdown": lambda a: a.get_idle_time_breakdown(
+        ranks=a.get_ranks(), visualize=False, show_idle_interval_stats=True),
+    "comm_comp_overlap": lambda a: a.get_comm_comp_overlap(visualize=False),
+    "cuda_kernel_launch_stats": lambda a: a.get_cuda_kernel_launch_stats(
+        ranks=a.get_ranks(), visualize=False),
+    "queue_length_summary": lambda a: a.get_queue_length_summary(ranks=a.get_ranks()),
+}
+
+
+@pytest.mark.parametrize("call", sorted(CALLS))
+@pytest.mark.parametrize("job", job_ids())
+def test_call_equals_hta(job, call, recorded, analyses):
+    want = recorded["jobs"][job][call]
+    analysis = analyses(job)
+    assert analysis.get_ranks() == recorded["jobs"][job]["ranks"]
+    if isinstance(want, dict) and "error" in want:
+        with pytest.raises(Exception):
+            CALLS[call](analysis)
+        return
+    try:
+        compare(job, call, CALLS[call](analysis), want)
+    except (AssertionError, IndexError, ValueError):
+        if job not in HOST_STREAM_JOBS:
+            raise
+        pytest.xfail("HTA counts host rows with a stream argument as GPU rows")
+
+
+def compare(job, call, got, want):
+    where = f"{job} {call}"
+    if call.startswith("gpu_kernel_breakdown"):
+        assert_frame(got[0], drop_zero_overlap_rows(want[0]), where + " kernel_type_df")
+        assert_frame(got[1], want[1], where + " kernel_df")
+    elif call == "idle_time_breakdown":
+        assert_frame(got[0], want[0], where + " idle")
+        assert_frame(got[1], want[1], where + " stats")
+        assert got[1].index.name == want[1]["index_names"][0]
+    elif call == "cuda_kernel_launch_stats":
+        assert sorted(str(r) for r in got) == sorted(want), where
+        for rank, frame in got.items():
+            assert_frame(frame, want[str(rank)], f"{where} rank {rank}")
+    elif call == "queue_length_summary":
+        if want is None:
+            assert got is None, where
+        else:
+            assert list(got.index.names) == want["index_names"], where
+            assert_frame(got, want, where)
+    else:
+        assert_frame(got, want, where)
+
+
+def test_visualize_raises(analyses):
+    a = analyses("kineto/hta_trace_filter_2rank")
+    with pytest.raises(ValueError, match="visualize"):
+        a.get_temporal_breakdown(visualize=True)
+
+
+def test_unknown_rank_raises(analyses):
+    a = analyses("kineto/hta_trace_filter_2rank")
+    with pytest.raises(ValueError, match="rank 7"):
+        a.get_cuda_kernel_launch_stats(ranks=[7], visualize=False)
