@@ -210,6 +210,12 @@ struct sync_wait {
 /// The sync_wait of synchronization rows that carry either arg (always read).
 using sync_wait_table = row_side_table<sync_wait>;
 
+/// The "stream" arg of host rows that carry one as a number (Chrome-trace JSON: a Triton cpu_op
+/// launching on stream 0, MTIA's mtia_ccp_events), which the row's stream column cannot hold (it
+/// holds the thread). Always read; no analysis of tracesweep's reads it (Python's
+/// HTA facade does: HTA counts such rows as GPU rows).
+using host_stream_table = row_side_table<std::int64_t>;
+
 /// The allocator pool a memory event's bytes change: what tensors hold (allocated), or what the
 /// caching allocator holds from the driver (reserved; Paddle's ReservedAllocate/ReservedFree).
 enum class memory_pool : std::uint8_t { allocated = 0, reserved = 1 };
@@ -310,6 +316,8 @@ class event_table {
   collective_args_table collectives;
   /// See sync_wait_table.
   sync_wait_table sync_waits;
+  /// See host_stream_table.
+  host_stream_table host_streams;
 
   /// Registers an input file; events appended afterwards belong to it until the next call.
   std::int32_t begin_input(std::string path, std::string format);
@@ -333,6 +341,8 @@ class event_table {
   void add_collective_args(collective_args const& a);
   /// Records what the synchronization row appended last waits for.
   void add_sync_wait(sync_wait const& w);
+  /// Records the stream arg of the host row appended last.
+  void add_host_stream(std::int64_t stream);
   /// Counts a row the reader itself dropped, under `reason`, for the current input.
   void skip(std::string_view reason, std::int64_t n = 1);
   /// Fills inputs()[i].ranks from the rank column; readers call it when an input is done.

@@ -128,6 +128,11 @@ void event_table::add_collective_args(collective_args const& a) {
   collectives.values.push_back(a);
 }
 
+void event_table::add_host_stream(std::int64_t stream) {
+  host_streams.row.push_back(size() - 1);
+  host_streams.values.push_back(stream);
+}
+
 void event_table::add_sync_wait(sync_wait const& w) {
   sync_waits.row.push_back(size() - 1);
   sync_waits.values.push_back(w);
@@ -223,6 +228,7 @@ void event_table::abandon_input() {
   cut_side_table(launch_details, n), cut_side_table(launch_shapes, n);
   cut_side_table(range_sources, n), cut_side_table(collectives, n);
   cut_side_table(sync_waits, n);
+  cut_side_table(host_streams, n);
   cut_side_table(byte_counts, n), cut_side_table(wide_correlations, n);
   auto const mem = _current_input_first_memory;
   auto cut_memory = [mem](auto& column) { column.resize(mem); };
@@ -280,6 +286,7 @@ void event_table::keep(std::span<std::uint8_t const> keep_row,
   keep_side_table(range_sources, keep_row, new_index);
   keep_side_table(collectives, keep_row, new_index);
   keep_side_table(sync_waits, keep_row, new_index);
+  keep_side_table(host_streams, keep_row, new_index);
   keep_side_table(byte_counts, keep_row, new_index);
   keep_side_table(wide_correlations, keep_row, new_index);
   for (auto& first : _input_first_row) first = new_index[first];
@@ -333,6 +340,7 @@ event_table::footprint event_table::memory_footprint() const noexcept {
                   side_table_bytes(launch_details) + side_table_bytes(launch_shapes) +
                   stored_bytes(launch_shapes.distinct) + side_table_bytes(range_sources) +
                   side_table_bytes(collectives) + side_table_bytes(sync_waits) +
+                  side_table_bytes(host_streams) +
                   stored_bytes(lm.row, lm.blocks_per_sm, lm.est_occupancy_pct);
   auto const& m = memory;
   f.memory_events = stored_bytes(m.time_ns, m.input, m.rank, m.device, m.thread, m.bytes, m.pool,

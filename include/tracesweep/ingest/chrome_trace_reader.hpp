@@ -39,6 +39,9 @@
 //  - bytes = args.bytes, else 0.
 //  - sync waits (event_table::sync_waits), cuda_sync rows only: args "wait_on_stream" and
 //    "wait_on_cuda_event_record_corr_id" (integers ≥ 0, else -1); no entry when both are -1.
+//  - host streams (event_table::host_streams): the "stream" arg of a host row (a Triton cpu_op,
+//    MTIA's mtia_ccp_events) when it is a JSON number (not text such as ROCm's "0x0" on its
+//    runtime calls), where the row's stream column holds its thread.
 //  - launch metrics (event_table::launch_metrics), kernel rows only: args "blocks per SM" and
 //    "est. achieved occupancy %" (Paddle: "theoretical achieved occupancy %" when the "est." one
 //    is absent), JSON numbers read as double, NaN for the one that is absent; no entry when

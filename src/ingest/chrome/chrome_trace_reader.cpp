@@ -75,7 +75,7 @@ class table_sink {
       _global[i] = _table.strings().intern(rows.strings.at(static_cast<string_id>(i)));
     grow_for(rows.size(), text_end);
     std::size_t next_metric = 0, next_text_thread = 0, next_shape = 0, next_collective = 0,
-                next_sync = 0;
+                next_sync = 0, next_host_stream = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       event e;
       e.start_ns = rows.start_ns[i];
@@ -110,6 +110,11 @@ class table_sink {
       if (next_sync < rows.sync_row.size() && rows.sync_row[next_sync] == i) {
         if (kept) _table.add_sync_wait(rows.sync[next_sync]);
         ++next_sync;
+      }
+      if (next_host_stream < rows.host_stream_row.size() &&
+          rows.host_stream_row[next_host_stream] == i) {
+        if (kept) _table.add_host_stream(rows.host_stream[next_host_stream]);
+        ++next_host_stream;
       }
       if (next_shape < rows.shape_row.size() && rows.shape_row[next_shape] == i) {
         if (kept && _shapes)

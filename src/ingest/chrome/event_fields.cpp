@@ -313,7 +313,10 @@ simdjson::error_code read_args(od::value& v, event_fields& f) {
     } else if (k == "device") {
       e = read_integer(a, f.device, f.has_device, at);
     } else if (k == "stream") {
-      e = read_integer(a, f.stream, f.has_stream, at);
+      od::json_type stream_type;
+      e = checked_type(a, stream_type, at);
+      f.stream_is_number = stream_type == od::json_type::number;
+      if (!e) e = read_integer(a, f.stream, f.has_stream, at);
     } else if (k == "correlation" || k == "correlation id") {
       e = read_integer(a, f.correlation, f.has_correlation, at);
     } else if (k == "bytes") {

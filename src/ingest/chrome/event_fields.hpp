@@ -30,6 +30,7 @@ struct event_fields {
   bool tid_is_text = false;
   std::int64_t device = -1, stream = -1, correlation = -1, bytes = 0;
   bool has_device = false, has_stream = false, has_correlation = false;
+  bool stream_is_number = false;  ///< the "stream" arg is a JSON number (not text such as "0x0")
   // Launch metrics (kernels): Kineto's "est. achieved occupancy %", Paddle's "theoretical
   // achieved occupancy %" (used only when the "est." one is absent). NaN = absent.
   double blocks_per_sm = std::numeric_limits<double>::quiet_NaN();

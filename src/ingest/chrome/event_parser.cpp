@@ -46,6 +46,7 @@ void chunk_rows::clear() {
   shape_row.clear(), grid.clear(), block.clear();
   collective_row.clear(), collective.clear();
   sync_row.clear(), sync.clear();
+  host_stream_row.clear(), host_stream.clear();
   memory = {};
   memory_skipped = 0;
   memory_other_place = 0;
@@ -339,6 +340,10 @@ void add_row(event_fields const& f, std::int64_t start, std::int64_t end, bool p
   if (kind == event_kind::synchronization && f.has_sync_wait()) {
     out.sync_row.push_back(static_cast<std::uint32_t>(out.size()));
     out.sync.push_back({f.wait_stream, f.wait_record_correlation});
+  }
+  if (!info.device_side && f.has_stream && f.stream_is_number) {
+    out.host_stream_row.push_back(static_cast<std::uint32_t>(out.size()));
+    out.host_stream.push_back(f.stream);
   }
   if (kind == event_kind::kernel && f.has_launch_shape()) {
     out.shape_row.push_back(static_cast<std::uint32_t>(out.size()));

@@ -67,6 +67,9 @@ struct chunk_rows {
   /// Synchronization rows whose args say what they wait for, row ascending.
   std::vector<std::uint32_t> sync_row;
   std::vector<sync_wait> sync;
+  /// Host rows whose args carry a "stream", row ascending, and that stream.
+  std::vector<std::uint32_t> host_stream_row;
+  std::vector<std::int64_t> host_stream;
   /// Memory events (`ph:"i"`, name `[memory]`), in event order: the table's memory_events
   /// columns before the rank and baseTimeNanoseconds are known.
   struct memory_columns {

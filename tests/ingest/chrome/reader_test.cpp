@@ -494,6 +494,27 @@ TEST_F(ChromeReader, LaunchMetricsOfKernelRowsForAnyThreadCount) {
   }
 }
 
+TEST_F(ChromeReader, HostStreamsAreTheNumericStreamArgsOfHostRows) {
+  // A Triton cpu_op and an MTIA event carry a numeric stream; ROCm's runtime calls a text
+  // "0x0"; a kernel's stream is its stream column, not a host stream.
+  auto const path = file("host_streams.json", R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "triton_poi_fused", "pid": 1, "tid": 2, "ts": 10,
+     "dur": 5, "args": {"stream": 0}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 1, "tid": 2, "ts": 20,
+     "dur": 5, "args": {"stream": "0x0", "correlation": 7}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 30, "dur": 5,
+     "args": {"stream": 7, "correlation": 7}},
+    {"ph": "X", "cat": "mtia_ccp_events", "name": "job_exe", "pid": 1, "tid": 3, "ts": 40,
+     "dur": 5, "args": {"stream": 102}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 2, "ts": 50, "dur": 5}
+  ]})");
+  auto const t = read(path);
+  ASSERT_EQ(t.size(), 5U);
+  EXPECT_EQ(t.host_streams.row, (std::vector<std::uint64_t>{0, 3}));
+  EXPECT_EQ(t.host_streams.values, (std::vector<std::int64_t>{0, 102}));
+  EXPECT_EQ(t.stream[2], 7);
+}
+
 TEST(ChromeClassifier, PaddleSuffixAndThreadIds) {
   using namespace chrome;
   EXPECT_EQ(strip_paddle_duration_suffix("conv2d [1.234 ms]"), "conv2d");
