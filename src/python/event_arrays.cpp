@@ -116,6 +116,11 @@ void add_column(py::dict& out, std::string const& name, event_table const& t,
   } else if (name == "input") {
     auto const input = input_column(t);
     out["input"] = column_of<std::int32_t>(rows, [&](auto r) { return input[r]; });
+  } else if (name == "host_stream") {
+    out["host_stream"] = column_of<std::int64_t>(rows, [&](auto r) {
+      auto const* s = t.host_streams.find(r);
+      return s ? *s : -1;
+    });
   } else {
     throw std::invalid_argument("columns: unknown column '" + name + "'");
   }
@@ -135,8 +140,8 @@ py::dict event_arrays(event_table const& t, std::vector<std::string> const& kind
   auto const mask = kind_mask(kinds);
   auto const& names = columns.empty() ? event_column_names() : columns;
   for (auto const& n : names)
-    if (std::find(event_column_names().begin(), event_column_names().end(), n) ==
-        event_column_names().end())
+    if (n != "host_stream" && std::find(event_column_names().begin(), event_column_names().end(),
+                                        n) == event_column_names().end())
       throw std::invalid_argument("columns: unknown column '" + n + "'");
   row_selection rows;
   {

@@ -15,11 +15,6 @@ from conftest import traces_folder
 
 REFERENCE = pathlib.Path(__file__).with_name("hta_facade_reference.json")
 
-# Jobs where HTA counts host rows as GPU rows because they carry a stream argument (MTIA
-# mtia_ccp_events, Triton cpu_ops): tracesweep's readers keep the streams of device rows only.
-# Their calls that differ for that reason are expected failures; the others must pass.
-HOST_STREAM_JOBS = {"kineto/hta_mtia_single_rank/mtia_rank_0.json.gz",
-                    "kineto/hta_triton_example/triton_example.json.gz"}
 TIME_WORDS = ("(us)", "sum", "max", "min", "mean", "idle_time", "duration", "launch_delay",
               "25%", "50%", "75%", "std")
 
@@ -142,12 +137,7 @@ def test_call_equals_hta(job, call, recorded, analyses):
         with pytest.raises(Exception):
             CALLS[call](analysis)
         return
-    try:
-        compare(job, call, CALLS[call](analysis), want)
-    except (AssertionError, IndexError, ValueError):
-        if job not in HOST_STREAM_JOBS:
-            raise
-        pytest.xfail("HTA counts host rows with a stream argument as GPU rows")
+    compare(job, call, CALLS[call](analysis), want)
 
 
 def compare(job, call, got, want):

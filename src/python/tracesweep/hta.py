@@ -14,15 +14,11 @@ its quirks, which this module reproduces on purpose and lists where each call is
   timestamp of a rank has a fraction of a µs, starts are rounded up and ends down to whole µs
   (so events under 1 µs get a duration of 0 or -1, and stay); the ranks are aligned on the
   earliest start of the job; a rank is the first ``"rank": N`` (with a space) in its file, else 0;
-- "GPU rows" are the rows with a CUDA stream (kernels, memcpy, memset, cuda_sync), whatever
-  their category;
+- "GPU rows" are the rows with a stream: kernels, memcpy, memset, cuda_sync, and host events
+  that carry a ``stream`` argument (a Triton ``cpu_op``, MTIA's ``mtia_ccp_events``);
 - with two or more distinct ``ProfilerStep#N`` names, the last step is dropped: host rows that
   start at or after the last step's start, and the GPU rows whose correlation no kept host row
   has (``include_last_profiler_step=True`` keeps every host row, as HTA's does).
-
-Known difference from HTA: HTA also treats a host event that carries a ``stream`` argument (a
-Triton ``cpu_op``, MTIA ``mtia_ccp_events``) as a GPU row; tracesweep's readers keep the stream
-of device rows only.
 
 ``visualize=True`` raises ValueError: this module draws nothing.
 """
@@ -184,14 +180,14 @@ class TraceAnalysis:
 
     def _load(self, trace, ranks, include_last_step):
         e = trace.events(columns=["start_ns", "end_ns", "kind", "name", "category", "stream",
-                                  "correlation", "input"])
+                                  "host_stream", "correlation", "input"])
         names = np.asarray(e["name"].cat.categories, dtype=object)
         cats = np.asarray(e["category"].cat.categories, dtype=object)
         name, cat = e["name"].cat.codes.to_numpy(), e["category"].cat.codes.to_numpy()
         keep = cat != self._code(cats, "Trace")
         gpu_kind = np.isin(e["kind"].astype(str).to_numpy(), _GPU_KINDS)
         gpu_kind &= cat != self._code(cats, "gpu_user_annotation")
-        stream = np.where(gpu_kind, e["stream"].to_numpy(), -1)
+        stream = np.where(gpu_kind, e["stream"].to_numpy(), e["host_stream"].to_numpy())
         start, end = e["start_ns"].to_numpy(), e["end_ns"].to_numpy()
         inputs = e["input"].to_numpy()
         offsets = [i.get("clock_offset_ns", 0) for i in trace.inputs]
