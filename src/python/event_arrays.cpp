@@ -2,6 +2,7 @@
 // Trace.events() and Trace.memory_events(): the event table's columns as numpy arrays.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 #include "python/python_arrays.hpp"
@@ -59,6 +60,24 @@ py::array_t<T> column_of(row_selection const& rows, Value value) {
   return a;
 }
 
+/// value(row) for each row as int32 when every value fits, else int64: ids and counts that are
+/// small in practice take half the memory.
+template <class Value>
+py::array narrow_column_of(row_selection const& rows, Value value) {
+  std::int64_t low = 0, high = 0;
+  {
+    py::gil_scoped_release unlocked;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      std::int64_t const v = value(rows[i]);
+      low = std::min(low, v), high = std::max(high, v);
+    }
+  }
+  if (low >= std::numeric_limits<std::int32_t>::min() &&
+      high <= std::numeric_limits<std::int32_t>::max())
+    return column_of<std::int32_t>(rows, value);
+  return column_of<std::int64_t>(rows, value);
+}
+
 py::list pool_strings(string_pool const& pool) {
   py::list out(pool.size());
   for (std::size_t i = 0; i < pool.size(); ++i)
@@ -104,20 +123,18 @@ void add_column(py::dict& out, std::string const& name, event_table const& t,
   } else if (name == "device") {
     out["device"] = column_of<std::int32_t>(rows, [&](auto r) { return t.device[r]; });
   } else if (name == "stream") {
-    out["stream"] =
-        column_of<std::int64_t>(rows, [&](auto r) { return host(r) ? -1 : t.stream[r]; });
+    out["stream"] = narrow_column_of(rows, [&](auto r) { return host(r) ? -1 : t.stream[r]; });
   } else if (name == "thread") {
-    out["thread"] =
-        column_of<std::int64_t>(rows, [&](auto r) { return host(r) ? t.stream[r] : -1; });
+    out["thread"] = narrow_column_of(rows, [&](auto r) { return host(r) ? t.stream[r] : -1; });
   } else if (name == "correlation") {
-    out["correlation"] = column_of<std::int64_t>(rows, [&](auto r) { return t.correlation_of(r); });
+    out["correlation"] = narrow_column_of(rows, [&](auto r) { return t.correlation_of(r); });
   } else if (name == "bytes") {
-    out["bytes"] = column_of<std::int64_t>(rows, [&](auto r) { return t.bytes_of(r); });
+    out["bytes"] = narrow_column_of(rows, [&](auto r) { return t.bytes_of(r); });
   } else if (name == "input") {
     auto const input = input_column(t);
     out["input"] = column_of<std::int32_t>(rows, [&](auto r) { return input[r]; });
   } else if (name == "host_stream") {
-    out["host_stream"] = column_of<std::int64_t>(rows, [&](auto r) {
+    out["host_stream"] = narrow_column_of(rows, [&](auto r) -> std::int64_t {
       auto const* s = t.host_streams.find(r);
       return s ? *s : -1;
     });

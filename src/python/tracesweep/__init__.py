@@ -133,7 +133,8 @@ class Trace:
         """The rows as a DataFrame, in the table's order (each input's rows in file order):
         start_ns/end_ns int64 on the input's clock, kind, name and category (the producer's)
         as Categoricals, rank, device (-1 host), stream (-1 host rows), thread (-1 device rows),
-        correlation (-1 none), bytes, input (index into ``inputs``); on request (``columns``)
+        correlation (-1 none), bytes, input (index into ``inputs``); stream, thread,
+        correlation and bytes are int32 when every value fits, else int64; on request (``columns``)
         also host_stream: the "stream" arg of a host row that carries one (Triton cpu_ops, MTIA
         events), else -1. ``kinds``: event kinds to
         keep (kernel, memcpy, memset, synchronization, api_call, user_range, cpu_op,

@@ -32,8 +32,7 @@ from . import read as _read
 
 __all__ = ["TraceAnalysis"]
 
-_RANK_KEY = re.compile(r'"rank":\s+(\d+)')
-_RANK_SCAN_BYTES = 64 << 20  # how far into a file the rank key is looked for
+_RANK_KEY = re.compile(rb'"rank":[^\S\n]+(\d+)')
 _GPU_KINDS = ("kernel", "memcpy", "memset", "synchronization")
 _DEVICE_SYNCS = ("Event Sync", "Context Sync")
 _IDLE_CATEGORIES = ("kernel", "Kernel", "gpu_memset", "Memset", "gpu_memcpy", "Memcpy",
@@ -71,20 +70,22 @@ def kernel_type(name):
 
 
 def _rank_in_file(path):
-    """HTA's rank of a file: the first '"rank": N' (with whitespace after the colon), else 0."""
+    """HTA's rank of a file: the first '"rank": N' (whitespace after the colon, on one line),
+    else 0. Read in blocks (HTA reads lines: the pattern never spans one)."""
     import gzip
 
     opener = gzip.open if path.endswith(".gz") else open
-    seen = 0
-    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
-        for line in f:
-            m = _RANK_KEY.search(line)
-            if m:
-                return int(m.group(1))
-            seen += len(line)
-            if seen > _RANK_SCAN_BYTES:
-                break
-    return 0
+    tail = b""
+    with opener(path, "rb") as f:
+        while True:
+            block = f.read(16 << 20)
+            if not block:
+                return 0
+            text = tail + block
+            found = _RANK_KEY.search(text)
+            if found:
+                return int(found.group(1))
+            tail = text[-256:]
 
 
 def _union(ts, end):
@@ -154,8 +155,10 @@ class TraceAnalysis:
         if not files:
             raise ValueError(f"{trace_dir}: no trace files (*.json, *.gz) to read")
         self.trace_files = files
-        trace = _read([files[r] for r in sorted(files)], threads=threads, keep_duplicates=True)
-        self._ranks = self._load(trace, sorted(files), include_last_profiler_step)
+        # (the job's event table lives only while its columns are taken)
+        columns = self._columns(_read([files[r] for r in sorted(files)], threads=threads,
+                                      keep_duplicates=True), sorted(files))
+        self._ranks = self._load(*columns, include_last_profiler_step)
 
     # -- loading -------------------------------------------------------------------------------
 
@@ -178,41 +181,79 @@ class TraceAnalysis:
                 out[_rank_in_file(path)] = path  # a later file claiming the same rank wins
         return out
 
-    def _load(self, trace, ranks, include_last_step):
-        e = trace.events(columns=["start_ns", "end_ns", "kind", "name", "category", "stream",
-                                  "host_stream", "correlation", "input"])
-        names = np.asarray(e["name"].cat.categories, dtype=object)
-        cats = np.asarray(e["category"].cat.categories, dtype=object)
-        name, cat = e["name"].cat.codes.to_numpy(), e["category"].cat.codes.to_numpy()
-        keep = cat != self._code(cats, "Trace")
-        gpu_kind = np.isin(e["kind"].astype(str).to_numpy(), _GPU_KINDS)
-        gpu_kind &= cat != self._code(cats, "gpu_user_annotation")
-        stream = np.where(gpu_kind, e["stream"].to_numpy(), e["host_stream"].to_numpy())
-        start, end = e["start_ns"].to_numpy(), e["end_ns"].to_numpy()
-        inputs = e["input"].to_numpy()
-        offsets = [i.get("clock_offset_ns", 0) for i in trace.inputs]
-        per_rank = {}
-        for k, rank in enumerate(ranks):
-            rows = np.flatnonzero((inputs == k) & keep)
-            ts, dur = self._microseconds(start[rows] - offsets[k], end[rows] - offsets[k])
-            per_rank[rank] = {"index": rows + 1, "ts": ts, "dur": dur, "name": name[rows],
-                              "cat": cat[rows], "stream": stream[rows],
-                              "correlation": e["correlation"].to_numpy()[rows]}
+    def _load(self, per_rank, names, cats, include_last_step):
         starts = [r["ts"].min() for r in per_rank.values() if len(r["ts"])]
         origin = min(starts) if starts else 0.0
         step_names = [i for i, n in enumerate(names) if _STEP_NAME.match(n)]
         present = set(np.unique(np.concatenate([r["name"] for r in per_rank.values()])))
         steps = [i for i in step_names if i in present]
         out = {}
-        for rank, rows in per_rank.items():
-            rows["ts"] = rows["ts"] - origin
-            r = _Rank(rows, names, cats)
-            r = self._link(r)
+        for rank in list(per_rank):
+            rows = per_rank.pop(rank)
+            rows["ts"] -= origin
+            r = self._link(_Rank(rows, names, cats))
             if len(steps) >= 2:
                 r = self._drop_last_step(r, steps, include_last_step)
             if len(r.ts):
                 out[rank] = r
         return out
+
+    def _columns(self, trace, ranks):
+        """Each rank's rows as HTA keeps them (every row but the ``Trace`` span), column by
+        column, so that one column of the whole table is held beside them at a time."""
+        job = trace._job  # noqa: SLF001 (the raw arrays, without a DataFrame around them)
+
+        def column(name):
+            return job.events([], [name])
+
+        cats_codes = column("category")
+        cats = np.asarray(cats_codes["category_categories"], dtype=object)
+        cat = cats_codes["category"]
+        del cats_codes
+        inputs = column("input")["input"]
+        # (an input's rows are contiguous, inputs in the order read)
+        spans = [(int(np.searchsorted(inputs, k, "left")), int(np.searchsorted(inputs, k, "right")))
+                 for k in range(len(ranks))]
+        del inputs
+        dropped = [np.flatnonzero(cat[a:b] == self._code(cats, "Trace")) for a, b in spans]
+
+        def per_input(values):
+            return [np.delete(values[a:b], d) for (a, b), d in zip(spans, dropped)]
+
+        out = {rank: {} for rank in ranks}
+        # The times first, while little else is held: their conversion needs a few temporaries.
+        offsets = [i.get("clock_offset_ns", 0) for i in trace.inputs]
+        starts = per_input(column("start_ns")["start_ns"])
+        ends = per_input(column("end_ns")["end_ns"])
+        for k, rank in enumerate(ranks):
+            start, end = starts[k], ends[k]
+            starts[k] = ends[k] = None
+            start -= offsets[k]
+            end -= offsets[k]
+            out[rank]["ts"], out[rank]["dur"] = self._microseconds(start, end)
+            del start, end
+        del starts, ends
+        for rank, part in zip(ranks, per_input(cat)):
+            out[rank]["cat"] = part
+        names_codes = column("name")
+        names = np.asarray(names_codes["name_categories"], dtype=object)
+        for rank, part in zip(ranks, per_input(names_codes["name"])):
+            out[rank]["name"] = part
+        del names_codes
+        for rank, (a, b), d in zip(ranks, spans, dropped):
+            out[rank]["index"] = np.delete(np.arange(a + 1, b + 1, dtype=np.int32), d)
+        kind = column("kind")
+        gpu_codes = [i for i, k in enumerate(kind["kind_categories"]) if k in _GPU_KINDS]
+        gpu = np.isin(kind["kind"], gpu_codes) & (cat != self._code(cats, "gpu_user_annotation"))
+        del kind, cat
+        stream = np.where(gpu, column("stream")["stream"], column("host_stream")["host_stream"])
+        del gpu
+        for rank, part in zip(ranks, per_input(stream)):
+            out[rank]["stream"] = part
+        del stream
+        for rank, part in zip(ranks, per_input(column("correlation")["correlation"])):
+            out[rank]["correlation"] = part
+        return out, names, cats
 
     @staticmethod
     def _code(pool, text):
@@ -223,14 +264,23 @@ class TraceAnalysis:
     def _microseconds(start_ns, end_ns):
         """HTA's ts and dur from the file's own ns: the trace's µs as doubles; when any start has
         a fraction of a µs, starts are rounded up and ends (ts + dur in doubles) down to whole
-        µs."""
+        µs. Overwrites `end_ns`."""
         whole, part = np.divmod(start_ns, 1000)  # ns since the epoch overflow a double's 53 bits
-        ts = whole.astype(np.float64) + part / 1000.0  # as json.loads rounds the decimal
-        dur = (end_ns - start_ns) / 1000.0
-        if os.environ.get("HTA_DISABLE_NS_ROUNDING") == "1" or not np.any(part):
+        ts = whole.astype(np.float64)
+        del whole
+        fractional = bool(np.any(part))
+        if fractional:
+            ts += part / 1000.0  # as json.loads rounds the decimal
+        del part
+        end_ns -= start_ns  # (the caller's copy: now the duration in ns, exact)
+        dur = end_ns.astype(np.float64)
+        dur /= 1000.0
+        if os.environ.get("HTA_DISABLE_NS_ROUNDING") == "1" or not fractional:
             return ts, dur
-        first, last = np.ceil(ts), np.floor(ts + dur)
-        return first, last - first
+        last = np.floor(ts + dur)
+        np.ceil(ts, out=ts)
+        np.subtract(last, ts, out=dur)
+        return ts, dur
 
     @staticmethod
     def _gpu_rows(r):
@@ -255,21 +305,18 @@ class TraceAnalysis:
 
     def _drop_last_step(self, r, steps, include_last_step):
         gpu = self._gpu_rows(r)
-        cpu = r.take(~gpu)
-        if len(cpu.ts) == 0:
+        cpu = np.flatnonzero(~gpu)
+        if len(cpu) == 0:
             return r
-        step_rows = np.isin(cpu.name, steps)
-        if include_last_step:
-            kept = cpu  # HTA compares with an end column it never aligned: every row passes
-        else:
-            last_start = cpu.ts[step_rows].max() if step_rows.any() else cpu.ts.min()
-            kept = cpu.take(cpu.ts < last_start)
-        g = r.take(gpu)
-        counts = pd.Series(kept.correlation).value_counts()
-        times = counts.reindex(g.correlation, fill_value=0).to_numpy()
-        g = g.take(np.repeat(np.arange(len(g.ts)), times))
-        return _Rank({k: np.concatenate([g.rows[k], kept.rows[k]]) for k in r.rows},
-                     r.names, r.cats)
+        if not include_last_step:  # (HTA's other branch compares with an end column it never
+            step_rows = cpu[np.isin(r.name[cpu], steps)]  # aligned: every host row passes)
+            last_start = r.ts[step_rows].max() if len(step_rows) else r.ts[cpu].min()
+            cpu = cpu[r.ts[cpu] < last_start]
+        g = np.flatnonzero(gpu)
+        counts = pd.Series(r.correlation[cpu]).value_counts()
+        times = counts.reindex(r.correlation[g], fill_value=0).to_numpy()
+        order = np.concatenate([np.repeat(g, times), cpu])
+        return r.take(order)
 
     def _rank(self, rank):
         if rank not in self._ranks:
@@ -346,12 +393,14 @@ class TraceAnalysis:
         times, level = times[order], np.cumsum(delta[order])
         last_at_time = np.r_[times[1:] != times[:-1], True]
         times, level = times[last_at_time], level[last_at_time]
+        widths = (times[1:] - times[:-1]).astype(np.int64)  # HTA truncates each span to int
+        per_level = np.bincount(level[:-1], weights=widths, minlength=1 << len(types))
         spans = {}
-        for width, running in zip((times[1:] - times[:-1]).astype(np.int64), level[:-1]):
+        for running in np.flatnonzero(np.bincount(level[:-1], minlength=1 << len(types))):
             if running > 0:
                 label = " overlapping ".join(t for bit, t in enumerate(types)
                                              if running >> bit & 1)
-                spans[label] = spans.get(label, 0) + int(width)
+                spans[label] = int(per_level[running])
         return spans
 
     @staticmethod
