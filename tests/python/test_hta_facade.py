@@ -173,3 +173,31 @@ def test_unknown_rank_raises(analyses):
     a = analyses("kineto/hta_trace_filter_2rank")
     with pytest.raises(ValueError, match="rank 7"):
         a.get_cuda_kernel_launch_stats(ranks=[7], visualize=False)
+
+
+def test_critical_path_analysis_is_the_cli_path(analyses):
+    """critical_path_analysis(): the path of `tracesweep critical-path` (HTA's path on HTA's
+    own critical-path traces: tests/analysis), with HTA's CPGraph accessors."""
+    import subprocess
+
+    binary = os.environ.get("TRACESWEEP_BINARY")
+    if not binary:
+        pytest.skip("TRACESWEEP_BINARY is not set (ctest sets it)")
+    job = "kineto/hta_critical_path_simple_add/benchmark_result_493459_1694039959_trace.json.gz"
+    graph, ok = analyses(job).critical_path_analysis(rank=0, annotation="", instance_id=0)
+    assert ok
+    done = subprocess.run([binary, "--threads", "1", "critical-path", "--format", "json",
+                           "--rank", "0", "--annotation", "", "--instance", "0",
+                           str(traces_folder() / job)], capture_output=True, text=True,
+                          check=True)
+    cli = json.loads(done.stdout)
+    assert graph.length_ns == cli["critical_path"][0]["total_ns"] > 0
+    edges = graph.get_critical_path_breakdown()
+    assert len(edges) == len(cli["critical_path_edges"])
+    assert edges["duration"].sum() * 1000 == pytest.approx(graph.length_ns, rel=1e-12)
+    summary = graph.summary()
+    assert summary.sum() == pytest.approx(100.0)
+    for row in cli["critical_path_summary"]:
+        assert summary[row["bound_by"]] == pytest.approx(100 * row["share"], rel=1e-9)
+    with pytest.raises(ValueError, match="instance_id"):
+        analyses(job).critical_path_analysis(rank=0, annotation="", instance_id=(0, 1))

@@ -30,7 +30,7 @@ import pandas as pd
 
 from . import read as _read
 
-__all__ = ["TraceAnalysis"]
+__all__ = ["TraceAnalysis", "CriticalPath"]
 
 _RANK_KEY = re.compile(rb'"rank":[^\S\n]+(\d+)')
 _GPU_KINDS = ("kernel", "memcpy", "memset", "synchronization")
@@ -154,7 +154,7 @@ class TraceAnalysis:
         files = self._files(trace_files, trace_dir)
         if not files:
             raise ValueError(f"{trace_dir}: no trace files (*.json, *.gz) to read")
-        self.trace_files = files
+        self.trace_files, self._threads = files, threads
         # (the job's event table lives only while its columns are taken)
         columns = self._columns(_read([files[r] for r in sorted(files)], threads=threads,
                                       keep_duplicates=True), sorted(files))
@@ -590,3 +590,54 @@ class TraceAnalysis:
             rows["queue_length"] = rows["queue"].cumsum()
             parts.append(rows)
         return pd.concat(parts) if parts else None
+
+    # -- critical path -----------------------------------------------------------------------
+
+    def critical_path_analysis(self, rank, annotation, instance_id=0, data_load_events=None):
+        """(graph, True): the critical path of `rank` through HTA's graph in the window of the
+        `instance_id`-th event whose name contains `annotation` (0 when None), by tracesweep's
+        ``critical-path`` (docs/critical_path.md) on the job read again. ``graph.summary()``: %
+        of the path's duration per bound type; ``graph.get_critical_path_breakdown()``: one row
+        per edge on the path (µs). Instance ranges (a tuple) and data_load_events are not
+        supported (ValueError). (graph, False) when the window has no path."""
+        if isinstance(instance_id, tuple):
+            raise ValueError("instance_id: ranges of instances are not supported; pass one")
+        if data_load_events:
+            raise ValueError("data_load_events: not supported")
+        trace = _read([self.trace_files[r] for r in sorted(self.trace_files)],
+                      threads=self._threads, keep_duplicates=True)
+        tables = trace.critical_path(rank=rank, annotation=annotation,
+                                     instance=0 if instance_id is None else int(instance_id))
+        graph = CriticalPath(tables)
+        return graph, graph.length_ns > 0
+
+
+class CriticalPath:
+    """A critical path as tracesweep's ``critical-path`` tables give it, with HTA's CPGraph
+    accessors. ``tables``: every table of the command, as DataFrames."""
+
+    def __init__(self, tables):
+        self.tables = tables
+        paths = tables["critical_path"]
+        self.length_ns = int(paths["total_ns"].sum()) if len(paths) else 0
+
+    def get_critical_path_breakdown(self):
+        """One row per edge on the path, in path order: s_name (the event the edge is
+        attributed to), duration (µs), type (the edge's type), bound_by, and tracesweep's own
+        from/to columns; None when there is no path."""
+        edges = self.tables["critical_path_edges"]
+        if len(edges) == 0:
+            return None
+        out = pd.DataFrame({"s_name": edges["event"], "duration": edges["weight_ns"] / 1000.0,
+                            "type": edges["type"], "bound_by": edges["bound_by"]})
+        for column in ("from", "from_point", "from_ns", "to", "to_point", "to_ns"):
+            out[column] = edges[column]
+        return out
+
+    def summary(self):
+        """% of the path's duration per bound type (cpu_bound, gpu_compute_bound, …), as HTA's
+        ``CPGraph.summary()``."""
+        edf = self.get_critical_path_breakdown()
+        if edf is None:
+            raise ValueError("no critical path: nothing to summarise")
+        return edf.groupby("bound_by")["duration"].sum() / edf["duration"].sum() * 100
