@@ -15,6 +15,7 @@
 
 #include "cli/app.hpp"
 #include "cli/cli_context.hpp"
+#include "python/free_memory.hpp"
 #include "python/python_arrays.hpp"
 #include "python/python_job.hpp"
 
@@ -149,6 +150,8 @@ PYBIND11_MODULE(_tracesweep, m) {
   m.attr("event_columns") = event_column_names();
   m.attr("default_max_event_bytes") = default_max_event_bytes;
   m.attr("default_max_inflate_ratio") = default_max_inflate_ratio;
+  m.def("release_free_memory", &release_free_memory,
+        "Hands the C heap's free pages back to the system (after large temporaries are freed)");
   py::class_<python_job>(m, "_Job")
       .def(
           py::init([](std::vector<std::string> paths, unsigned threads, bool keep_duplicates,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "python/python_job.hpp"
 
+#include "python/free_memory.hpp"
+
 namespace tracesweep::python {
 
 namespace {
@@ -21,6 +23,12 @@ read_options job_reading(read_options base) {
 python_job::python_job(job_settings settings)
     : _settings(std::move(settings)), _held(job_reading(_settings.reading)) {
   read_into(_table, _held);
+}
+
+python_job::~python_job() {
+  _other.reset();
+  _table = event_table{};
+  release_free_memory();
 }
 
 void python_job::read_into(event_table& table, read_options options) const {

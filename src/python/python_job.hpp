@@ -24,6 +24,10 @@ class python_job {
  public:
   /// Reads every input of `settings` (all event kinds, launch configurations) and filters it.
   explicit python_job(job_settings settings);
+  python_job(python_job&&) = default;
+  python_job& operator=(python_job&&) = default;
+  /// Frees the tables and hands the freed heap back to the system (free_memory.hpp).
+  ~python_job();
 
   [[nodiscard]] event_table const& table() const noexcept { return _table; }
   [[nodiscard]] job_settings const& settings() const noexcept { return _settings; }
