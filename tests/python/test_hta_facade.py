@@ -201,3 +201,46 @@ def test_critical_path_analysis_is_the_cli_path(analyses):
         assert summary[row["bound_by"]] == pytest.approx(100 * row["share"], rel=1e-9)
     with pytest.raises(ValueError, match="instance_id"):
         analyses(job).critical_path_analysis(rank=0, annotation="", instance_id=(0, 1))
+
+
+# -- the facade's array helpers, against what they stand in for -----------------------------
+
+
+def test_among_is_isin():
+    from tracesweep.hta import _among
+
+    rng = np.random.default_rng(7)
+    values = rng.integers(-5, 50, 2000)
+    for pool in (rng.integers(-3, 60, 40), np.array([], dtype=np.int64), np.array([49])):
+        assert np.array_equal(_among(values, pool), np.isin(values, pool))
+
+
+def test_inner_join_is_pandas_merge():
+    """Pairs in pandas' merge order where the left keys are unique (HTA's launches); with
+    repeated left keys, the same pairs as pandas' inner merge."""
+    from tracesweep.hta import _inner_join
+
+    rng = np.random.default_rng(11)
+    right = rng.integers(0, 300, 3000)
+    for left in (rng.permutation(400)[:250], rng.integers(0, 400, 500), np.array([], int)):
+        got = _inner_join(left, right)
+        merged = pd.DataFrame({"k": left, "l": np.arange(len(left))}).merge(
+            pd.DataFrame({"k": right, "r": np.arange(len(right))}), how="inner", on="k")
+        expected = (merged["l"].to_numpy(), merged["r"].to_numpy())
+        if len(np.unique(left)) == len(left):
+            assert np.array_equal(got[0], expected[0]) and np.array_equal(got[1], expected[1])
+        else:
+            assert sorted(zip(*got)) == sorted(zip(*expected))
+
+
+def test_start_of_index_finds_the_first_row_of_each_index():
+    from tracesweep.hta import TraceAnalysis, _Rank
+
+    index = np.array([5, 3, 9, 3, 7], dtype=np.int32)  # (a repeated row, out of order)
+    r = _Rank({"index": index, "ts": np.array([50.0, 30.0, 90.0, 31.0, 70.0])}, None, None)
+    got = TraceAnalysis._start_of_index(r, np.array([3, 9, 4, 7, 0, 10]))
+    assert np.array_equal(got, [30.0, 90.0, np.nan, 70.0, np.nan, np.nan], equal_nan=True)
+    ordered = _Rank({"index": np.sort(index[[0, 1, 2, 4]]), "ts": np.array([1.0, 2, 3, 4])},
+                    None, None)
+    assert np.array_equal(TraceAnalysis._start_of_index(ordered, np.array([9, 3, 6])),
+                          [4.0, 1.0, np.nan], equal_nan=True)

@@ -29,8 +29,10 @@ import numpy as np
 import pandas as pd
 
 from . import read as _read
+from ._tracesweep import release_free_memory as _release_free_memory
 
 __all__ = ["TraceAnalysis", "CriticalPath"]
+
 
 _RANK_KEY = re.compile(rb'"rank":[^\S\n]+(\d+)')
 _GPU_KINDS = ("kernel", "memcpy", "memset", "synchronization")
@@ -88,6 +90,39 @@ def _rank_in_file(path):
             tail = text[-256:]
 
 
+def _among(values, pool):
+    """np.isin(values, pool) for integers, by binary search in the sorted pool (np.isin sorts
+    both together: several copies of `values`)."""
+    pool = np.unique(pool)
+    if len(pool) == 0:
+        return np.zeros(len(values), dtype=bool)
+    at = np.searchsorted(pool, values)
+    np.minimum(at, len(pool) - 1, out=at)
+    return pool[at] == values
+
+
+def _inner_join(left, right):
+    """The row pairs of an inner join of two key arrays, in pandas 1.5's merge order (HTA's):
+    keys in the order they first appear in `left`; per key, each left row (in order) with each
+    right row (in order). Returns (left positions, right positions)."""
+    keys, first, group = np.unique(left, return_index=True, return_inverse=True)
+    rank = np.empty(len(keys), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(keys))
+    group = rank[group]  # each left row's key, numbered by first appearance
+    left_rows = np.argsort(group, kind="stable")
+    at = np.minimum(np.searchsorted(keys, right), max(len(keys) - 1, 0))
+    matched = np.flatnonzero(keys[at] == right) if len(keys) else np.zeros(0, dtype=np.int64)
+    right_group = rank[at[matched]]
+    right_rows = matched[np.argsort(right_group, kind="stable")]
+    per_group = np.bincount(right_group, minlength=len(keys))
+    right_start = np.cumsum(per_group) - per_group
+    times = per_group[group[left_rows]]  # each left row, once per right row of its key
+    left_out = np.repeat(left_rows, times)
+    within = np.arange(len(left_out)) - np.repeat(np.cumsum(times) - times, times)
+    right_out = right_rows[np.repeat(right_start[group[left_rows]], times) + within]
+    return left_out, right_out
+
+
 def _union(ts, end):
     """HTA's merged intervals of [ts, end): sorted by start (stable), a row opens a new interval
     when it starts after every earlier end. Returns (starts, ends) of the intervals."""
@@ -134,8 +169,17 @@ class _Rank:
         except KeyError:
             raise AttributeError(column) from None
 
-    def take(self, mask):
-        return _Rank({k: v[mask] for k, v in self.rows.items()}, self.names, self.cats)
+    def take(self, rows, columns=None):
+        """The rows selected by `rows` (a mask or indices), of `columns` (default: all)."""
+        kept = self.rows if columns is None else {k: self.rows[k] for k in columns}
+        return _Rank({k: v[rows] for k, v in kept.items()}, self.names, self.cats)
+
+    def take_all(self, rows):
+        """take(rows) of every column, freeing each of this rank's columns once taken."""
+        out = {}
+        for k in list(self.rows):
+            out[k] = self.rows.pop(k)[rows]
+        return _Rank(out, self.names, self.cats)
 
     def named(self, names):
         """Rows whose name is one of `names`."""
@@ -155,10 +199,15 @@ class TraceAnalysis:
         if not files:
             raise ValueError(f"{trace_dir}: no trace files (*.json, *.gz) to read")
         self.trace_files, self._threads = files, threads
-        # (the job's event table lives only while its columns are taken)
-        columns = self._columns(_read([files[r] for r in sorted(files)], threads=threads,
-                                      keep_duplicates=True), sorted(files))
-        self._ranks = self._load(*columns, include_last_profiler_step)
+        # One file at a time, so that one rank's event table is held at once, beside the
+        # columns taken from the ranks before it.
+        parts, index_base = {}, 0
+        for rank in sorted(files):
+            trace = _read([files[rank]], threads=threads, keep_duplicates=True)
+            parts[rank], rows_read = self._columns(trace, index_base)
+            index_base += rows_read
+            del trace
+        self._ranks = self._load(parts, include_last_profiler_step)
 
     # -- loading -------------------------------------------------------------------------------
 
@@ -181,26 +230,33 @@ class TraceAnalysis:
                 out[_rank_in_file(path)] = path  # a later file claiming the same rank wins
         return out
 
-    def _load(self, per_rank, names, cats, include_last_step):
-        starts = [r["ts"].min() for r in per_rank.values() if len(r["ts"])]
+    def _load(self, parts, include_last_step):
+        """Aligns the ranks on the job's earliest start, links correlations and drops the last
+        profiler step (when the job has two or more step names)."""
+        starts = [p.ts.min() for p in parts.values() if len(p.ts)]
         origin = min(starts) if starts else 0.0
-        step_names = [i for i, n in enumerate(names) if _STEP_NAME.match(n)]
-        present = set(np.unique(np.concatenate([r["name"] for r in per_rank.values()])))
-        steps = [i for i in step_names if i in present]
+        step_names = set()
+        for p in parts.values():
+            step_names.update(n for n in p.names[np.unique(p.name)] if _STEP_NAME.match(n))
         out = {}
-        for rank in list(per_rank):
-            rows = per_rank.pop(rank)
-            rows["ts"] -= origin
-            r = self._link(_Rank(rows, names, cats))
-            if len(steps) >= 2:
+        for rank in list(parts):
+            r = parts.pop(rank)
+            r.rows["ts"] -= origin
+            r = self._link(r)
+            if len(step_names) >= 2:
+                steps = [i for i, n in enumerate(r.names) if n in step_names]
                 r = self._drop_last_step(r, steps, include_last_step)
             if len(r.ts):
                 out[rank] = r
+            del r
+            _release_free_memory()  # (the rank's temporaries and replaced columns)
         return out
 
-    def _columns(self, trace, ranks):
-        """Each rank's rows as HTA keeps them (every row but the ``Trace`` span), column by
-        column, so that one column of the whole table is held beside them at a time."""
+    def _columns(self, trace, index_base):
+        """One file's rows as HTA keeps them (every row but the ``Trace`` span), column by
+        column, so that one column of the event table is held beside them at a time. Returns
+        the rank's rows and the number of rows read (``index`` counts rows across the files
+        read, from 1)."""
         job = trace._job  # noqa: SLF001 (the raw arrays, without a DataFrame around them)
 
         def column(name):
@@ -210,50 +266,34 @@ class TraceAnalysis:
         cats = np.asarray(cats_codes["category_categories"], dtype=object)
         cat = cats_codes["category"]
         del cats_codes
-        inputs = column("input")["input"]
-        # (an input's rows are contiguous, inputs in the order read)
-        spans = [(int(np.searchsorted(inputs, k, "left")), int(np.searchsorted(inputs, k, "right")))
-                 for k in range(len(ranks))]
-        del inputs
-        dropped = [np.flatnonzero(cat[a:b] == self._code(cats, "Trace")) for a, b in spans]
-
-        def per_input(values):
-            return [np.delete(values[a:b], d) for (a, b), d in zip(spans, dropped)]
-
-        out = {rank: {} for rank in ranks}
+        keep = cat != self._code(cats, "Trace")
+        rows = {}
         # The times first, while little else is held: their conversion needs a few temporaries.
-        offsets = [i.get("clock_offset_ns", 0) for i in trace.inputs]
-        starts = per_input(column("start_ns")["start_ns"])
-        ends = per_input(column("end_ns")["end_ns"])
-        for k, rank in enumerate(ranks):
-            start, end = starts[k], ends[k]
-            starts[k] = ends[k] = None
-            start -= offsets[k]
-            end -= offsets[k]
-            out[rank]["ts"], out[rank]["dur"] = self._microseconds(start, end)
-            del start, end
-        del starts, ends
-        for rank, part in zip(ranks, per_input(cat)):
-            out[rank]["cat"] = part
+        offset = trace.inputs[0].get("clock_offset_ns", 0)
+        start = column("start_ns")["start_ns"][keep]
+        start -= offset
+        end = column("end_ns")["end_ns"][keep]
+        end -= offset
+        rows["ts"], rows["dur"] = self._microseconds(start, end)
+        del start, end
         names_codes = column("name")
         names = np.asarray(names_codes["name_categories"], dtype=object)
-        for rank, part in zip(ranks, per_input(names_codes["name"])):
-            out[rank]["name"] = part
+        rows["name"] = names_codes["name"][keep]
         del names_codes
-        for rank, (a, b), d in zip(ranks, spans, dropped):
-            out[rank]["index"] = np.delete(np.arange(a + 1, b + 1, dtype=np.int32), d)
+        rows["index"] = (np.flatnonzero(keep) + (index_base + 1)).astype(np.int32)
         kind = column("kind")
         gpu_codes = [i for i, k in enumerate(kind["kind_categories"]) if k in _GPU_KINDS]
         gpu = np.isin(kind["kind"], gpu_codes) & (cat != self._code(cats, "gpu_user_annotation"))
-        del kind, cat
+        del kind
+        rows["cat"] = cat[keep].astype(np.int16 if len(cats) < 2**15 else np.int32)
+        read = len(cat)
+        del cat
         stream = np.where(gpu, column("stream")["stream"], column("host_stream")["host_stream"])
         del gpu
-        for rank, part in zip(ranks, per_input(stream)):
-            out[rank]["stream"] = part
+        rows["stream"] = stream[keep]
         del stream
-        for rank, part in zip(ranks, per_input(column("correlation")["correlation"])):
-            out[rank]["correlation"] = part
-        return out, names, cats
+        rows["correlation"] = column("correlation")["correlation"][keep]
+        return _Rank(rows, names, cats), read
 
     @staticmethod
     def _code(pool, text):
@@ -290,16 +330,18 @@ class TraceAnalysis:
     def _link(self, r):
         """index_correlation: the index of the row on the other side (host/GPU) of the row's
         correlation (the last such row), 0 when it has none, -1 without a correlation."""
-        linked = np.minimum(r.correlation, 0).astype(np.int64)
+        linked = np.minimum(r.correlation, 0).astype(r.index.dtype)
         has = r.correlation != -1
         gpu = self._gpu_rows(r)
         for side, other in ((has & ~gpu, has & gpu), (has & gpu, has & ~gpu)):
-            partner = pd.Series(r.index[other], index=r.correlation[other])
-            partner = partner[~partner.index.duplicated(keep="last")]
+            other = np.flatnonzero(other)
+            other = other[np.argsort(r.correlation[other], kind="stable")]
+            keys = r.correlation[other]
             rows = np.flatnonzero(side)
-            found = partner.reindex(r.correlation[rows]).to_numpy()
-            hit = ~np.isnan(found)
-            linked[rows[hit]] = found[hit].astype(np.int64)
+            last = np.searchsorted(keys, r.correlation[rows], "right") - 1  # (the last such row)
+            hit = last >= 0
+            hit[hit] = keys[last[hit]] == r.correlation[rows[hit]]
+            linked[rows[hit]] = r.index[other[last[hit]]]
         r.rows["index_correlation"] = linked
         return r
 
@@ -316,7 +358,7 @@ class TraceAnalysis:
         counts = pd.Series(r.correlation[cpu]).value_counts()
         times = counts.reindex(r.correlation[g], fill_value=0).to_numpy()
         order = np.concatenate([np.repeat(g, times), cpu])
-        return r.take(order)
+        return r.take_all(order)
 
     def _rank(self, rank):
         if rank not in self._ranks:
@@ -334,6 +376,19 @@ class TraceAnalysis:
         lookup = np.empty(len(r.names), dtype=object)
         lookup[used] = [kernel_type(r.names[i]) for i in used]
         return lookup[r.name] if len(r.name) else np.empty(0, dtype=object)
+
+    @staticmethod
+    def _start_of_index(r, wanted):
+        """The start of the first row whose index is each of `wanted` (NaN where none is)."""
+        order = None if np.all(r.index[1:] > r.index[:-1]) else np.argsort(r.index,
+                                                                               kind="stable")
+        index = r.index if order is None else r.index[order]
+        at = np.searchsorted(index, wanted)
+        np.minimum(at, len(index) - 1, out=at)
+        found = index[at] == wanted if len(index) else np.zeros(len(wanted), dtype=bool)
+        if order is not None:
+            at = order[at]
+        return np.where(found, r.ts[at] if len(index) else 0.0, np.nan)
 
     def get_ranks(self):
         return sorted(self._ranks)
@@ -355,7 +410,7 @@ class TraceAnalysis:
         spans, frames = {}, []
         for rank in sorted(self._ranks):
             r = self._ranks[rank]
-            g = r.take(r.stream != -1)
+            g = r.take(r.stream != -1, ("ts", "dur", "name"))
             kind = self._types(g)
             for label, us in self._type_spans(g, kind, types).items():
                 spans[label] = spans.get(label, 0) + us
@@ -434,7 +489,7 @@ class TraceAnalysis:
         rows = []
         for rank in sorted(self._ranks):
             r = self._ranks[rank]
-            g = r.take(r.stream != -1)
+            g = r.take(r.stream != -1, ("ts", "dur", "name"))
             if len(g.ts) == 0:
                 raise IndexError(f"rank {rank} has no GPU rows (HTA raises here too)")
             first, last = _union(g.ts, g.ts + g.dur)
@@ -472,10 +527,9 @@ class TraceAnalysis:
 
     def _idle_rank(self, r, rank, streams, delay):
         cats = np.flatnonzero(np.isin(r.cats, _IDLE_CATEGORIES))
-        k = r.take((r.stream != -1) & np.isin(r.cat, cats))
-        where = pd.Series(r.ts, index=r.index)
-        where = where[~where.index.duplicated(keep="first")]
-        ts_runtime = where.reindex(k.index_correlation).to_numpy()
+        k = r.take((r.stream != -1) & np.isin(r.cat, cats),
+                   ("ts", "dur", "stream", "index_correlation"))
+        ts_runtime = self._start_of_index(r, k.index_correlation)
         if not streams:
             streams = list(pd.unique(k.stream))
         labels = np.array(["host_wait", "kernel_wait", "other"])
@@ -517,7 +571,7 @@ class TraceAnalysis:
         rows = []
         for rank in sorted(self._ranks):
             r = self._ranks[rank]
-            g = r.take(r.stream != -1)
+            g = r.take(r.stream != -1, ("ts", "dur", "name"))
             kind = self._types(g)
             comm, comp = kind == "COMMUNICATION", kind == "COMPUTATION"
             c = _union(g.ts[comm], g.ts[comm] + g.dur[comm])
@@ -543,14 +597,16 @@ class TraceAnalysis:
         out = {}
         for rank in (list(ranks) if ranks else [0]):
             r = self._rank(rank)
-            wanted = np.isin(r.correlation, np.unique(r.correlation[r.named(names)]))
-            cpu = pd.DataFrame({"correlation": r.correlation, "dur": r.dur, "ts": r.ts})
-            host, gpu = cpu[wanted & (r.stream == -1)], cpu[wanted & (r.stream != -1)]
-            joined = host.merge(gpu, how="inner", on="correlation")
-            joined["launch_delay"] = (joined["ts_y"] - joined["ts_x"] - joined["dur_x"]).clip(
-                lower=0)
-            joined = joined.rename(columns={"dur_x": "cpu_duration", "dur_y": "gpu_duration"})
-            out[rank] = joined[["correlation", "cpu_duration", "gpu_duration", "launch_delay"]]
+            wanted = np.flatnonzero(_among(r.correlation, r.correlation[r.named(names)]))
+            on_gpu = r.stream[wanted] != -1
+            host, gpu = wanted[~on_gpu], wanted[on_gpu]
+            del wanted, on_gpu
+            at_host, at_gpu = _inner_join(r.correlation[host], r.correlation[gpu])
+            host, gpu = host[at_host], gpu[at_gpu]
+            delay = r.ts[gpu] - r.ts[host] - r.dur[host]
+            out[rank] = pd.DataFrame({"correlation": r.correlation[host],
+                                      "cpu_duration": r.dur[host], "gpu_duration": r.dur[gpu],
+                                      "launch_delay": np.maximum(delay, 0.0)})
         return out
 
     # -- 6. queue length ---------------------------------------------------------------------
@@ -571,25 +627,45 @@ class TraceAnalysis:
         return pd.concat(frames) if frames else None
 
     def _queue_series(self, r):
-        launch = r.named(_QUEUED_LAUNCHES) & (r.index_correlation > 0)
-        gpu = r.stream != -1
-        gpu_stream = pd.Series(r.stream[gpu], index=r.correlation[gpu])
-        calls = pd.DataFrame({"ts": r.ts[launch], "correlation": r.correlation[launch],
-                              "queue": 1})
-        calls = calls.join(gpu_stream.rename("stream"), on="correlation")
-        done = np.isin(r.correlation, r.correlation[launch]) & gpu
-        kernels = pd.DataFrame({"ts": r.ts[done], "correlation": r.correlation[done],
-                                "queue": -1, "stream": r.stream[done]})
-        if len(calls) != len(kernels):
-            raise AssertionError(f"{len(calls)} launches but {len(kernels)} GPU rows they "
+        """Each stream's queue length after every launch (+1) and GPU row start (-1), in time
+        order: a DataFrame of stream and queue_length, grouped by stream; None without rows.
+        As HTA's join: a launch counts once per GPU row of its correlation, and once with no
+        stream (then left out, and the streams become floats) when it has none."""
+        launch = np.flatnonzero(r.named(_QUEUED_LAUNCHES) & (r.index_correlation > 0))
+        gpu = np.flatnonzero(r.stream != -1)
+        by_correlation = gpu[np.argsort(r.correlation[gpu], kind="stable")]
+        gpu_correlation = r.correlation[by_correlation]
+        call_correlation = r.correlation[launch]
+        lo = np.searchsorted(gpu_correlation, call_correlation, "left")
+        hi = np.searchsorted(gpu_correlation, call_correlation, "right")
+        per_call = np.maximum(hi - lo, 1)
+        call_rows = np.repeat(launch, per_call)
+        first = np.cumsum(per_call) - per_call
+        match = np.repeat(lo - first, per_call) + np.arange(len(call_rows))
+        call_stream = r.stream[by_correlation[np.minimum(match, max(len(gpu) - 1, 0))]] \
+            if len(gpu) else np.zeros(len(call_rows), dtype=r.stream.dtype)
+        if not np.all(hi > lo):
+            call_stream = np.where(np.repeat(hi > lo, per_call), call_stream, np.nan)
+        done = gpu[_among(r.correlation[gpu], call_correlation)]
+        if len(call_rows) != len(done):
+            raise AssertionError(f"{len(call_rows)} launches but {len(done)} GPU rows they "
                                  "launched (HTA asserts the same)")
-        merged = pd.concat([calls, kernels], ignore_index=True).sort_values("ts", kind="stable")
-        parts = []
-        for stream, rows in merged.groupby("stream"):
-            rows = rows.copy()
-            rows["queue_length"] = rows["queue"].cumsum()
-            parts.append(rows)
-        return pd.concat(parts) if parts else None
+        ts = np.concatenate([r.ts[call_rows], r.ts[done]])
+        queue = np.concatenate([np.ones(len(call_rows), np.int64), np.full(len(done), -1)])
+        stream = np.concatenate([call_stream, r.stream[done]])
+        del call_rows, call_stream, done
+        order = np.argsort(ts, kind="stable")
+        del ts
+        if stream.dtype.kind == "f":
+            order = order[~np.isnan(stream[order])]
+        order = order[np.argsort(stream[order], kind="stable")]
+        if len(order) == 0:
+            return None
+        stream, queue = stream[order], np.cumsum(queue[order])
+        opens = np.flatnonzero(np.r_[True, stream[1:] != stream[:-1]])
+        before = np.r_[0, queue[opens[1:] - 1]]
+        queue -= np.repeat(before, np.diff(np.r_[opens, len(queue)]))
+        return pd.DataFrame({"stream": stream, "queue_length": queue})
 
     # -- critical path -----------------------------------------------------------------------
 
