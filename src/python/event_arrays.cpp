@@ -103,52 +103,87 @@ std::vector<std::int32_t> input_column(event_table const& t) {
   return input;
 }
 
-/// Adds column `name` of `rows` to `out`.
-void add_column(py::dict& out, std::string const& name, event_table const& t,
-                row_selection const& rows) {
-  auto const host = [&](std::size_t r) { return t.device[r] < 0; };
-  if (name == "start_ns") {
-    out["start_ns"] = column_of<std::int64_t>(rows, [&](auto r) { return t.start_ns[r]; });
-  } else if (name == "end_ns") {
-    out["end_ns"] = column_of<std::int64_t>(rows, [&](auto r) { return t.end_ns[r]; });
-  } else if (name == "kind") {
-    out["kind"] = column_of<std::int8_t>(rows, [&](auto r) { return t.kind[r]; });
-    out["kind_categories"] = kind_names();
-  } else if (name == "name" || name == "category") {
-    auto const& ids = name == "name" ? t.name : t.category;
-    out[py::str(name)] = column_of<std::int32_t>(rows, [&](auto r) { return ids[r]; });
-    out[py::str(name + "_categories")] = pool_strings(t.strings());
-  } else if (name == "rank") {
-    out["rank"] = column_of<std::int32_t>(rows, [&](auto r) { return t.rank[r]; });
-  } else if (name == "device") {
-    out["device"] = column_of<std::int32_t>(rows, [&](auto r) { return t.device[r]; });
-  } else if (name == "stream") {
-    out["stream"] = narrow_column_of(rows, [&](auto r) { return host(r) ? -1 : t.stream[r]; });
-  } else if (name == "thread") {
-    out["thread"] = narrow_column_of(rows, [&](auto r) { return host(r) ? t.stream[r] : -1; });
-  } else if (name == "correlation") {
-    out["correlation"] = narrow_column_of(rows, [&](auto r) { return t.correlation_of(r); });
-  } else if (name == "bytes") {
-    out["bytes"] = narrow_column_of(rows, [&](auto r) { return t.bytes_of(r); });
-  } else if (name == "input") {
-    auto const input = input_column(t);
-    out["input"] = column_of<std::int32_t>(rows, [&](auto r) { return input[r]; });
-  } else if (name == "host_stream") {
-    out["host_stream"] = narrow_column_of(rows, [&](auto r) -> std::int64_t {
-      auto const* s = t.host_streams.find(r);
-      return s ? *s : -1;
-    });
-  } else {
-    throw std::invalid_argument("columns: unknown column '" + name + "'");
-  }
+bool host_row(event_table const& t, std::size_t r) noexcept {
+  return t.device[r] < 0;
+}
+
+/// A column events() can return: its name, whether it is returned when no columns are asked for,
+/// and what adds it (and its categories) to the output.
+struct event_column {
+  char const* name;
+  bool by_default;
+  void (*add)(py::dict& out, event_table const& t, row_selection const& rows);
+};
+
+// clang-format off
+constexpr event_column known_columns[] = {
+  {"start_ns", true, [](py::dict& out, event_table const& t, row_selection const& rows) {
+     out["start_ns"] = column_of<std::int64_t>(rows, [&](auto r) { return t.start_ns[r]; });
+   }},
+  {"end_ns", true, [](py::dict& out, event_table const& t, row_selection const& rows) {
+     out["end_ns"] = column_of<std::int64_t>(rows, [&](auto r) { return t.end_ns[r]; });
+   }},
+  {"kind", true, [](py::dict& out, event_table const& t, row_selection const& rows) {
+     out["kind"] = column_of<std::int8_t>(rows, [&](auto r) { return t.kind[r]; });
+     out["kind_categories"] = kind_names();
+   }},
+  {"name", true, [](py::dict& out, event_table const& t, row_selection const& rows) {
+     out["name"] = column_of<std::int32_t>(rows, [&](auto r) { return t.name[r]; });
+     out["name_categories"] = pool_strings(t.strings());
+   }},
+  {"category", true, [](py::dict& out, event_table const& t, row_selection const& rows) {
+     out["category"] = column_of<std::int32_t>(rows, [&](auto r) { return t.category[r]; });
+     out["category_categories"] = pool_strings(t.strings());
+   }},
+  {"rank", true, [](py::dict& out, event_table const& t, row_selection const& rows) {
+     out["rank"] = column_of<std::int32_t>(rows, [&](auto r) { return t.rank[r]; });
+   }},
+  {"device", true, [](py::dict& out, event_table const& t, row_selection const& rows) {
+     out["device"] = column_of<std::int32_t>(rows, [&](auto r) { return t.device[r]; });
+   }},
+  {"stream", true, [](py::dict& out, event_table const& t, row_selection const& rows) {
+     out["stream"] = narrow_column_of(
+         rows, [&](auto r) { return host_row(t, r) ? std::int64_t{-1} : t.stream[r]; });
+   }},
+  {"thread", true, [](py::dict& out, event_table const& t, row_selection const& rows) {
+     out["thread"] = narrow_column_of(
+         rows, [&](auto r) { return host_row(t, r) ? t.stream[r] : std::int64_t{-1}; });
+   }},
+  {"correlation", true, [](py::dict& out, event_table const& t, row_selection const& rows) {
+     out["correlation"] = narrow_column_of(rows, [&](auto r) { return t.correlation_of(r); });
+   }},
+  {"bytes", true, [](py::dict& out, event_table const& t, row_selection const& rows) {
+     out["bytes"] = narrow_column_of(rows, [&](auto r) { return t.bytes_of(r); });
+   }},
+  {"input", true, [](py::dict& out, event_table const& t, row_selection const& rows) {
+     auto const input = input_column(t);
+     out["input"] = column_of<std::int32_t>(rows, [&](auto r) { return input[r]; });
+   }},
+  // On request: the "stream" arg of a host row that carries one, else -1.
+  {"host_stream", false, [](py::dict& out, event_table const& t, row_selection const& rows) {
+     out["host_stream"] = narrow_column_of(rows, [&](auto r) -> std::int64_t {
+       auto const* s = t.host_streams.find(r);
+       return s ? *s : -1;
+     });
+   }},
+};
+// clang-format on
+
+event_column const& known_column(std::string const& name) {
+  for (auto const& c : known_columns)
+    if (name == c.name) return c;
+  throw std::invalid_argument("columns: unknown column '" + name + "'");
 }
 
 }  // namespace
 
 std::vector<std::string> const& event_column_names() {
-  static std::vector<std::string> const names{"start_ns", "end_ns",      "kind",   "name",
-                                              "category", "rank",        "device", "stream",
-                                              "thread",   "correlation", "bytes",  "input"};
+  static std::vector<std::string> const names = [] {
+    std::vector<std::string> out;
+    for (auto const& c : known_columns)
+      if (c.by_default) out.emplace_back(c.name);
+    return out;
+  }();
   return names;
 }
 
@@ -156,17 +191,15 @@ py::dict event_arrays(event_table const& t, std::vector<std::string> const& kind
                       std::vector<std::string> const& columns) {
   auto const mask = kind_mask(kinds);
   auto const& names = columns.empty() ? event_column_names() : columns;
-  for (auto const& n : names)
-    if (n != "host_stream" && std::find(event_column_names().begin(), event_column_names().end(),
-                                        n) == event_column_names().end())
-      throw std::invalid_argument("columns: unknown column '" + n + "'");
+  std::vector<event_column const*> wanted;
+  for (auto const& n : names) wanted.push_back(&known_column(n));
   row_selection rows;
   {
     py::gil_scoped_release unlocked;
     rows = rows_of(t, mask);
   }
   py::dict out;
-  for (auto const& n : names) add_column(out, n, t, rows);
+  for (auto const* c : wanted) c->add(out, t, rows);
   return out;
 }
 
