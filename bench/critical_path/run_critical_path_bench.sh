@@ -12,26 +12,10 @@
 # Usage: bench/critical_path/run_critical_path_bench.sh BUILD_DIR HTA_CHECKOUT
 # Inputs are kept in $TRACESWEEP_BENCH_WORK (default BUILD_DIR/bench-work) and made only once.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=$(cd "${1:?BUILD_DIR}" && pwd)
-hta=$(cd "${2:?HTA_CHECKOUT}" && pwd)
-reps=${REPS:-3}
+source "$(dirname "$0")/../hta_reference/bench_common.sh"
 ts="$build/src/cli/tracesweep"
-peers="$root/../shared/bench"
-traces="${TRACESWEEP_TRACES:-$root/../shared/traces}"
-work="${TRACESWEEP_BENCH_WORK:-$build/bench-work}"
 [[ -x $ts ]] || { echo "$0: no $ts (build the tracesweep target first)" >&2; exit 1; }
-[[ -d $hta/hta ]] || { echo "$0: $hta holds no hta package" >&2; exit 1; }
-[[ -x /usr/bin/time ]] || { echo "$0: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
-mkdir -p "$work/hta_x20"
-trace="$work/kineto_x20.json"
-if [[ ! -f $trace ]]; then
-  python3 "$peers/replicate_kineto.py" \
-    "$traces/kineto/hta_df_index_resolver_v100/df_index_resolver.json.gz" 20 "$trace.tmp" >/dev/null
-  mv "$trace.tmp" "$trace"
-fi
-ln -sf "$trace" "$work/hta_x20/rank-0.json"  # HTA reads a folder of rank traces
+make_x20_trace
 rank=$("$ts" -q --threads 1 critical-path --format csv --table critical_path --annotation \
   ProfilerStep --instance 0 "$trace" | awk -F, 'NR == 2 { print $1 }')
 
@@ -50,15 +34,8 @@ print("length_us", sum(graph.edges[u, v]["weight"] for u, v in zip(nodes, nodes[
 EOF
 )
 
-measure() {  # measure OUT_PREFIX CMD...: wall seconds and peak RSS (KiB) of one run
-  local prefix=$1
-  shift
-  /usr/bin/time -f "%e %M" -o "$prefix.time" "$@" >"$prefix.out" 2>"$prefix.err"
-}
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-
 for ((i = 1; i <= reps; i++)); do
-  OMP_NUM_THREADS=1 measure "$work/cp_hta_$i" /usr/bin/python3 -c "$hta_script" "$hta" \
+  OMP_NUM_THREADS=1 measure "$work/cp_hta_$i" "$python" -c "$hta_script" "$hta" \
     "$work/hta_x20" "$rank"
   measure "$work/cp_ts_$i" "$ts" -q --threads 1 critical-path --format json --rank "$rank" \
     --annotation ProfilerStep --instance 0 "$trace"

@@ -17,26 +17,9 @@
 # Usage: bench/python/run_hta_facade_bench.sh BUILD_DIR HTA_CHECKOUT
 # Inputs are kept in $TRACESWEEP_BENCH_WORK (default BUILD_DIR/bench-work) and made only once.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=$(cd "${1:?BUILD_DIR}" && pwd)
-hta=$(cd "${2:?HTA_CHECKOUT}" && pwd)
-reps=${REPS:-3}
-peers="$root/../shared/bench"
-traces="${TRACESWEEP_TRACES:-$root/../shared/traces}"
-work="${TRACESWEEP_BENCH_WORK:-$build/bench-work}"
-python="${PYTHON:-/usr/bin/python3}"
+source "$(dirname "$0")/../hta_reference/bench_common.sh"
 [[ -d $build/python/tracesweep ]] || { echo "$0: no $build/python (build tracesweep_python)" >&2; exit 1; }
-[[ -d $hta/hta ]] || { echo "$0: $hta holds no hta package" >&2; exit 1; }
-[[ -x /usr/bin/time ]] || { echo "$0: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
-mkdir -p "$work/hta_x20"
-trace="$work/kineto_x20.json"
-if [[ ! -f $trace ]]; then
-  "$python" "$peers/replicate_kineto.py" \
-    "$traces/kineto/hta_df_index_resolver_v100/df_index_resolver.json.gz" 20 "$trace.tmp" >/dev/null
-  mv "$trace.tmp" "$trace"
-fi
-ln -sf "$trace" "$work/hta_x20/rank-0.json"  # both read a folder of rank traces
+make_x20_trace
 mkdir -p "$work/hta_2rank"
 for r in 0 1; do
   if [[ ! -f $work/hta_2rank/rank-$r.json ]]; then
@@ -68,12 +51,6 @@ print(temporal.round(2).to_csv(index=False))
 PY
 )
 
-measure() {  # measure OUT_PREFIX CMD...: wall seconds and peak RSS (KiB) of one run
-  local prefix=$1
-  shift
-  OMP_NUM_THREADS=1 /usr/bin/time -f "%e %M" -o "$prefix.time" "$@" >"$prefix.out" 2>"$prefix.err"
-}
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 column_of() { for ((i = 1; i <= reps; i++)); do cut -d' ' -f"$2" "$work/$1_$i.time"; done | median; }
 
 printf '| job | tool | time (s) | peak RSS (MiB) |\n|---|---|---|---|\n' >"$work/facade_table.md"
@@ -82,8 +59,8 @@ for job in x20 2rank; do
   dir="$work/hta_x20"
   [[ $job == 2rank ]] && dir="$work/hta_2rank"
   for ((i = 1; i <= reps; i++)); do
-    measure "$work/fa_hta_${job}_$i" "$python" -c "$script" "$hta" "$dir" hta
-    measure "$work/fa_ts_${job}_$i" "$python" -c "$script" "$build/python" "$dir" tracesweep
+    OMP_NUM_THREADS=1 measure "$work/fa_hta_${job}_$i" "$python" -c "$script" "$hta" "$dir" hta
+    OMP_NUM_THREADS=1 measure "$work/fa_ts_${job}_$i" "$python" -c "$script" "$build/python" "$dir" tracesweep
   done
   hs=$(column_of "fa_hta_$job" 1) ts=$(column_of "fa_ts_$job" 1)
   hk=$(column_of "fa_hta_$job" 2) tk=$(column_of "fa_ts_$job" 2)
