@@ -25,10 +25,10 @@ xz -dc "$here/outputs.tar.xz" | tar -C "$work/expected" -xf -
 bash "$here/run_all.sh" "$bin" "$traces" "$root/datasets/samples/train_2rank.sqlite" "$work/actual"
 status=0
 listed=0
-expected_names() {  # every recorded output, or with one CSV table per command those it makes
-  if [[ "${TRACESWEEP_GOLDEN_ONE_CSV_TABLE:-}" == 1 ]]; then
+expected_names() {  # every recorded output, or with TRACESWEEP_GOLDEN_SUBSET=1 those it makes
+  if [[ "${TRACESWEEP_GOLDEN_SUBSET:-}" == 1 ]]; then
     (cd "$work/expected/outputs" && ls) |
-      grep -Ev '\.(summary\.csv\.(devices|gaps|inputs)|overview\.csv\.(model|distributed|kernels)|tb\.csv\.tb)$'
+      grep -Ev '\.(summary\.csv\.(devices|gaps|inputs)|overview\.csv\.(model|distributed|kernels)|tb\.csv\.tb|(overview|tb)\.text)$'
   else
     (cd "$work/expected/outputs" && ls)
   fi
