@@ -33,7 +33,6 @@ from ._tracesweep import release_free_memory as _release_free_memory
 
 __all__ = ["TraceAnalysis", "CriticalPath"]
 
-
 _RANK_KEY = re.compile(rb'"rank":[^\S\n]+(\d+)')
 _GPU_KINDS = ("kernel", "memcpy", "memset", "synchronization")
 _DEVICE_SYNCS = ("Event Sync", "Context Sync")
