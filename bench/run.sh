@@ -9,6 +9,9 @@
 #      `stats --report cuda_gpu_kern_sum --format csv` (nsys) at 1 thread and at all threads;
 #      the pandas script (needs python3-pandas); the nsys report SQL in sqlite3; HTA when
 #      `import hta` works;
+#      `overview --format json` at 1 thread beside summary (Kineto and nsys); the parse ceiling of
+#      ../shared/bench (simdjson_parse_ceiling.cpp, built here with -O3 -march=native) on the
+#      plain Kineto file; the cheapest sqlite3 scan of the kernel columns on each export;
 #   3. prints one table (time, MB/s of the uncompressed input, GPU operations/s, peak RSS, ratio of each
 #      peer to tracesweep at 1 thread) and appends it to bench/README.md with the date, the CPU model and load average;
 #      with the bench programs built, also ingest alone (nsys_ingest_bench) and the table's memory
@@ -51,6 +54,13 @@ for k in "${nsys_sizes[@]}"; do
     --events $((2 * k)) -o "$f" >/dev/null
 done
 
+# The parse ceiling (../shared/bench, as given), built for this CPU.
+ceiling="$work/simdjson_parse_ceiling"
+if [[ ! -x $ceiling || $peers/simdjson_parse_ceiling.cpp -nt $ceiling ]]; then
+  g++ -O3 -march=native -std=c++17 "$peers/simdjson_parse_ceiling.cpp" -lsimdjson -o "$ceiling"
+fi
+scan_sql='SELECT count(*), sum(start), sum(end), sum(shortName) FROM CUPTI_ACTIVITY_KIND_KERNEL'
+
 # ---- runs ------------------------------------------------------------------------------------
 have_pandas=0 have_hta=0
 if /usr/bin/python3 -c 'import pandas' 2>/dev/null; then
@@ -80,6 +90,8 @@ for rep in 1 2 3; do
     n=$(basename "$f")
     measure "$n" "$f" "tracesweep summary" 1 "$ts" --threads 1 summary --format json "$f"
     measure "$n" "$f" "tracesweep summary" "$all" "$ts" --threads 0 summary --format json "$f"
+    measure "$n" "$f" "tracesweep overview" 1 "$ts" --threads 1 overview --format json "$f"
+    [[ $f == *.gz ]] || measure "$n" "$f" "simdjson On-Demand ceiling" 1 "$ceiling" "$f"
     if ((have_pandas)); then
       measure "$n" "$f" "pandas script" 1 /usr/bin/python3 "$peers/pandas_kernel_summary.py" "$f"
     fi
@@ -101,7 +113,9 @@ TraceAnalysis(trace_dir=sys.argv[1]).get_gpu_kernel_breakdown()" "$work/hta_$n"
         cuda_gpu_kern_sum --format csv "$f"
       measure "$n" "$f" "tracesweep summary" "$shown" "$ts" --threads "$t" summary --format json "$f"
     done
+    measure "$n" "$f" "tracesweep overview" 1 "$ts" --threads 1 overview --format json "$f"
     measure "$n" "$f" "nsys SQL in sqlite3" 1 sh -c "sqlite3 -csv '$f' < '$peers/nsys_kern_sum.sql'"
+    measure "$n" "$f" "sqlite3 kernel scan" 1 sqlite3 "$f" "$scan_sql"
   done
 done
 
@@ -152,6 +166,41 @@ for (label, tool, threads) in sorted(runs, key=lambda k: (k[0], not k[1].startsw
           f"{n / secs / 1e6:.2f} M | {rss:.0f} | {ratio} |")
 EOF
 )
+# Issue 31's ratios, each at 1 thread from the medians above: the JSON reader against the parse
+# ceiling (the .gz against the same ceiling on its plain text) and the pandas script; overview
+# against summary; nsys summary against stats, stats against the cheapest scan, the report SQL
+# against stats.
+targets=$(python3 - "$results" <<'EOF'
+import statistics, sys
+from collections import defaultdict
+runs = defaultdict(list)
+for line in open(sys.argv[1]):
+    label, _, tool, threads, rest = line.rstrip("\n").split("\t", 4)
+    if threads == "1":
+        runs[(label, tool)].append(float(rest.split()[0]))
+t = {k: statistics.median(v) for k, v in runs.items()}
+def ratio(label, what, a, b, target, at_most=True, b_label=None):
+    b_key = (b_label or label, b)
+    if (label, a) not in t or b_key not in t:
+        return
+    r = t[(label, a)] / t[b_key]
+    ok = r <= target if at_most else r >= target
+    print(f"- {label}: {what} {r:.2f}× (target {'≤' if at_most else '≥'} {target}×): "
+          f"{'met' if ok else 'missed'}")
+for label in sorted({k[0] for k in t}):
+    if label.endswith((".json", ".json.gz")):
+        plain = label[:-3] if label.endswith(".gz") else label
+        ratio(label, "summary / the simdjson On-Demand ceiling", "tracesweep summary",
+              "simdjson On-Demand ceiling", 1.3, b_label=plain)
+        ratio(label, "the pandas script / summary", "pandas script", "tracesweep summary", 25, False)
+    ratio(label, "overview / summary", "tracesweep overview", "tracesweep summary", 1.5)
+    if label.endswith(".sqlite"):
+        ratio(label, "summary / stats", "tracesweep summary", "tracesweep stats", 1.3)
+        ratio(label, "stats / the sqlite3 kernel scan", "tracesweep stats", "sqlite3 kernel scan", 1.3)
+        ratio(label, "the nsys report SQL / stats", "nsys SQL in sqlite3", "tracesweep stats", 15,
+              False)
+EOF
+)
 # Ingest alone (the nsys reader into the columns, no analysis): nsys_ingest_bench, when the bench
 # programs are built, on each export at 1 thread and at all threads.
 ingest=""
@@ -176,6 +225,7 @@ else
   echo "bench/run.sh: memory per event is skipped: build the table_bytes target" >&2
 fi
 echo "$table"
+printf '\nIssue 31 targets (1 thread, medians):\n%s\n' "$targets"
 [[ -n $ingest ]] && printf '\nIngest alone (nsys_ingest_bench: KERNEL + RUNTIME into the columns):\n%s' "$ingest"
 [[ -n $footprint ]] && printf '\nMemory per event in the table (table_bytes):\n%s' "$footprint"
 {
@@ -187,6 +237,10 @@ echo "$table"
     "is its time over the fastest tracesweep command at 1 thread on the same file."
   echo
   echo "$table"
+  echo
+  echo "Issue 31's ratios (1 thread, medians; a .gz against the ceiling on its plain text):"
+  echo
+  echo "$targets"
   if [[ -n $ingest ]]; then
     echo
     echo "Ingest alone (\`nsys_ingest_bench\`, the nsys reader filling the columns from KERNEL and RUNTIME, median of 3):"
