@@ -89,15 +89,21 @@ def _rank_in_file(path):
             tail = text[-256:]
 
 
+def _find_sorted(keys, values):
+    """(at, found): the first position of each of `values` in the sorted `keys`, and whether it
+    is there (where it is not, `at` is a valid position holding another key, or 0 when `keys` is
+    empty)."""
+    if len(keys) == 0:
+        return np.zeros(len(values), dtype=np.int64), np.zeros(len(values), dtype=bool)
+    at = np.searchsorted(keys, values)
+    np.minimum(at, len(keys) - 1, out=at)
+    return at, keys[at] == values
+
+
 def _among(values, pool):
     """np.isin(values, pool) for integers, by binary search in the sorted pool (np.isin sorts
     both together: several copies of `values`)."""
-    pool = np.unique(pool)
-    if len(pool) == 0:
-        return np.zeros(len(values), dtype=bool)
-    at = np.searchsorted(pool, values)
-    np.minimum(at, len(pool) - 1, out=at)
-    return pool[at] == values
+    return _find_sorted(np.unique(pool), values)[1]
 
 
 def _inner_join(left, right):
@@ -109,8 +115,8 @@ def _inner_join(left, right):
     rank[np.argsort(first, kind="stable")] = np.arange(len(keys))
     group = rank[group]  # each left row's key, numbered by first appearance
     left_rows = np.argsort(group, kind="stable")
-    at = np.minimum(np.searchsorted(keys, right), max(len(keys) - 1, 0))
-    matched = np.flatnonzero(keys[at] == right) if len(keys) else np.zeros(0, dtype=np.int64)
+    at, found = _find_sorted(keys, right)
+    matched = np.flatnonzero(found)
     right_group = rank[at[matched]]
     right_rows = matched[np.argsort(right_group, kind="stable")]
     per_group = np.bincount(right_group, minlength=len(keys))
@@ -382,10 +388,8 @@ class TraceAnalysis:
         order = None if np.all(r.index[1:] > r.index[:-1]) else np.argsort(r.index,
                                                                                kind="stable")
         index = r.index if order is None else r.index[order]
-        at = np.searchsorted(index, wanted)
-        np.minimum(at, len(index) - 1, out=at)
-        found = index[at] == wanted if len(index) else np.zeros(len(wanted), dtype=bool)
-        if order is not None:
+        at, found = _find_sorted(index, wanted)
+        if order is not None and len(order):
             at = order[at]
         return np.where(found, r.ts[at] if len(index) else 0.0, np.nan)
 
