@@ -148,8 +148,19 @@ struct row_side_table {
   }
 };
 
-/// The device_details of device rows (read_options::launch_details).
-using device_details_table = row_side_table<device_details>;
+/// The launch details of device rows (read_options::launch_details): per row an index into
+/// `distinct`, where each set of details is kept once (a run's millions of kernels and copies
+/// repeat a few hundred): 12 bytes a row where the details take 64.
+struct device_details_table : row_side_table<std::uint32_t> {
+  std::vector<device_details> distinct;
+  /// The details of entry k (row[k]'s).
+  [[nodiscard]] device_details const& at(std::size_t k) const { return distinct[values[k]]; }
+  /// The details of row `r`, or nullptr when it has none.
+  [[nodiscard]] device_details const* details_of(std::size_t r) const noexcept {
+    auto const* id = find(r);
+    return id ? &distinct[*id] : nullptr;
+  }
+};
 
 /// A kernel's launch configuration: grid and block dimensions.
 struct launch_shape {
@@ -440,6 +451,12 @@ class event_table {
   };
   /// launch_shapes.distinct's index of each configuration (grid, then block).
   std::unordered_map<std::array<std::int32_t, 6>, std::uint32_t, shape_hash> _launch_shape_ids;
+  /// One hash of a device_details' fields (FNV-1a on the words).
+  struct details_hash {
+    std::size_t operator()(device_details const& d) const noexcept;
+  };
+  /// launch_details.distinct's index of each set of details.
+  std::unordered_map<device_details, std::uint32_t, details_hash> _launch_detail_ids;
 };
 
 }  // namespace tracesweep

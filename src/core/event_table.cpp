@@ -96,26 +96,46 @@ bool is_host_range(event_table const& t, std::size_t row) noexcept {
          t.subkind[row] != static_cast<std::uint8_t>(range_style::mark);
 }
 
+std::size_t event_table::details_hash::operator()(device_details const& d) const noexcept {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  auto mix = [&h](std::int64_t v) { h = (h ^ static_cast<std::uint64_t>(v)) * 0x100000001b3ULL; };
+  mix(d.context), mix(d.green_context);
+  for (auto v : d.grid) mix(v);
+  for (auto v : d.block) mix(v);
+  mix(d.registers_per_thread), mix(d.static_shared_bytes), mix(d.dynamic_shared_bytes);
+  mix(d.src_kind), mix(d.dst_kind);
+  return static_cast<std::size_t>(h ^ (h >> 32));
+}
+
+namespace {
+
+/// Appends `row` to a side table whose values are kept once each in `t.distinct`: the id of
+/// `value` (the last row's when it repeats, as launches come in runs; else found in `ids` by
+/// `key`, or added).
+template <class Table, class Ids, class Key, class Value>
+void add_interned(Table& t, Ids& ids, Key const& key, Value const& value, std::size_t row) {
+  std::uint32_t id = 0;
+  if (!t.values.empty() && t.distinct[t.values.back()] == value) {
+    id = t.values.back();
+  } else {
+    auto const [at, added] = ids.try_emplace(key, static_cast<std::uint32_t>(t.distinct.size()));
+    if (added) t.distinct.push_back(value);
+    id = at->second;
+  }
+  t.row.push_back(row);
+  t.values.push_back(id);
+}
+
+}  // namespace
+
 void event_table::add_device_details(device_details const& d) {
-  launch_details.row.push_back(size() - 1);
-  launch_details.values.push_back(d);
+  add_interned(launch_details, _launch_detail_ids, d, d, size() - 1);
 }
 
 void event_table::add_launch_shape(launch_shape const& s) {
-  auto& t = launch_shapes;
-  std::uint32_t id = 0;
-  if (!t.values.empty() && t.distinct[t.values.back()] == s) {  // kernels repeat in runs
-    id = t.values.back();
-  } else {
-    std::array<std::int32_t, 6> const key{s.grid[0],  s.grid[1],  s.grid[2],
-                                          s.block[0], s.block[1], s.block[2]};
-    auto const [at, added] =
-        _launch_shape_ids.try_emplace(key, static_cast<std::uint32_t>(t.distinct.size()));
-    if (added) t.distinct.push_back(s);
-    id = at->second;
-  }
-  t.row.push_back(size() - 1);
-  t.values.push_back(id);
+  std::array<std::int32_t, 6> const key{s.grid[0],  s.grid[1],  s.grid[2],
+                                        s.block[0], s.block[1], s.block[2]};
+  add_interned(launch_shapes, _launch_shape_ids, key, s, size() - 1);
 }
 
 void event_table::add_range_source(range_source const& s) {
@@ -337,10 +357,10 @@ event_table::footprint event_table::memory_footprint() const noexcept {
                                category, correlation, role);
   auto const& lm = launch_metrics;
   f.side_tables = side_table_bytes(byte_counts) + side_table_bytes(wide_correlations) +
-                  side_table_bytes(launch_details) + side_table_bytes(launch_shapes) +
-                  stored_bytes(launch_shapes.distinct) + side_table_bytes(range_sources) +
-                  side_table_bytes(collectives) + side_table_bytes(sync_waits) +
-                  side_table_bytes(host_streams) +
+                  side_table_bytes(launch_details) + stored_bytes(launch_details.distinct) +
+                  side_table_bytes(launch_shapes) + stored_bytes(launch_shapes.distinct) +
+                  side_table_bytes(range_sources) + side_table_bytes(collectives) +
+                  side_table_bytes(sync_waits) + side_table_bytes(host_streams) +
                   stored_bytes(lm.row, lm.blocks_per_sm, lm.est_occupancy_pct);
   auto const& m = memory;
   f.memory_events = stored_bytes(m.time_ns, m.input, m.rank, m.device, m.thread, m.bytes, m.pool,

@@ -7,6 +7,9 @@
 #include <tracesweep/output/writer.hpp>
 
 #include <charconv>
+#include <cstdint>
+#include <string>
+#include <variant>
 
 #include "output/render.hpp"
 
@@ -62,6 +65,46 @@ std::string cell_field(cell const& c, column const& col, bool safe) {
   return text;
 }
 
+/// Whether every byte of `s` is ASCII (then it is valid UTF-8 as it is).
+bool ascii(std::string_view s) noexcept {
+  unsigned char any = 0;
+  for (char const c : s) any |= static_cast<unsigned char>(c);
+  return any < 0x80;
+}
+
+/// Appends valid UTF-8 text as one field: quoted, its quotes doubled, when it holds a comma,
+/// quote, CR or LF.
+void append_text(std::string& line, std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
+    line += s;
+    return;
+  }
+  line += '"';
+  for (auto q = s.find('"'); q != std::string_view::npos; q = s.find('"')) {
+    line.append(s.substr(0, q + 1)).append(1, '"');
+    s.remove_prefix(q + 1);
+  }
+  line.append(s).append(1, '"');
+}
+
+/// Appends a cell's field to `line`: integers and ASCII text directly, the rest as cell_field
+/// and quoted make them.
+void append_field(std::string& line, cell const& c, column const& col, bool safe) {
+  if (auto const* i = std::get_if<std::int64_t>(&c)) {
+    char digits[24];
+    auto const end = std::to_chars(digits, digits + sizeof digits, *i).ptr;
+    line.append(digits, end);
+    return;
+  }
+  auto const* s =
+      std::holds_alternative<std::monostate>(c) ? &col.flat_null : std::get_if<std::string>(&c);
+  if (s && ascii(*s) && !(safe && formula_like(*s))) {
+    append_text(line, *s);
+    return;
+  }
+  line += quoted(cell_field(c, col, safe));
+}
+
 }  // namespace
 
 void write_csv(result_set const& results, std::string_view table, std::ostream& out,
@@ -73,11 +116,22 @@ void write_csv(result_set const& results, std::string_view table, std::ostream& 
   for (std::size_t j = 0; j < cols.size(); ++j)
     out << (j ? "," : "") << quoted(t.columns[cols[j]].name);
   out << '\n';
+  // Rows are formatted into one buffer, written a block at a time.
+  constexpr std::size_t block = std::size_t{1} << 16;
+  std::string lines;
+  lines.reserve(2 * block);
   for_each_row(t, [&](row const& r) {
-    for (std::size_t j = 0; j < cols.size(); ++j)
-      out << (j ? "," : "") << quoted(cell_field(r.cells[cols[j]], t.columns[cols[j]], o.csv_safe));
-    out << '\n';
+    for (std::size_t j = 0; j < cols.size(); ++j) {
+      if (j) lines += ',';
+      append_field(lines, r.cells[cols[j]], t.columns[cols[j]], o.csv_safe);
+    }
+    lines += '\n';
+    if (lines.size() >= block) {
+      out.write(lines.data(), static_cast<std::streamsize>(lines.size()));
+      lines.clear();
+    }
   });
+  out.write(lines.data(), static_cast<std::streamsize>(lines.size()));
   out.flush();
 }
 

@@ -56,8 +56,10 @@ frame frame_of(result_table const& t) {
   f.shape = t.shape;
   auto cols = visible_columns(t, json);
   // A list is its first column's values; a map its first two columns.
-  if (t.shape == json_shape::list && cols.size() > 1) cols.resize(1);
-  if (t.shape == json_shape::map && cols.size() > 2) cols.resize(2);
+  std::size_t const keep = t.shape == json_shape::list  ? 1
+                           : t.shape == json_shape::map ? 2
+                                                        : cols.size();
+  if (cols.size() > keep) cols.erase(cols.begin() + static_cast<std::ptrdiff_t>(keep), cols.end());
   for (auto j : cols) f.columns.push_back(empty_column(t.columns[j]));
   for_each_row(t, [&](row const& r) {
     if (t.shape == json_shape::object && f.rows == 1) return;  // JSON writes the first row

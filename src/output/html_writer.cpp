@@ -48,7 +48,7 @@ constexpr std::size_t cut_cell = 240;
 void write_cell(std::string& o, cell const& c, column const& col) {
   if (auto const* n = std::get_if<std::shared_ptr<result_table const>>(&c);
       n && (*n)->shape != json_shape::list && (*n)->shape != json_shape::map &&
-      !(*n)->rows.empty()) {
+      row_count(**n) > 0) {
     o += "<td class=\"nest\">";
     write_rows(o, **n, (*n)->columns, true);
     o += "</td>";

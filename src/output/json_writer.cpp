@@ -24,7 +24,7 @@ bool compact(result_table const& t) {
 
 /// Whether a nested table is written over several lines: it has rows, as objects.
 bool holds_rows(result_table const& t) {
-  return !compact(t) && !t.rows.empty();
+  return !compact(t) && row_count(t) > 0;
 }
 
 /// A scalar, or a list or map written compactly.

@@ -150,12 +150,12 @@ void show_time_in(column& c, text_style style, std::string const& asked) {
 /// The largest |value| of column j (0 when it has none).
 double largest(result_table const& t, std::size_t j) {
   double m = 0;
-  for (auto const& r : t.rows) {
+  for_each_row(t, [&](row const& r) {
     if (auto const* i = std::get_if<std::int64_t>(&r.cells[j]))
       m = std::max(m, std::abs(static_cast<double>(*i)));
     else if (auto const* d = std::get_if<double>(&r.cells[j]); d && std::isfinite(*d))
       m = std::max(m, std::abs(*d));
-  }
+  });
   return m;
 }
 

@@ -55,7 +55,9 @@ TEST(CriticalPathCli, TheTablesOfOneDocumentAgree) {
     EXPECT_EQ(weights[instance], length);
     EXPECT_EQ(bounds[instance], length);
     EXPECT_EQ(edge_count[instance], edges[instance]);
-    if (length > 0) EXPECT_NEAR(shares[instance], 1.0, 1e-9);
+    if (length > 0) {
+      EXPECT_NEAR(shares[instance], 1.0, 1e-9);
+    }
   }
   for (simdjson::dom::object p : doc["critical_path_payoff"].get_array()) {
     EXPECT_GE(int64_t(p["saved_ns"]), 0);

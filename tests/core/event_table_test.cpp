@@ -114,7 +114,7 @@ TEST(event_table, side_tables_follow_their_rows_through_keep_and_abandon) {
   EXPECT_EQ(t.range_sources.row, (std::vector<std::uint64_t>{0, 3}));
   EXPECT_EQ(t.range_sources.values, (std::vector<ts::range_source>{{100, false}, {104, false}}));
   EXPECT_EQ(t.launch_details.row, (std::vector<std::uint64_t>{0, 2}));
-  EXPECT_EQ(t.launch_details.values[1].context, 3);
+  EXPECT_EQ(t.launch_details.at(1).context, 3);
   t.begin_input("b", "x");
   t.append(ev(0, 1));
   t.add_range_source({7, true});
@@ -157,6 +157,35 @@ TEST(event_table, launch_shapes_are_kept_once_and_follow_their_rows) {
   t.finish_input();
   EXPECT_EQ(t.launch_shapes.values.back(), 0u);
   EXPECT_EQ(t.launch_shapes.distinct.size(), 2u);
+}
+
+TEST(event_table, launch_details_are_kept_once_and_follow_their_rows) {
+  ts::event_table t;
+  t.begin_input("a", "x");
+  ts::device_details const kernel{.context = 1, .grid = {64, 1, 1}, .block = {256, 1, 1}};
+  ts::device_details const copy{.context = 1, .src_kind = 0, .dst_kind = 2};
+  ts::device_details other_context = kernel;
+  other_context.context = 2;
+  std::vector<ts::device_details> const given{kernel, copy, kernel, other_context, copy, copy};
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    t.append(ev(static_cast<std::int64_t>(i), static_cast<std::int64_t>(i) + 1));
+    t.add_device_details(given[i]);
+  }
+  t.finish_input();
+  // Three distinct sets of details, each kept once, in first-seen order; every row reads its own.
+  EXPECT_EQ(t.launch_details.distinct,
+            (std::vector<ts::device_details>{kernel, copy, other_context}));
+  EXPECT_EQ(t.launch_details.values, (std::vector<std::uint32_t>{0, 1, 0, 2, 1, 1}));
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    EXPECT_EQ(t.launch_details.at(i), given[i]);
+    ASSERT_NE(t.launch_details.details_of(i), nullptr);
+    EXPECT_EQ(*t.launch_details.details_of(i), given[i]);
+  }
+  std::vector<std::uint8_t> const keep_row{0, 1, 1, 1, 0, 1}, keep_memory;
+  t.keep(keep_row, keep_memory);
+  EXPECT_EQ(t.launch_details.row, (std::vector<std::uint64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(*t.launch_details.details_of(2), other_context);
+  EXPECT_EQ(*t.launch_details.details_of(3), copy);
 }
 
 TEST(event_table, byte_counts_follow_their_rows_through_keep_and_abandon) {

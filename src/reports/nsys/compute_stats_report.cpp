@@ -155,7 +155,7 @@ class row_keyer {
   std::uint32_t by_launch(std::size_t i) {
     std::pair<std::string, std::string> launch;
     if (auto const k = _detail[i]; k >= 0) {
-      auto const& d = _t.launch_details.values[static_cast<std::size_t>(k)];
+      auto const& d = _t.launch_details.at(static_cast<std::size_t>(k));
       launch = {stats::launch_dimensions(d.grid), stats::launch_dimensions(d.block)};
     }
     return _keys.id(std::string(_t.strings().at(_t.name[i])), "", launch);

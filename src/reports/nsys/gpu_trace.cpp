@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// cuda_gpu_trace rows: the device activity rows of the table with their details, by start.
+// cuda_gpu_trace rows: the device activity rows of the table, by start, and each with its details.
 #include <tracesweep/reports/nsys/gpu_trace.hpp>
 
 #include <algorithm>
 #include <string>
-
-#include "reports/nsys/launch_details.hpp"
 
 namespace tracesweep {
 
@@ -21,36 +19,33 @@ std::string device_label(input_info const& info, std::int32_t device) {
 
 }  // namespace
 
-std::vector<gpu_trace_table> compute_gpu_trace(trace_model const& model, bool merge) {
+gpu_trace_row gpu_trace_row_of(event_table const& t, std::size_t i) {
+  gpu_trace_row r;
+  r.start_ns = t.start_ns[i];
+  r.duration_ns = t.end_ns[i] - t.start_ns[i];
+  r.correlation = t.correlation_of(i);
+  r.kind = t.kind[i];
+  if (auto const* d = t.launch_details.details_of(i)) r.details = *d;
+  r.bytes = t.bytes_of(i);
+  r.device = t.device[i];
+  r.stream = t.stream[i];
+  r.device_label = device_label(t.inputs()[static_cast<std::size_t>(t.input_of(i))], t.device[i]);
+  r.name = std::string(t.strings().at(t.name[i]));
+  return r;
+}
+
+gpu_trace compute_gpu_trace(trace_model const& model, bool merge) {
   auto const& t = model.table();
-  auto const details = stats::launch_detail_index(t);
-  std::vector<gpu_trace_table> out(merge ? 1 : t.inputs().size());
-  if (merge) out[0].source = "all inputs";
-  for (std::size_t i = 0; !merge && i < out.size(); ++i) out[i].source = t.inputs()[i].path;
-  std::vector<std::vector<std::size_t>> rows(out.size());
+  gpu_trace out{&t, std::vector<gpu_trace_table>(merge ? 1 : t.inputs().size())};
+  auto& tables = out.tables;
+  if (merge) tables[0].source = "all inputs";
+  for (std::size_t i = 0; !merge && i < tables.size(); ++i) tables[i].source = t.inputs()[i].path;
   for (std::size_t i = 0; i < t.size(); ++i)
     if (is_device_activity(t.kind[i]) && t.device[i] >= 0)
-      rows[merge ? 0 : static_cast<std::size_t>(t.input_of(i))].push_back(i);
-  for (std::size_t g = 0; g < out.size(); ++g) {
-    std::stable_sort(rows[g].begin(), rows[g].end(),
+      tables[merge ? 0 : static_cast<std::size_t>(t.input_of(i))].rows.push_back(i);
+  for (auto& g : tables)
+    std::stable_sort(g.rows.begin(), g.rows.end(),
                      [&](std::size_t a, std::size_t b) { return t.start_ns[a] < t.start_ns[b]; });
-    for (auto const i : rows[g]) {
-      gpu_trace_row r;
-      r.start_ns = t.start_ns[i];
-      r.duration_ns = t.end_ns[i] - t.start_ns[i];
-      r.correlation = t.correlation_of(i);
-      r.kind = t.kind[i];
-      if (details[i] >= 0)
-        r.details = t.launch_details.values[static_cast<std::size_t>(details[i])];
-      r.bytes = t.bytes_of(i);
-      r.device = t.device[i];
-      r.stream = t.stream[i];
-      r.device_label =
-          device_label(t.inputs()[static_cast<std::size_t>(t.input_of(i))], t.device[i]);
-      r.name = std::string(t.strings().at(t.name[i]));
-      out[g].rows.push_back(std::move(r));
-    }
-  }
   return out;
 }
 

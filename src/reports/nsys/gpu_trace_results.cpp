@@ -43,17 +43,6 @@ cell known(std::int64_t v) {
   return v < 0 ? cell() : cell(v);
 }
 
-/// nsys's `bytes * (1000000000 / duration)` as SQLite evaluates it: the division in integers
-/// (truncated toward zero), NULL for a zero duration; the product an integer, or, when it
-/// overflows 64 bits, a REAL: both operands converted to doubles and multiplied.
-cell throughput(std::int64_t bytes, std::int64_t duration_ns) {
-  if (duration_ns == 0) return cell();
-  std::int64_t const per_second = 1'000'000'000 / duration_ns;
-  std::int64_t product = 0;
-  if (!__builtin_mul_overflow(bytes, per_second, &product)) return cell(product);
-  return cell(static_cast<double>(bytes) * static_cast<double>(per_second));
-}
-
 cell kind_label(std::int16_t kind) {
   auto const label = memory_kind_label(kind);
   return label.empty() ? cell() : cell(std::string(label));
@@ -69,7 +58,7 @@ std::vector<cell> cells_of(gpu_trace_row const& r) {
   c.push_back(kernel ? known(d.static_shared_bytes) : cell());
   c.push_back(kernel ? known(d.dynamic_shared_bytes) : cell());
   c.push_back(kernel ? cell() : cell(r.bytes));
-  c.push_back(kernel ? cell() : throughput(r.bytes, r.duration_ns));
+  c.push_back(kernel ? cell() : gpu_trace_throughput(r.bytes, r.duration_ns));
   c.push_back(kernel ? cell() : kind_label(d.src_kind));
   c.push_back(kernel ? cell() : kind_label(d.dst_kind));
   c.emplace_back(r.device_label);
@@ -82,10 +71,24 @@ std::vector<cell> cells_of(gpu_trace_row const& r) {
 
 }  // namespace
 
-output::result_set gpu_trace_results(std::vector<gpu_trace_table> const& tables) {
+/// nsys's `bytes * (1000000000 / duration)` as SQLite evaluates it: the division in integers
+/// (truncated toward zero), NULL for a zero duration; the product an integer, or, when it
+/// overflows 64 bits, a REAL: both operands converted to doubles and multiplied.
+cell gpu_trace_throughput(std::int64_t bytes, std::int64_t duration_ns) {
+  if (duration_ns == 0) return cell();
+  std::int64_t const per_second = 1'000'000'000 / duration_ns;
+  std::int64_t product = 0;
+  if (!__builtin_mul_overflow(bytes, per_second, &product)) return cell(product);
+  return cell(static_cast<double>(bytes) * static_cast<double>(per_second));
+}
+
+output::result_set gpu_trace_results(gpu_trace report) {
   return stats::report_per_input(
-      tables, "cuda_gpu_trace", "CUDA GPU Trace",
-      "(no rows: no GPU operations in the input, or none the filters kept)", columns, cells_of);
+      std::move(report.tables), "cuda_gpu_trace", "CUDA GPU Trace",
+      "(no rows: no GPU operations in the input, or none the filters kept)", columns,
+      [events = report.events](std::size_t row) {
+        return cells_of(gpu_trace_row_of(*events, row));
+      });
 }
 
 }  // namespace tracesweep

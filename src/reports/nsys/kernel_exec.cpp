@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <utility>
 
 #include "reports/nsys/launch_details.hpp"
 
@@ -16,50 +17,21 @@ namespace tracesweep {
 
 namespace {
 
-/// The kernel rows with a launching call, per output table, each table by (call start, kernel
+/// The kernels with a launching call, per output table, each table by (call start, kernel
 /// start, row).
-std::vector<std::vector<std::size_t>> launched_kernels(trace_model const& model, bool merge) {
+std::vector<std::vector<kernel_launch>> launched_kernels(trace_model const& model, bool merge) {
   auto const& t = model.table();
-  std::vector<std::vector<std::size_t>> out(merge ? 1 : t.inputs().size());
+  std::vector<std::vector<kernel_launch>> out(merge ? 1 : t.inputs().size());
   for (std::size_t i = 0; i < t.size(); ++i)
     if (t.kind[i] == event_kind::kernel && t.device[i] >= 0 && model.launcher(i) >= 0)
-      out[merge ? 0 : static_cast<std::size_t>(t.input_of(i))].push_back(i);
+      out[merge ? 0 : static_cast<std::size_t>(t.input_of(i))].push_back(
+          {i, static_cast<std::size_t>(model.launcher(i))});
   for (auto& rows : out)
-    std::sort(rows.begin(), rows.end(), [&](std::size_t a, std::size_t b) {
-      auto const ca = static_cast<std::size_t>(model.launcher(a));
-      auto const cb = static_cast<std::size_t>(model.launcher(b));
-      return std::tuple(t.start_ns[ca], t.start_ns[a], a) <
-             std::tuple(t.start_ns[cb], t.start_ns[b], b);
+    std::sort(rows.begin(), rows.end(), [&](kernel_launch const& a, kernel_launch const& b) {
+      return std::tuple(t.start_ns[a.call], t.start_ns[a.kernel], a.kernel) <
+             std::tuple(t.start_ns[b.call], t.start_ns[b.kernel], b.kernel);
     });
   return out;
-}
-
-kernel_exec_row row_of(trace_model const& model, std::size_t k,
-                       std::vector<std::int64_t> const& detail) {
-  auto const& t = model.table();
-  auto const c = static_cast<std::size_t>(model.launcher(k));
-  kernel_exec_row r;
-  r.api_start = t.start_ns[c];
-  r.api_duration = t.end_ns[c] - t.start_ns[c];
-  if (t.start_ns[k] > t.end_ns[c])
-    r.queue_start = t.end_ns[c], r.queue_duration = t.start_ns[k] - t.end_ns[c];
-  r.kernel_start = t.start_ns[k];
-  r.kernel_duration = t.end_ns[k] - t.start_ns[k];
-  r.total_duration = t.end_ns[k] - t.start_ns[c];
-  r.pid = t.process_id_of(k);
-  r.tid = t.stream[c];
-  r.device = t.device[k];
-  r.api_name = std::string(strip_api_version(t.strings().at(t.name[c])));
-  if (detail[k] >= 0) {
-    auto const& d = t.launch_details.values[static_cast<std::size_t>(detail[k])];
-    r.grid = stats::launch_dimensions(d.grid), r.block = stats::launch_dimensions(d.block);
-  }
-  r.kernel_name = std::string(t.strings().at(t.name[k]));
-  return r;
-}
-
-std::string source_of(event_table const& t, std::size_t g, bool merge) {
-  return merge ? std::string("all inputs") : t.inputs()[g].path;
 }
 
 phase_stats phase_of(exact_stats const& s) {
@@ -76,24 +48,44 @@ std::vector<exact_stats> by_key(backend& be, std::vector<std::uint32_t> const& k
   return out;
 }
 
+std::string source_of(event_table const& t, std::size_t g, bool merge) {
+  return merge ? std::string("all inputs") : t.inputs()[g].path;
+}
+
 }  // namespace
 
-std::vector<kernel_exec_trace> compute_kernel_exec_trace(trace_model const& model, bool merge) {
+kernel_exec_row kernel_exec_row_of(event_table const& t, kernel_launch launch) {
+  auto const [k, c] = launch;
+  kernel_exec_row r;
+  r.api_start = t.start_ns[c];
+  r.api_duration = t.end_ns[c] - t.start_ns[c];
+  if (t.start_ns[k] > t.end_ns[c])
+    r.queue_start = t.end_ns[c], r.queue_duration = t.start_ns[k] - t.end_ns[c];
+  r.kernel_start = t.start_ns[k];
+  r.kernel_duration = t.end_ns[k] - t.start_ns[k];
+  r.total_duration = t.end_ns[k] - t.start_ns[c];
+  r.pid = t.process_id_of(k);
+  r.tid = t.stream[c];
+  r.device = t.device[k];
+  r.api_name = std::string(strip_api_version(t.strings().at(t.name[c])));
+  if (auto const* d = t.launch_details.details_of(k))
+    r.grid = stats::launch_dimensions(d->grid), r.block = stats::launch_dimensions(d->block);
+  r.kernel_name = std::string(t.strings().at(t.name[k]));
+  return r;
+}
+
+kernel_exec_traces compute_kernel_exec_trace(trace_model const& model, bool merge) {
   auto const& t = model.table();
-  auto const detail = stats::launch_detail_index(t);
-  auto const tables = launched_kernels(model, merge);
-  std::vector<kernel_exec_trace> out(tables.size());
-  for (std::size_t g = 0; g < tables.size(); ++g) {
-    out[g].source = source_of(t, g, merge);
-    for (auto const k : tables[g]) out[g].rows.push_back(row_of(model, k, detail));
-  }
+  auto tables = launched_kernels(model, merge);
+  kernel_exec_traces out{&t, std::vector<kernel_exec_trace>(tables.size())};
+  for (std::size_t g = 0; g < tables.size(); ++g)
+    out.tables[g] = {source_of(t, g, merge), std::move(tables[g])};
   return out;
 }
 
 std::vector<kernel_exec_summary> compute_kernel_exec_sum(trace_model const& model, backend& be,
                                                          bool merge) {
   auto const& t = model.table();
-  auto const detail = stats::launch_detail_index(t);
   auto const tables = launched_kernels(model, merge);
   std::vector<kernel_exec_summary> out(tables.size());
   for (std::size_t g = 0; g < tables.size(); ++g) {
@@ -103,8 +95,8 @@ std::vector<kernel_exec_summary> compute_kernel_exec_sum(trace_model const& mode
     std::map<group_key, std::uint32_t> ids;
     std::vector<std::uint32_t> keys, queue_keys;
     std::vector<std::int64_t> total, api, kernel, queue;
-    for (auto const k : tables[g]) {
-      auto const r = row_of(model, k, detail);
+    for (auto const launch : tables[g]) {
+      auto const r = kernel_exec_row_of(t, launch);
       auto const [it, fresh] =
           ids.try_emplace(group_key{r.pid, r.tid, r.device, r.api_name, r.kernel_name},
                           static_cast<std::uint32_t>(ids.size()));

@@ -89,14 +89,16 @@ std::vector<cell> sum_cells(kernel_exec_group const& r) {
 
 }  // namespace
 
-output::result_set kernel_exec_trace_results(std::vector<kernel_exec_trace> const& tables) {
-  return stats::report_per_input(tables, "cuda_kern_exec_trace",
+output::result_set kernel_exec_trace_results(kernel_exec_traces trace) {
+  return stats::report_per_input(std::move(trace.tables), "cuda_kern_exec_trace",
                                  "CUDA Kernel Launch & Exec Time Trace", empty_text, trace_columns,
-                                 trace_cells);
+                                 [events = trace.events](kernel_launch launch) {
+                                   return trace_cells(kernel_exec_row_of(*events, launch));
+                                 });
 }
 
-output::result_set kernel_exec_sum_results(std::vector<kernel_exec_summary> const& tables) {
-  return stats::report_per_input(tables, "cuda_kern_exec_sum",
+output::result_set kernel_exec_sum_results(std::vector<kernel_exec_summary> tables) {
+  return stats::report_per_input(std::move(tables), "cuda_kern_exec_sum",
                                  "CUDA Kernel Launch & Exec Time Summary", empty_text, sum_columns,
                                  sum_cells);
 }

@@ -49,9 +49,9 @@ std::vector<cell> cells_of(nvtx_kernel_row const& r) {
 
 }  // namespace
 
-output::result_set nvtx_kern_sum_results(std::vector<nvtx_kernel_table> const& tables) {
+output::result_set nvtx_kern_sum_results(std::vector<nvtx_kernel_table> tables) {
   return stats::report_per_input(
-      tables, "nvtx_kern_sum", "NVTX Range Kernel Summary",
+      std::move(tables), "nvtx_kern_sum", "NVTX Range Kernel Summary",
       "(no rows: no kernel launched inside an NVTX range, or none the filters kept)", columns,
       cells_of);
 }

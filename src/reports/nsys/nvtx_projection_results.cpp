@@ -49,9 +49,9 @@ std::vector<cell> cells_of(nvtx_projection_row const& r) {
 
 }  // namespace
 
-output::result_set nvtx_gpu_proj_sum_results(std::vector<nvtx_projection_table> const& tables) {
+output::result_set nvtx_gpu_proj_sum_results(std::vector<nvtx_projection_table> tables) {
   return stats::report_per_input(
-      tables, "nvtx_gpu_proj_sum", "NVTX GPU Projection Summary",
+      std::move(tables), "nvtx_gpu_proj_sum", "NVTX GPU Projection Summary",
       "(no rows: no GPU operation launched inside an NVTX range, or none the filters kept)",
       columns, cells_of);
 }

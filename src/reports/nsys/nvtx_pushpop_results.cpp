@@ -49,9 +49,9 @@ std::vector<cell> cells_of(nvtx_pushpop_row const& r) {
 
 }  // namespace
 
-output::result_set nvtx_pushpop_trace_results(std::vector<nvtx_pushpop_table> const& tables) {
+output::result_set nvtx_pushpop_trace_results(std::vector<nvtx_pushpop_table> tables) {
   return stats::report_per_input(
-      tables, "nvtx_pushpop_trace", "NVTX Push/Pop Range Trace",
+      std::move(tables), "nvtx_pushpop_trace", "NVTX Push/Pop Range Trace",
       "(no rows: no NVTX push/pop range in the input, or none the filters kept)", columns,
       cells_of);
 }

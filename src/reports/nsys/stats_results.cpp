@@ -3,6 +3,7 @@
 // format (1 decimal for Time (%), Avg, Med, StdDev; MB = 10^6 B with 3 decimals for sizes).
 #include <tracesweep/reports/nsys/stats_results.hpp>
 
+#include <memory>
 #include <utility>
 
 #include "reports/nsys/per_input_results.hpp"
@@ -80,38 +81,37 @@ result_table columns(stats_report r, unsigned views) {
   return t;
 }
 
-void add_rows(result_table& t, stats_table const& s, bool with_file) {
-  auto const cols = stats::columns_of(s.report);
-  for (auto const& r : s.rows) {
-    std::vector<cell> cells;
-    for (auto const& c : cols) cells.push_back(value(r, c));
-    if (with_file) cells.emplace_back(s.source);
-    t.add_row(std::move(cells));
-  }
+std::vector<cell> cells_of(stats_table const& s, std::size_t i, bool with_file) {
+  std::vector<cell> cells;
+  for (auto const& c : stats::columns_of(s.report)) cells.push_back(value(s.rows[i], c));
+  if (with_file) cells.emplace_back(s.source);
+  return cells;
 }
 
 }  // namespace
 
-output::result_set stats_results(std::vector<stats_table> const& tables) {
-  stats::per_input_layout l;
-  l.tables = tables.size();
-  auto const report = tables.empty() ? stats_report::cuda_gpu_kern_sum : tables.front().report;
-  l.columns = [report](unsigned views) { return columns(report, views); };
-  l.add_rows = [&](result_table& t, std::size_t k, bool several) {
-    add_rows(t, tables[k], several);
+output::result_set stats_results(std::vector<stats_table> tables) {
+  auto const kept = std::make_shared<std::vector<stats_table> const>(std::move(tables));
+  auto l = std::make_shared<stats::per_input_layout>();
+  l->tables = kept->size();
+  auto const report = kept->empty() ? stats_report::cuda_gpu_kern_sum : kept->front().report;
+  l->columns = [report](unsigned views) { return columns(report, views); };
+  l->rows = [kept](std::size_t k) { return (*kept)[k].rows.size(); };
+  l->cells = [kept](std::size_t k, std::size_t i, bool several) {
+    return cells_of((*kept)[k], i, several);
   };
-  l.title = [&](std::size_t k) {
-    auto const& s = tables[k];
+  l->title = [kept](std::size_t k) {
+    auto const& s = (*kept)[k];
     return std::string(stats_report_title(s.report)) + " (" + std::string(to_string(s.report)) +
            "): " + s.source;
   };
-  l.empty_text = "(no rows: no events of this kind in the input, or none the filters kept)";
-  l.several_columns = {{"File", value_type::string}};
-  l.json_keys = {{"report", value_type::string}, {"source", value_type::string}};
-  l.json_cells = [&](std::size_t k) {
-    return std::vector<cell>{std::string(to_string(tables[k].report)), tables[k].source};
+  l->empty_text = "(no rows: no events of this kind in the input, or none the filters kept)";
+  l->several_columns = {{"File", value_type::string}};
+  l->json_keys = {{"report", value_type::string}, {"source", value_type::string}};
+  l->json_cells = [kept](std::size_t k) {
+    return std::vector<cell>{std::string(to_string((*kept)[k].report)), (*kept)[k].source};
   };
-  return stats::per_input_results(l);
+  return stats::per_input_results(std::move(l));
 }
 
 }  // namespace tracesweep

@@ -65,6 +65,6 @@ struct gpu_rule_table {
 /// decimal, Duration (ns), Start (ns), PID, Device ID, Context ID), CSV (every input's rows under
 /// one header, with Rank and File columns when there are several) and JSON ([{rule, source,
 /// rank, rows}]).
-[[nodiscard]] output::result_set gpu_rule_results(std::vector<gpu_rule_table> const& tables);
+[[nodiscard]] output::result_set gpu_rule_results(std::vector<gpu_rule_table> tables);
 
 }  // namespace tracesweep

@@ -29,9 +29,26 @@ struct kernel_exec_row {
   std::string kernel_name;
 };
 
+/// A kernel row of the event table and the row of the call that launched it.
+struct kernel_launch {
+  std::size_t kernel = 0, call = 0;
+};
+
+/// Row `launch` of the trace, made from the event table `t` as it is written.
+[[nodiscard]] kernel_exec_row kernel_exec_row_of(event_table const& t, kernel_launch launch);
+
+/// One output table of the trace: its launches, by (API start, kernel start, kernel row). Rows
+/// are made from the event table as a writer reaches them (kernel_exec_row_of).
 struct kernel_exec_trace {
   std::string source;
-  std::vector<kernel_exec_row> rows;  ///< by (API start, kernel start, kernel row)
+  std::vector<kernel_launch> rows;
+};
+
+/// The trace of a job: its tables and the event table their rows come from, which must outlive
+/// the result set made of it.
+struct kernel_exec_traces {
+  event_table const* events = nullptr;
+  std::vector<kernel_exec_trace> tables;
 };
 
 /// The statistics of one phase: mean, median (mean of the two middle values), min, max and
@@ -60,19 +77,16 @@ struct kernel_exec_summary {
 
 /// One table per input, or one over all inputs with `merge`. Kernels no call launched are left
 /// out.
-[[nodiscard]] std::vector<kernel_exec_trace> compute_kernel_exec_trace(trace_model const& model,
-                                                                       bool merge);
+[[nodiscard]] kernel_exec_traces compute_kernel_exec_trace(trace_model const& model, bool merge);
 [[nodiscard]] std::vector<kernel_exec_summary> compute_kernel_exec_sum(trace_model const& model,
                                                                        backend& be, bool merge);
 
 /// Trace columns: API Start (ns), API Dur (ns), Queue Start (ns), Queue Dur (ns), Kernel Start
 /// (ns), Kernel Dur (ns), Total Dur (ns), PID, TID, DevId, API Function, GridXYZ, BlockXYZ,
 /// Kernel Name.
-[[nodiscard]] output::result_set kernel_exec_trace_results(
-    std::vector<kernel_exec_trace> const& tables);
+[[nodiscard]] output::result_set kernel_exec_trace_results(kernel_exec_traces trace);
 /// Summary columns: PID, TID, DevId, Count, QCount, then Avg, Med, Min, Max, StdDev (ns) of the
 /// total (T…), API (A…), queue (Q…) and kernel (K…) phases, API Name, Kernel Name.
-[[nodiscard]] output::result_set kernel_exec_sum_results(
-    std::vector<kernel_exec_summary> const& tables);
+[[nodiscard]] output::result_set kernel_exec_sum_results(std::vector<kernel_exec_summary> tables);
 
 }  // namespace tracesweep

@@ -37,7 +37,6 @@ struct nvtx_kernel_table {
 
 /// Columns: NVTX Range, Style, PID, TID, NVTX Inst, Kern Inst, Total Time (ns), Avg (ns),
 /// Med (ns), Min (ns), Max (ns), StdDev (ns), Kernel Name.
-[[nodiscard]] output::result_set nvtx_kern_sum_results(
-    std::vector<nvtx_kernel_table> const& tables);
+[[nodiscard]] output::result_set nvtx_kern_sum_results(std::vector<nvtx_kernel_table> tables);
 
 }  // namespace tracesweep

@@ -40,6 +40,6 @@ struct nvtx_projection_table {
 /// (ns), Proj Med (ns), Proj Min (ns), Proj Max (ns), Proj StdDev (ns), Total GPU Ops, Avg GPU
 /// Ops, Avg Range Lvl, Avg Num Child.
 [[nodiscard]] output::result_set nvtx_gpu_proj_sum_results(
-    std::vector<nvtx_projection_table> const& tables);
+    std::vector<nvtx_projection_table> tables);
 
 }  // namespace tracesweep

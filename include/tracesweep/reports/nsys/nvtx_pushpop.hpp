@@ -45,7 +45,6 @@ struct nvtx_pushpop_table {
 /// Columns: Start (ns), End (ns), Duration (ns), DurChild (ns), DurNonChild (ns), Name, PID, TID,
 /// Lvl, NumChild, RangeId, ParentId (empty for a root), RangeStack, NameTree ("--" per level,
 /// then the name).
-[[nodiscard]] output::result_set nvtx_pushpop_trace_results(
-    std::vector<nvtx_pushpop_table> const& tables);
+[[nodiscard]] output::result_set nvtx_pushpop_trace_results(std::vector<nvtx_pushpop_table> tables);
 
 }  // namespace tracesweep

@@ -11,6 +11,6 @@
 
 namespace tracesweep {
 
-[[nodiscard]] output::result_set stats_results(std::vector<stats_table> const& tables);
+[[nodiscard]] output::result_set stats_results(std::vector<stats_table> tables);
 
 }  // namespace tracesweep
