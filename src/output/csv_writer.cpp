@@ -17,7 +17,7 @@ namespace tracesweep::output {
 
 namespace {
 
-std::string quoted(std::string_view raw) {
+std::string quoted_field(std::string_view raw) {
   auto const s = valid_utf8(raw);
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string o = "\"";
@@ -102,7 +102,7 @@ void append_field(std::string& line, cell const& c, column const& col, bool safe
     append_text(line, *s);
     return;
   }
-  line += quoted(cell_field(c, col, safe));
+  line += quoted_field(cell_field(c, col, safe));
 }
 
 }  // namespace
@@ -114,7 +114,7 @@ void write_csv(result_set const& results, std::string_view table, std::ostream& 
   auto const& t = *tables.front();
   auto const cols = visible_columns(t, flat);
   for (std::size_t j = 0; j < cols.size(); ++j)
-    out << (j ? "," : "") << quoted(t.columns[cols[j]].name);
+    out << (j ? "," : "") << quoted_field(t.columns[cols[j]].name);
   out << '\n';
   // Rows are formatted into one buffer, written a block at a time.
   constexpr std::size_t block = std::size_t{1} << 16;

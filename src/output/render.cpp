@@ -122,11 +122,10 @@ void append_json_escaped(std::string& o, unsigned char c) {
 /// Header `h` naming `unit`: a trailing "(ns)", "(us)", "(ms)", "(s)" or "(bytes)" replaced, a
 /// trailing "_ns" or "_bytes" of a field name turned into it, else " (unit)" appended.
 std::string header_in(std::string h, std::string const& unit) {
-  // Appended piecewise: GCC 12 warns (-Wrestrict, a false positive) on "(" + s + ")".
+  // Built as fmt formats it: GCC 12 warns (-Wrestrict, -Wstringop-overflow: false positives) on
+  // "(" + s + ")" and on resizing and appending to `h`.
   auto with_unit = [&](std::size_t keep, char const* open) {
-    h.resize(keep);
-    h.append(open).append(unit).append(")");
-    return h;
+    return fmt::format("{}{}{})", std::string_view(h).substr(0, keep), open, unit);
   };
   for (std::string_view u : {"(ns)", "(us)", "(ms)", "(s)", "(bytes)"})
     if (h.ends_with(u)) return with_unit(h.size() - u.size(), "(");
