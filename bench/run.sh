@@ -12,6 +12,10 @@
 #      `overview --format json` at 1 thread beside summary (Kineto and nsys); the parse ceiling of
 #      ../shared/bench (simdjson_parse_ceiling.cpp, built here with -O3 -march=native) on the
 #      plain Kineto file; the cheapest sqlite3 scan of the kernel columns on each export;
+#      the row listings of issue 31 at 1 thread: `stats --report cuda_gpu_trace --format csv` on
+#      each export (its peak RSS against cuda_gpu_kern_sum's, its MB/s of CSV) and, without
+#      --quick, `diagnose --min-gap 1 --top 0 --table gaps --format csv` on a job of about 1 M
+#      gaps (the Kineto trace 46 times) against the default diagnose;
 #   3. prints one table (time, MB/s of the uncompressed input, GPU operations/s, peak RSS, ratio of each
 #      peer to tracesweep at 1 thread) and appends it to bench/README.md with the date, the CPU model and load average;
 #      with the bench programs built, also ingest alone (nsys_ingest_bench) and the table's memory
@@ -48,6 +52,16 @@ fi
 [[ -f $kineto.gz ]] || gzip -6 -c "$kineto" >"$kineto.gz"
 nsys_sizes=(1000000)
 ((quick)) || nsys_sizes+=(10000000)
+# A job of about 1 M idle gaps (issue 31's diagnose --top 0 listing): the same real trace 46
+# times (22,049 gaps each at --min-gap 1); not with --quick.
+gaps=""
+if ((!quick)); then
+  gaps="$work/kineto_x46.json"
+  if [[ ! -f $gaps ]]; then
+    python3 "$peers/replicate_kineto.py" "$src" 46 "$gaps.tmp" >/dev/null
+    mv "$gaps.tmp" "$gaps"
+  fi
+fi
 for k in "${nsys_sizes[@]}"; do
   f="$work/nsys_${k}_kernels.sqlite"
   [[ -f $f ]] || "$ts" generate --format nsys-sqlite --ranks 4 --devices 2 \
@@ -114,10 +128,32 @@ TraceAnalysis(trace_dir=sys.argv[1]).get_gpu_kernel_breakdown()" "$work/hta_$n"
       measure "$n" "$f" "tracesweep summary" "$shown" "$ts" --threads "$t" summary --format json "$f"
     done
     measure "$n" "$f" "tracesweep overview" 1 "$ts" --threads 1 overview --format json "$f"
+    measure "$n" "$f" "tracesweep cuda_gpu_trace CSV" 1 "$ts" --threads 1 stats --report \
+      cuda_gpu_trace --format csv "$f"
     measure "$n" "$f" "nsys SQL in sqlite3" 1 sh -c "sqlite3 -csv '$f' < '$peers/nsys_kern_sum.sql'"
     measure "$n" "$f" "sqlite3 kernel scan" 1 sqlite3 "$f" "$scan_sql"
   done
+  if [[ -n $gaps ]]; then
+    n=$(basename "$gaps")
+    measure "$n" "$gaps" "tracesweep diagnose" 1 "$ts" --threads 1 diagnose --format csv \
+      --table gaps "$gaps"
+    measure "$n" "$gaps" "tracesweep diagnose gap listing CSV" 1 "$ts" --threads 1 diagnose \
+      --min-gap 1 --top 0 --format csv --table gaps "$gaps"
+  fi
 done
+# The bytes of each listing (for MB/s of CSV written): counted once, apart from the timed runs.
+listing_bytes="$work/listing_bytes.tsv"
+: >"$listing_bytes"
+for k in "${nsys_sizes[@]}"; do
+  f="$work/nsys_${k}_kernels.sqlite"
+  printf '%s\t%s\t%s\n' "$(basename "$f")" "tracesweep cuda_gpu_trace CSV" \
+    "$("$ts" stats --report cuda_gpu_trace --format csv "$f" | wc -c)" >>"$listing_bytes"
+done
+if [[ -n $gaps ]]; then
+  printf '%s\t%s\t%s\n' "$(basename "$gaps")" "tracesweep diagnose gap listing CSV" \
+    "$("$ts" diagnose --min-gap 1 --top 0 --format csv --table gaps "$gaps" | wc -c)" \
+    >>"$listing_bytes"
+fi
 
 # ---- table -----------------------------------------------------------------------------------
 # GPU operations per input (summary's inputs[].gpu_operations): the rows both commands read of
@@ -170,15 +206,33 @@ EOF
 # ceiling (the .gz against the same ceiling on its plain text) and the pandas script; overview
 # against summary; nsys summary against stats, stats against the cheapest scan, the report SQL
 # against stats.
-targets=$(python3 - "$results" <<'EOF'
+targets=$(python3 - "$results" "$listing_bytes" <<'EOF'
 import statistics, sys
 from collections import defaultdict
 runs = defaultdict(list)
+rss = defaultdict(int)
 for line in open(sys.argv[1]):
     label, _, tool, threads, rest = line.rstrip("\n").split("\t", 4)
     if threads == "1":
         runs[(label, tool)].append(float(rest.split()[0]))
+        rss[(label, tool)] = max(rss[(label, tool)], int(rest.split()[1]))
 t = {k: statistics.median(v) for k, v in runs.items()}
+listing = {}
+for line in open(sys.argv[2]):
+    label, tool, size = line.rstrip("\n").split("\t")
+    listing[(label, tool)] = int(size)
+def listed(label, tool, base, what):
+    """A row listing: peak RSS against 2x the aggregate report's + 64 MiB, and MB/s of CSV."""
+    if (label, tool) not in t or (label, base) not in rss:
+        return
+    budget = 2 * rss[(label, base)] + 64 * 1024
+    mine = rss[(label, tool)]
+    print(f"- {label}: {what} peak RSS {mine / 1024:.0f} MiB (target ≤ 2 × {base}'s "
+          f"{rss[(label, base)] / 1024:.0f} + 64 = {budget / 1024:.0f} MiB): "
+          f"{'met' if mine <= budget else 'missed'}")
+    rate = listing.get((label, tool), 0) / t[(label, tool)] / 1e6
+    print(f"- {label}: {what} {rate:.0f} MB/s of CSV, read included (target ≥ 300): "
+          f"{'met' if rate >= 300 else 'missed'}")
 def ratio(label, what, a, b, target, at_most=True, b_label=None):
     b_key = (b_label or label, b)
     if (label, a) not in t or b_key not in t:
@@ -199,6 +253,9 @@ for label in sorted({k[0] for k in t}):
         ratio(label, "stats / the sqlite3 kernel scan", "tracesweep stats", "sqlite3 kernel scan", 1.3)
         ratio(label, "the nsys report SQL / stats", "nsys SQL in sqlite3", "tracesweep stats", 15,
               False)
+        listed(label, "tracesweep cuda_gpu_trace CSV", "tracesweep stats", "cuda_gpu_trace")
+    listed(label, "tracesweep diagnose gap listing CSV", "tracesweep diagnose",
+           "diagnose --min-gap 1 --top 0")
 EOF
 )
 # Ingest alone (the nsys reader into the columns, no analysis): nsys_ingest_bench, when the bench
