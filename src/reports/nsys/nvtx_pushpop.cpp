@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "reports/nsys/launch_details.hpp"
 #include "reports/nsys/nvtx_attribution.hpp"
@@ -39,67 +41,86 @@ std::vector<std::int64_t> parent_rows(event_table const& t) {
   return parent;
 }
 
-/// Per row: the range's id (see compute_nvtx_pushpop_trace) and its name as nsys prints it.
-void ids_and_names(event_table const& t, std::vector<std::int64_t>& id,
-                   std::vector<std::string>& name) {
+/// Per row: the range's id (see compute_nvtx_pushpop_trace).
+std::vector<std::int64_t> range_ids(event_table const& t) {
+  std::vector<std::int64_t> id(t.size(), 0);
   auto const source = stats::side_table_index(t.size(), t.range_sources);
   std::vector<std::int64_t> position(t.inputs().size(), 0);
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (!is_push_pop(t, i)) continue;
     auto const n = ++position[static_cast<std::size_t>(t.input_of(i))];
-    auto const own = std::string(t.strings().at(t.name[i]));
-    if (source[i] < 0) {
-      id[i] = n, name[i] = std::string(":").append(own);
-      continue;
-    }
-    auto const& s = t.range_sources.values[static_cast<std::size_t>(source[i])];
-    id[i] = s.id;
-    name[i] = s.domain_in_name ? own : std::string(":").append(own);
+    id[i] = source[i] < 0 ? n : t.range_sources.values[static_cast<std::size_t>(source[i])].id;
   }
+  return id;
 }
 
 }  // namespace
 
-std::vector<nvtx_pushpop_table> compute_nvtx_pushpop_trace(trace_model const& model, bool merge) {
+nvtx_pushpop_trace compute_nvtx_pushpop_trace(trace_model const& model, bool merge) {
   auto const& t = model.table();
   auto const parent = parent_rows(t);
-  std::vector<std::int64_t> id(t.size(), 0);
-  std::vector<std::string> name(t.size());
-  ids_and_names(t, id, name);
-  std::vector<nvtx_pushpop_row> rows(t.size());
-  std::vector<std::size_t> ranges;
+  auto const id = range_ids(t);
+  std::vector<std::size_t> rows;
   for (std::size_t i = 0; i < t.size(); ++i)
-    if (is_push_pop(t, i)) ranges.push_back(i);
+    if (is_push_pop(t, i)) rows.push_back(i);
   // Parents come before their children in (start, −end, row) order.
-  std::sort(ranges.begin(), ranges.end(), [&](auto a, auto b) {
+  std::sort(rows.begin(), rows.end(), [&](auto a, auto b) {
     return std::tuple(t.start_ns[a], -t.end_ns[a], a) < std::tuple(t.start_ns[b], -t.end_ns[b], b);
   });
-  for (auto const i : ranges) {
-    auto& r = rows[i];
-    r.start_ns = t.start_ns[i], r.end_ns = t.end_ns[i];
-    r.name = std::move(name[i]);
-    r.pid = t.process_id_of(i);
-    r.tid = t.stream[i];
-    r.id = id[i];
-    r.stack = std::string(":").append(std::to_string(r.id));
-    if (parent[i] < 0) continue;
-    auto& p = rows[static_cast<std::size_t>(parent[i])];
-    r.parent = p.id;
-    r.level = p.level + 1;
-    r.stack = p.stack + r.stack;
-    ++p.children;
-    p.child_duration += r.end_ns - r.start_ns;
+  nvtx_pushpop_trace out{&t, {}, std::vector<nvtx_pushpop_table>(merge ? 1 : t.inputs().size())};
+  auto& ranges = out.ranges;
+  std::vector<std::int64_t> range_of(t.size(), -1);
+  for (auto const i : rows) {
+    nvtx_pushpop_range r{i, id[i]};
+    if (parent[i] >= 0) {
+      r.parent = range_of[static_cast<std::size_t>(parent[i])];
+      auto& p = ranges[static_cast<std::size_t>(r.parent)];
+      r.level = p.level + 1;
+      ++p.children;
+      p.child_duration += t.end_ns[i] - t.start_ns[i];
+    }
+    range_of[i] = static_cast<std::int64_t>(ranges.size());
+    ranges.push_back(r);
   }
-  std::vector<nvtx_pushpop_table> out(merge ? 1 : t.inputs().size());
-  if (merge) out[0].source = "all inputs";
-  for (std::size_t k = 0; !merge && k < out.size(); ++k) out[k].source = t.inputs()[k].path;
-  std::sort(ranges.begin(), ranges.end(), [&](auto a, auto b) {
-    return std::tuple(t.start_ns[a], t.end_ns[a] - t.start_ns[a], t.input_of(a), id[a]) <
-           std::tuple(t.start_ns[b], t.end_ns[b] - t.start_ns[b], t.input_of(b), id[b]);
-  });
-  for (auto const i : ranges)
-    out[merge ? 0 : static_cast<std::size_t>(t.input_of(i))].rows.push_back(std::move(rows[i]));
+  if (merge) out.tables[0].source = "all inputs";
+  for (std::size_t k = 0; !merge && k < out.tables.size(); ++k)
+    out.tables[k].source = t.inputs()[k].path;
+  std::vector<std::size_t> listed(ranges.size());
+  for (std::size_t k = 0; k < listed.size(); ++k) listed[k] = k;
+  auto key = [&](std::size_t k) {
+    auto const i = ranges[k].row;
+    return std::tuple(t.start_ns[i], t.end_ns[i] - t.start_ns[i], t.input_of(i), ranges[k].id);
+  };
+  std::sort(listed.begin(), listed.end(), [&](auto a, auto b) { return key(a) < key(b); });
+  for (auto const k : listed)
+    out.tables[merge ? 0 : static_cast<std::size_t>(t.input_of(ranges[k].row))].rows.push_back(k);
   return out;
+}
+
+nvtx_pushpop_row nvtx_pushpop_row_of(nvtx_pushpop_trace const& trace, std::size_t k) {
+  auto const& t = *trace.events;
+  auto const& range = trace.ranges[k];
+  auto const i = range.row;
+  nvtx_pushpop_row r;
+  r.start_ns = t.start_ns[i], r.end_ns = t.end_ns[i];
+  r.child_duration = range.child_duration;
+  auto const* source = t.range_sources.find(i);
+  r.name = source && source->domain_in_name ? std::string() : std::string(":");
+  r.name.append(t.strings().at(t.name[i]));
+  r.pid = t.process_id_of(i);
+  r.tid = t.stream[i];
+  r.level = range.level;
+  r.children = range.children;
+  r.id = range.id;
+  if (range.parent >= 0) r.parent = trace.ranges[static_cast<std::size_t>(range.parent)].id;
+  // The stack: ":<root id>:…:<id>", from the chain of parents.
+  std::vector<std::int64_t> chain;
+  for (auto at = static_cast<std::int64_t>(k); at >= 0;
+       at = trace.ranges[static_cast<std::size_t>(at)].parent)
+    chain.push_back(trace.ranges[static_cast<std::size_t>(at)].id);
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+    r.stack.append(":").append(std::to_string(*it));
+  return r;
 }
 
 }  // namespace tracesweep

@@ -2,6 +2,7 @@
 // nvtx_pushpop_trace → result tables (nsys-style: per input in text, one CSV, JSON).
 #include <tracesweep/reports/nsys/nvtx_pushpop.hpp>
 
+#include <memory>
 #include <utility>
 
 #include "reports/nsys/per_input_results.hpp"
@@ -49,11 +50,13 @@ std::vector<cell> cells_of(nvtx_pushpop_row const& r) {
 
 }  // namespace
 
-output::result_set nvtx_pushpop_trace_results(std::vector<nvtx_pushpop_table> tables) {
+output::result_set nvtx_pushpop_trace_results(nvtx_pushpop_trace trace) {
+  auto tables = std::move(trace.tables);
+  auto const kept = std::make_shared<nvtx_pushpop_trace const>(std::move(trace));
   return stats::report_per_input(
       std::move(tables), "nvtx_pushpop_trace", "NVTX Push/Pop Range Trace",
       "(no rows: no NVTX push/pop range in the input, or none the filters kept)", columns,
-      cells_of);
+      [kept](std::size_t k) { return cells_of(nvtx_pushpop_row_of(*kept, k)); });
 }
 
 }  // namespace tracesweep

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // nsys's nvtx_pushpop_trace: every NVTX push/pop range (or user annotation) with its place in
 // its thread's tree of ranges: the tightest enclosing range as parent, the level, the direct
-// children and their total duration, and the chain of range ids from the root.
+// children and their total duration, and the chain of range ids from the root. Rows are made
+// from the event table as they are written: the report keeps 48 bytes a range.
 #pragma once
 
 #include <cstdint>
@@ -26,10 +27,33 @@ struct nvtx_pushpop_row {
   std::string stack;         ///< ":<root id>:…:<id>"
 };
 
+/// A range as the report keeps it until written: its event-table row and its place in its
+/// thread's tree. Its name and stack are made when it is written (nvtx_pushpop_row_of).
+struct nvtx_pushpop_range {
+  std::size_t row = 0;
+  std::int64_t id = 0;
+  std::int64_t parent = -1;  ///< the parent's index in nvtx_pushpop_trace::ranges, -1 for none
+  std::int64_t level = 0;
+  std::int64_t children = 0;
+  std::int64_t child_duration = 0;
+};
+
 struct nvtx_pushpop_table {
   std::string source;
-  std::vector<nvtx_pushpop_row> rows;  ///< by start, duration, then id
+  std::vector<std::size_t>
+      rows;  ///< indices into nvtx_pushpop_trace::ranges, by start, duration, then id
 };
+
+/// The report of a job: every range (a parent before its children), the output tables, and the
+/// event table the rows are made from, which must outlive the result set made of it.
+struct nvtx_pushpop_trace {
+  event_table const* events = nullptr;
+  std::vector<nvtx_pushpop_range> ranges;
+  std::vector<nvtx_pushpop_table> tables;
+};
+
+/// Range `k` of `trace` as the report prints it.
+[[nodiscard]] nvtx_pushpop_row nvtx_pushpop_row_of(nvtx_pushpop_trace const& trace, std::size_t k);
 
 /// One table per input (or one over all of them with `merge`). A range's parent is the range
 /// of the same (input, rank, thread) that encloses it (starts at or before it and ends at or
@@ -39,12 +63,11 @@ struct nvtx_pushpop_table {
 /// equally tight ones the last in that order wins.
 /// Ids are event_table::range_sources ids where the reader recorded them, otherwise the range's
 /// 1-based position among its input's push/pop ranges in table order.
-[[nodiscard]] std::vector<nvtx_pushpop_table> compute_nvtx_pushpop_trace(trace_model const& model,
-                                                                         bool merge);
+[[nodiscard]] nvtx_pushpop_trace compute_nvtx_pushpop_trace(trace_model const& model, bool merge);
 
 /// Columns: Start (ns), End (ns), Duration (ns), DurChild (ns), DurNonChild (ns), Name, PID, TID,
 /// Lvl, NumChild, RangeId, ParentId (empty for a root), RangeStack, NameTree ("--" per level,
 /// then the name).
-[[nodiscard]] output::result_set nvtx_pushpop_trace_results(std::vector<nvtx_pushpop_table> tables);
+[[nodiscard]] output::result_set nvtx_pushpop_trace_results(nvtx_pushpop_trace trace);
 
 }  // namespace tracesweep
