@@ -28,18 +28,38 @@ std::string quoted_field(std::string_view raw) {
   return o + '"';
 }
 
+/// Appends a scalar as data_scalar writes it.
+void append_scalar(std::string& s, cell const& c, column const& col) {
+  if (auto const* i = std::get_if<std::int64_t>(&c)) {
+    char digits[24];
+    s.append(digits, std::to_chars(digits, digits + sizeof digits, *i).ptr);
+  } else if (auto const* text = std::get_if<std::string>(&c)) {
+    s += *text;
+  } else {
+    s += data_scalar(c, col);
+  }
+}
+
+/// Appends a list's or map's entries: joined by ";" (none before the first non-empty text), a
+/// map's as key=value.
+void append_entries(std::string& s, result_table const& t) {
+  auto const from = s.size();
+  for (auto const& r : t.rows) {
+    if (s.size() > from) s += ';';
+    append_scalar(s, r.cells[0], t.columns[0]);
+    if (t.shape == json_shape::map && t.columns.size() > 1) {
+      s += '=';
+      append_scalar(s, r.cells[1], t.columns[1]);
+    }
+  }
+}
+
 std::string field(cell const& c, column const& col) {
   if (std::holds_alternative<std::monostate>(c)) return col.flat_null;
   auto const* n = std::get_if<std::shared_ptr<result_table const>>(&c);
   if (!n) return data_scalar(c, col);
-  auto const& t = **n;
   std::string s;
-  for (auto const& r : t.rows) {
-    if (!s.empty()) s += ';';
-    s += data_scalar(r.cells[0], t.columns[0]);
-    if (t.shape == json_shape::map && t.columns.size() > 1)
-      s += '=' + data_scalar(r.cells[1], t.columns[1]);
-  }
+  append_entries(s, **n);
   return s;
 }
 
@@ -65,17 +85,25 @@ std::string cell_field(cell const& c, column const& col, bool safe) {
   return text;
 }
 
-/// Whether every byte of `s` is ASCII (then it is valid UTF-8 as it is).
-bool ascii(std::string_view s) noexcept {
+/// What one pass over a field's bytes tells: all ASCII (then valid UTF-8 as it is), and whether
+/// it holds a comma, quote, CR or LF (then it is quoted).
+struct text_scan {
+  bool ascii = true;
+  bool quoted = false;
+};
+text_scan scan(std::string_view s) noexcept {
   unsigned char any = 0;
-  for (char const c : s) any |= static_cast<unsigned char>(c);
-  return any < 0x80;
+  bool special = false;
+  for (char const c : s) {
+    any |= static_cast<unsigned char>(c);
+    special |= (c == ',') | (c == '"') | (c == '\r') | (c == '\n');
+  }
+  return {any < 0x80, special};
 }
 
-/// Appends valid UTF-8 text as one field: quoted, its quotes doubled, when it holds a comma,
-/// quote, CR or LF.
-void append_text(std::string& line, std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
+/// Appends valid UTF-8 text as one field: quoted, its quotes doubled, when `quoted`.
+void append_text(std::string& line, std::string_view s, bool quoted) {
+  if (!quoted) {
     line += s;
     return;
   }
@@ -87,20 +115,29 @@ void append_text(std::string& line, std::string_view s) {
   line.append(s).append(1, '"');
 }
 
-/// Appends a cell's field to `line`: integers and ASCII text directly, the rest as cell_field
-/// and quoted make them.
-void append_field(std::string& line, cell const& c, column const& col, bool safe) {
+/// Appends a cell's field to `line`: integers, ASCII text and lists of them directly (a list
+/// joined in `scratch` first), the rest as cell_field and quoted_field make them.
+void append_field(std::string& line, std::string& scratch, cell const& c, column const& col,
+                  bool safe) {
   if (auto const* i = std::get_if<std::int64_t>(&c)) {
     char digits[24];
     auto const end = std::to_chars(digits, digits + sizeof digits, *i).ptr;
     line.append(digits, end);
     return;
   }
-  auto const* s =
+  std::string const* s =
       std::holds_alternative<std::monostate>(c) ? &col.flat_null : std::get_if<std::string>(&c);
-  if (s && ascii(*s) && !(safe && formula_like(*s))) {
-    append_text(line, *s);
-    return;
+  if (auto const* n = std::get_if<std::shared_ptr<result_table const>>(&c)) {
+    scratch.clear();
+    append_entries(scratch, **n);
+    s = &scratch;
+  }
+  if (s) {
+    auto const text = scan(*s);
+    if (text.ascii && !(safe && formula_like(*s))) {
+      append_text(line, *s, text.quoted);
+      return;
+    }
   }
   line += quoted_field(cell_field(c, col, safe));
 }
@@ -118,12 +155,12 @@ void write_csv(result_set const& results, std::string_view table, std::ostream& 
   out << '\n';
   // Rows are formatted into one buffer, written a block at a time.
   constexpr std::size_t block = std::size_t{1} << 16;
-  std::string lines;
+  std::string lines, scratch;
   lines.reserve(2 * block);
   for_each_row(t, [&](row const& r) {
     for (std::size_t j = 0; j < cols.size(); ++j) {
       if (j) lines += ',';
-      append_field(lines, r.cells[cols[j]], t.columns[cols[j]], o.csv_safe);
+      append_field(lines, scratch, r.cells[cols[j]], t.columns[cols[j]], o.csv_safe);
     }
     lines += '\n';
     if (lines.size() >= block) {

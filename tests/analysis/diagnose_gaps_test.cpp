@@ -4,14 +4,17 @@
 // the rules of docs/diagnose.md to each instant of each gap on its own.
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include <tracesweep/analysis/diagnose.hpp>
+#include <tracesweep/output/result_table.hpp>
 
 #include "support/table_builder.hpp"
 
@@ -60,11 +63,73 @@ TEST(DiagnoseGaps, DataLoaderGap) {
   EXPECT_EQ(cover(g, idle_cause::data_loading), 290);
   EXPECT_EQ(cover(g, idle_cause::launch), 10);
   EXPECT_EQ(cover(g, idle_cause::unknown), 20);
-  ASSERT_TRUE(g.before && g.after);
-  EXPECT_EQ(g.before->end_ns, 100);
-  EXPECT_EQ(g.after->start_ns, 420);
-  ASSERT_EQ(g.host.size(), 2u);
-  EXPECT_EQ(g.host[0].name, "enumerate(DataLoader)#x.__next__");
+  auto const before = d.describe(g.before), after = d.describe(g.after);
+  ASSERT_TRUE(before && after);
+  EXPECT_EQ(before->end_ns, 100);
+  EXPECT_EQ(after->start_ns, 420);
+  auto const host = d.host_of(g);
+  ASSERT_EQ(host.size(), 2u);
+  EXPECT_EQ(d.describe(host[0])->name, "enumerate(DataLoader)#x.__next__");
+}
+
+/// The names of a generated gaps row: host rows, then before and after ("" when none).
+std::vector<std::string> context_names(ts::output::row const& r,
+                                       ts::output::result_table const& t) {
+  std::vector<std::string> names;
+  for (auto const* col : {"host", "before", "after"}) {
+    auto const j = static_cast<std::size_t>(
+        std::find_if(t.columns.begin(), t.columns.end(), [&](auto& c) { return c.name == col; }) -
+        t.columns.begin());
+    auto const* nested = std::get_if<std::shared_ptr<ts::output::result_table const>>(&r.cells[j]);
+    if (nested == nullptr) {
+      names.emplace_back();
+      continue;
+    }
+    for (auto const& e : (*nested)->rows) names.push_back(std::get<std::string>(e.cells[0]));
+  }
+  return names;
+}
+
+TEST(DiagnoseGaps, ListedRowsNameTheirContextWhetherTheWriterKeepsThemOrNot) {
+  // Three gaps of different context; the gaps table names each row's rows when it makes it,
+  // refilling its nested tables only when the previous row's were let go.
+  ts::test::table_builder b;
+  b.input("kineto-json");
+  std::int64_t corr = 0;
+  launch(b, 0, 20, 100, corr, "cudaLaunchKernel");
+  b.host(event_kind::data_loader, 110, 400, thread, 0, -1, "enumerate(DataLoader)#x.__next__");
+  launch(b, 400, 420, 500, corr, "cudaLaunchKernelExC");
+  b.host(event_kind::cpu_op, 510, 700, thread, 0, -1, "aten::mm");
+  b.host(event_kind::cpu_op, 520, 690, thread, 0, -1, "aten::addmm");
+  launch(b, 700, 720, 800, corr, "cuLaunchKernel");
+  launch(b, 1500, 1520, 1600, corr, "cudaLaunchKernel");
+  auto const d = run(b.done());
+  ASSERT_EQ(d.gaps.size(), 3u);
+  auto const set = ts::diagnose_results(d);
+  auto const table = std::find_if(set.tables.begin(), set.tables.end(),
+                                  [](auto const& t) { return t.name == "gaps" && t.generate; });
+  ASSERT_NE(table, set.tables.end());
+  std::vector<ts::output::row> kept;
+  std::vector<std::vector<std::string>> streamed;
+  for (std::size_t i = 0; i < d.gaps.size(); ++i) {
+    streamed.push_back(context_names(table->generate(i), *table));
+    kept.push_back(table->generate(i));
+  }
+  for (std::size_t i = 0; i < d.gaps.size(); ++i) {
+    auto const& g = d.gaps[i];
+    std::vector<std::string> expected;
+    for (auto const row : d.host_of(g)) expected.push_back(d.describe(row)->name);
+    for (auto const row : {g.before, g.after})
+      expected.push_back(row < 0 ? std::string() : d.describe(row)->name);
+    EXPECT_EQ(streamed[i], expected) << i;
+    EXPECT_EQ(context_names(kept[i], *table), expected) << i;
+  }
+  // Longest first, each with its own host rows: the last launch alone, the data loader, the two
+  // ops (most overlap first) and a launch.
+  EXPECT_EQ(streamed[0], (std::vector<std::string>{"cudaLaunchKernel", "k", "k"}));
+  EXPECT_EQ(streamed[1].front(), "enumerate(DataLoader)#x.__next__");
+  EXPECT_EQ(streamed[2],
+            (std::vector<std::string>{"aten::mm", "aten::addmm", "cuLaunchKernel", "k", "k"}));
 }
 
 TEST(DiagnoseGaps, WorkAfterASyncCountsAsSync) {
@@ -127,7 +192,8 @@ TEST(DiagnoseGaps, StepsAreContextNeverCause) {
   auto const d = run(b.done());
   ASSERT_EQ(d.gaps.size(), 1u);
   EXPECT_EQ(d.gaps[0].cause, idle_cause::unknown);
-  EXPECT_TRUE(d.gaps[0].host.size() == 1 && d.gaps[0].host[0].name == "cudaLaunchKernel");
+  auto const host = d.host_of(d.gaps[0]);
+  EXPECT_TRUE(host.size() == 1 && d.describe(host[0])->name == "cudaLaunchKernel");
 }
 
 // ---- random tables against a per-nanosecond oracle -------------------------------------------

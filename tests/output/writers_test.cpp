@@ -178,6 +178,32 @@ TEST(output_csv, column_views_and_null_text) {
             "name,share\n\"a,b\",1.0\n\"say \"\"hi\"\"\",0.1\n\"cr\rlf\nend\",-\n");
 }
 
+TEST(output_csv, lists_and_maps_are_one_field) {
+  // Entries joined by ";" (a map's as key=value), quoted as a whole when one holds a comma or a
+  // quote, repaired when not UTF-8, and guarded as a whole with csv_safe.
+  EXPECT_EQ(write("csv", one(with_nested())),
+            "path,ranks,devices\nx.sqlite,0;1,0=H100;1=H100;2=H100;4=A100\n");
+  auto t = table("t", "T");
+  t.add("names", value_type::nested);
+  auto list = [](std::vector<std::string> const& entries) {
+    out::result_table l;
+    l.shape = out::json_shape::list;
+    l.add("name", value_type::string);
+    for (auto const& e : entries) l.add_row({e});
+    return out::nest(std::move(l));
+  };
+  t.add_row({list({"f(int, char)", "say \"hi\""})});
+  t.add_row({list({"", "b", "c"})});  // nothing is joined before the first text
+  t.add_row({list({"caf\xc3\xa9", "a\xff"})});
+  t.add_row({list({"=cmd", "x"})});
+  t.add_row({list({})});
+  EXPECT_EQ(write("csv", one(t)),
+            "names\n\"f(int, char);say \"\"hi\"\"\"\nb;c\ncaf\xc3\xa9;a\xef\xbf\xbd\n=cmd;x\n\n");
+  out::write_options safe;
+  safe.csv_safe = true;
+  EXPECT_NE(write("csv", one(t), "", safe).find("\n'=cmd;x\n"), std::string::npos);
+}
+
 TEST(output_csv, fixed_decimals_apply_to_data_formats) {
   out::result_table t;
   t.name = "t";

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -117,13 +118,18 @@ struct verdict_row {
   std::int64_t idle_short_ns = 0;  ///< idle in holes shorter than the min gap
 };
 
+/// An idle gap. Its context is kept as rows of the diagnosis's event table and described when
+/// read (diagnosis::host_of, diagnosis::describe): a listing of every gap holds ~150 bytes a gap,
+/// not the names of its context.
 struct gap_finding {
   device_key where;
-  std::int64_t start_ns = 0, end_ns = 0;
   idle_cause cause = idle_cause::unknown;
+  std::int64_t start_ns = 0, end_ns = 0;
   idle_by_cause cover{};  ///< ns of the gap attributed to each cause
-  std::vector<context_event> host;
-  std::optional<context_event> before, after;
+  /// Its host rows in progress during it, most overlap first: diagnosis::gap_host_rows[from, to).
+  std::size_t host_from = 0, host_to = 0;
+  /// The device rows whose end opens it and that start after it (-1: none).
+  std::int64_t before = -1, after = -1;
   [[nodiscard]] std::int64_t duration() const noexcept { return end_ns - start_ns; }
 };
 
@@ -293,6 +299,15 @@ struct diagnosis {
   std::vector<memory_step_peak> memory_steps;
   std::vector<memory_bin> memory_timeline;
   diagnose_options options;
+  /// The gaps' host rows (gap_finding::host_from, host_to).
+  std::vector<std::size_t> gap_host_rows;
+  /// The table whose rows the gaps name; it outlives the diagnosis and what is written from it.
+  event_table const* events = nullptr;
+
+  /// A gap's host rows, most overlap first.
+  [[nodiscard]] std::span<std::size_t const> host_of(gap_finding const& g) const;
+  /// A row of the event table with its name; none for -1.
+  [[nodiscard]] std::optional<context_event> describe(std::int64_t row) const;
 };
 
 /// What the diagnosis reads of a session's device activity: every gap of at least the minimum,

@@ -138,7 +138,7 @@ struct host_window {
 [[nodiscard]] std::int64_t step_at(std::span<step_window const> steps, std::int64_t at);
 
 /// A table row as a context event.
-[[nodiscard]] context_event describe(trace_model const& model, std::size_t row);
+[[nodiscard]] context_event describe(event_table const& t, std::size_t row);
 [[nodiscard]] device_key key_of(trace_model const& model, std::size_t device);
 
 /// A gap of the activity union (≥ min gap) with its cause: 24 bytes a gap (its host context is

@@ -93,13 +93,83 @@ cell idle_map(idle_by_cause const& idle) {
   return nest(std::move(m));
 }
 
-cell event_cell(std::optional<context_event> const& e) {
-  if (!e) return {};
-  auto t = event_rows();
-  t.shape = json_shape::object;
-  t.add_row(event_cells(*e));
-  return nest(std::move(t));
-}
+/// Makes the gaps table's rows as the writer reaches them, naming each gap's context rows then.
+/// The nested tables of a row (cover, host, before, after) are refilled in place once the writer
+/// has let go of the previous row's, so that a row of a long listing allocates next to nothing.
+class gap_rows {
+ public:
+  explicit gap_rows(diagnosis const& d) : _d(d) {}
+
+  output::row operator()(std::size_t i) {
+    auto const& g = _d.gaps[i];
+    output::row r;
+    r.cells.reserve(12);
+    where_cells(r.cells, g.where);
+    r.cells.insert(
+        r.cells.end(),
+        {i64(g.start_ns), i64(g.end_ns), i64(g.duration()), std::string(to_string(g.cause)),
+         cover(g.cover), host(_d.host_of(g)), event(_before, g.before), event(_after, g.after)});
+    return r;
+  }
+
+ private:
+  using table_ptr = std::shared_ptr<result_table>;
+
+  /// `t` made anew by `make` unless nobody else holds it.
+  static result_table& own(table_ptr& t, result_table (*make)()) {
+    if (!t || t.use_count() > 1) t = std::make_shared<result_table>(make());
+    return *t;
+  }
+  static result_table cover_map() {
+    result_table m;
+    m.shape = json_shape::map;
+    m.add("cause", string);
+    m.add("ns", integer, "ns");
+    for (int c = 0; c < idle_cause_count; ++c)
+      m.add_row({std::string(to_string(static_cast<idle_cause>(c))), i64(0)});
+    return m;
+  }
+  static result_table one_event() {
+    auto t = event_rows();
+    t.shape = json_shape::object;
+    return t;
+  }
+  /// The cells of event-table row `row`, written over the ones already there.
+  void fill(std::vector<cell>& cells, std::size_t row) const {
+    auto const& t = *_d.events;
+    cells.resize(5);
+    auto const name = t.strings().at(t.name[row]);
+    if (auto* s = std::get_if<std::string>(&cells[0]))
+      s->assign(name);
+    else
+      cells[0] = std::string(name);
+    cells[1] = std::string(to_string(t.kind[row]));
+    cells[2] = static_cast<std::int64_t>(t.stream[row]);
+    cells[3] = t.start_ns[row];
+    cells[4] = t.end_ns[row];
+  }
+  cell cover(idle_by_cause const& idle) {
+    auto& m = own(_cover, cover_map);
+    for (std::size_t c = 0; c < idle.size(); ++c) m.rows[c].cells[1] = idle[c];
+    return _cover;
+  }
+  cell host(std::span<std::size_t const> rows) {
+    auto& t = own(_host, event_rows);
+    t.rows.resize(rows.size());
+    for (std::size_t k = 0; k < rows.size(); ++k) fill(t.rows[k].cells, rows[k]);
+    return _host;
+  }
+  cell event(table_ptr& kept, std::int64_t row) {
+    if (row < 0) return {};
+    auto& t = own(kept, one_event);
+    t.rows.resize(1);
+    fill(t.rows[0].cells, static_cast<std::size_t>(row));
+    return kept;
+  }
+
+  diagnosis const& _d;
+  table_ptr _cover, _host, _before, _after;
+};
 
 result_table verdicts(diagnosis const& d) {
   auto t = table("verdicts", "Verdicts", data_views);
@@ -194,15 +264,7 @@ result_table gaps(diagnosis const& d) {
   // Every gap with --top 0: each row is made as the writer reaches it (its cells, nested tables
   // and strings are ten times the size of the finding), not all at once.
   t.generated_rows = d.gaps.size();
-  t.generate = [&gaps = d.gaps](std::size_t i) {
-    auto const& g = gaps[i];
-    output::row r;
-    where_cells(r.cells, g.where);
-    r.cells.insert(r.cells.end(), {i64(g.start_ns), i64(g.end_ns), i64(g.duration()),
-                                   std::string(to_string(g.cause)), idle_map(g.cover),
-                                   events_cell(g.host), event_cell(g.before), event_cell(g.after)});
-    return r;
-  };
+  t.generate = gap_rows(d);
   return t;
 }
 
@@ -236,11 +298,17 @@ result_table gaps_text(diagnosis const& d) {
   for (std::size_t k = 0; k < d.gaps.size() && k < 10; ++k) {
     auto const& g = d.gaps[k];
     std::string host;
-    for (std::size_t h = 0; h < g.host.size() && h < 3; ++h)
-      host += (h ? ", " : "") +
-              shorten(std::string(output::without_emit_nvtx_suffixes(g.host[h].name)), 32);
-    std::string const before = g.before ? shorten(g.before->name, 40) : "-";
-    std::string const after = g.after ? shorten(g.after->name, 40) : "-";
+    auto const rows = d.host_of(g);
+    for (std::size_t h = 0; h < rows.size() && h < 3; ++h)
+      host +=
+          (h ? ", " : "") +
+          shorten(std::string(output::without_emit_nvtx_suffixes(d.describe(rows[h])->name)), 32);
+    auto const named = [&](std::int64_t row) {
+      auto const e = d.describe(row);
+      return e ? shorten(e->name, 40) : "-";
+    };
+    std::string const before = named(g.before);
+    std::string const after = named(g.after);
     std::vector<cell> c;
     where_cells(c, g.where, false);
     c.insert(c.end(), {i64(g.start_ns - origin), i64(g.duration()), std::string(to_string(g.cause)),

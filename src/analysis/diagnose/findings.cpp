@@ -62,15 +62,15 @@ std::pair<char const*, char const*> advice(idle_cause c) {
 
 /// The distinct names of the host rows of the unknown gaps on one device, most overlap first
 /// within each gap, at most three ("" when no row overlaps them).
-std::string host_ops_of(std::vector<gap_finding> const& gaps, std::int32_t input, std::int32_t rank,
+std::string host_ops_of(diagnosis const& d, std::int32_t input, std::int32_t rank,
                         std::int32_t device) {
   std::vector<std::string> names;
-  for (auto const& g : gaps) {
+  for (auto const& g : d.gaps) {
     if (g.cause != idle_cause::unknown || g.where.input != input || g.where.rank != rank ||
         g.where.device != device)
       continue;
-    for (auto const& h : g.host) {
-      std::string n(output::without_emit_nvtx_suffixes(h.name));
+    for (auto const row : d.host_of(g)) {
+      std::string n(output::without_emit_nvtx_suffixes(d.describe(row)->name));
       if (names.size() < 3 && std::find(names.begin(), names.end(), n) == names.end())
         names.push_back(std::move(n));
     }
@@ -108,23 +108,22 @@ void gap_findings(diagnosis const& d, std::vector<finding>& out) {
     auto [why, look] = advice(largest->cause);
     // Unknown gaps that traced host rows overlap (for less of their time than nothing does):
     // name that work rather than say no host activity was traced.
-    std::string const ops =
-        largest->cause == idle_cause::unknown
-            ? host_ops_of(d.gaps, std::get<0>(k), std::get<1>(k), std::get<2>(k))
-            : std::string();
+    std::string const ops = largest->cause == idle_cause::unknown
+                                ? host_ops_of(d, std::get<0>(k), std::get<1>(k), std::get<2>(k))
+                                : std::string();
     std::string const unclassified =
         "unclassified host work: " + ops +
         " (traced host rows overlap these gaps but cover less of them than untraced time)";
     if (!ops.empty()) why = unclassified.c_str();
-    out.push_back(
-        {total,
-         fmt::format("{} {} gap{} on {}, {} in all; the largest {} (host: {})", n,
-                     to_string(largest->cause), n == 1 ? "" : "s", on(largest->where), ms(total),
-                     ms(largest->duration()),
-                     largest->host.empty() ? std::string("nothing traced")
-                                           : std::string(output::without_emit_nvtx_suffixes(
-                                                 largest->host.front().name))),
-         why, look});
+    auto const host = d.host_of(*largest);
+    std::string const largest_host =
+        host.empty() ? "nothing traced"
+                     : std::string(output::without_emit_nvtx_suffixes(d.describe(host[0])->name));
+    out.push_back({total,
+                   fmt::format("{} {} gap{} on {}, {} in all; the largest {} (host: {})", n,
+                               to_string(largest->cause), n == 1 ? "" : "s", on(largest->where),
+                               ms(total), ms(largest->duration()), largest_host),
+                   why, look});
   }
 }
 

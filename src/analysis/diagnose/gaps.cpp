@@ -61,7 +61,7 @@ idle_cause dominant(idle_by_cause const& cover) {
 }
 
 /// The launching threads around a gap (of the rows before and after it, else the device's main
-/// thread), at most two, and those rows; found again from the gap whenever needed, not kept.
+/// thread), at most two, and those rows.
 struct gap_sides {
   std::int64_t before = -1, after = -1;
   std::array<host_index::key, 2> threads{};
@@ -126,39 +126,44 @@ std::vector<attributed_gap> attribute_gaps(trace_model const& model, device_rows
   }
   host_index const index(model, classifier, std::move(wanted));
 
-  // Each gap's cause; only its device, extent and cause are kept (24 bytes).
+  // The top of them (every gap with --top 0) in hole order, each with its place in the list.
+  auto const top = longest(holes, out.options.top);
+  std::vector<std::pair<std::size_t, std::size_t>> kept;  // (position in holes, place in top)
+  kept.reserve(top.size());
+  for (std::size_t k = 0; k < top.size(); ++k) kept.emplace_back(top[k], k);
+  std::sort(kept.begin(), kept.end());
+  out.gaps.resize(top.size());
+  out.events = &model.table();
+
+  // One pass: each gap's cause (24 bytes kept a gap), and the context of the kept ones as rows.
   std::vector<attributed_gap> gaps;
   gaps.reserve(holes.size());
   out.gap_durations.reserve(holes.size());
   out.gap_causes.reserve(holes.size());
-  for (auto const& g : holes) {
-    auto const cause = dominant(
-        attribute(model, index, sides_of(model, near, g, fallback).keys(), g.start, g.end).cover);
-    gaps.push_back({g.group, cause, g.start, g.end});
-    out.gap_durations.push_back(g.duration());
-    out.gap_causes.push_back(cause);
-  }
-  out.gaps_total = static_cast<std::int64_t>(gaps.size());
-
-  // The top of them with their context, found again for these only.
-  auto const top = longest(holes, out.options.top);
-  out.gaps.reserve(top.size());
-  for (auto const i : top) {
+  auto next = kept.begin();
+  for (std::size_t i = 0; i < holes.size(); ++i) {
     auto const& g = holes[i];
     auto const sides = sides_of(model, near, g, fallback);
     auto const w = attribute(model, index, sides.keys(), g.start, g.end);
-    gap_finding f;
+    auto const cause = dominant(w.cover);
+    gaps.push_back({g.group, cause, g.start, g.end});
+    out.gap_durations.push_back(g.duration());
+    out.gap_causes.push_back(cause);
+    if (next == kept.end() || next->first != i) continue;
+    auto& f = out.gaps[(next++)->second];
     f.where = key_of(model, g.group);
+    f.cause = cause;
     f.start_ns = g.start;
     f.end_ns = g.end;
-    f.cause = gaps[i].cause;
     f.cover = w.cover;
+    f.host_from = out.gap_host_rows.size();
     for (std::size_t h = 0; h < w.rows.size() && h < out.options.host_events; ++h)
-      f.host.push_back(describe(model, w.rows[h].second));
-    if (sides.before >= 0) f.before = describe(model, static_cast<std::size_t>(sides.before));
-    if (sides.after >= 0) f.after = describe(model, static_cast<std::size_t>(sides.after));
-    out.gaps.push_back(std::move(f));
+      out.gap_host_rows.push_back(w.rows[h].second);
+    f.host_to = out.gap_host_rows.size();
+    f.before = sides.before;
+    f.after = sides.after;
   }
+  out.gaps_total = static_cast<std::int64_t>(gaps.size());
   return gaps;
 }
 

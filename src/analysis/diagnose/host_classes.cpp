@@ -104,12 +104,11 @@ std::vector<context_event> launching_thread_rows(trace_model const& model, host_
   if (!k) return out;
   auto const w = attribute(model, index, std::span(&*k, 1), start, end);
   for (std::size_t h = 0; h < w.rows.size() && h < count; ++h)
-    out.push_back(describe(model, w.rows[h].second));
+    out.push_back(describe(model.table(), w.rows[h].second));
   return out;
 }
 
-context_event describe(trace_model const& model, std::size_t row) {
-  auto const& t = model.table();
+context_event describe(event_table const& t, std::size_t row) {
   return {std::string(t.strings().at(t.name[row])), t.kind[row], t.stream[row], t.start_ns[row],
           t.end_ns[row]};
 }
@@ -120,3 +119,16 @@ device_key key_of(trace_model const& model, std::size_t device) {
 }
 
 }  // namespace tracesweep::diagnose_detail
+
+namespace tracesweep {
+
+std::span<std::size_t const> diagnosis::host_of(gap_finding const& g) const {
+  return std::span(gap_host_rows).subspan(g.host_from, g.host_to - g.host_from);
+}
+
+std::optional<context_event> diagnosis::describe(std::int64_t row) const {
+  if (row < 0 || events == nullptr) return std::nullopt;
+  return diagnose_detail::describe(*events, static_cast<std::size_t>(row));
+}
+
+}  // namespace tracesweep
