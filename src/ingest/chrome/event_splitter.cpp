@@ -126,9 +126,18 @@ event_splitter::event_splitter(byte_source& source, std::string path, std::size_
       _max_value_bytes(max_value_bytes),
       _min_read(read_size(source)) {
   if (_min_read < min_read)
-    _buf.resize(2 * _min_read);  // the whole file, then the read that finds its end
+    grow(2 * _min_read);  // the whole file, then the read that finds its end
   else
-    _buf.resize(std::max<std::size_t>(4 * _chunk_bytes, 4 * min_read));
+    grow(std::max<std::size_t>(4 * _chunk_bytes, 4 * min_read));
+}
+
+void event_splitter::grow(std::size_t bytes) {
+  // Not zeroed: a page is touched only when a read fills it (a small .gz file reads a few of the
+  // window's 16 MiB).
+  auto bigger = std::make_unique_for_overwrite<char[]>(bytes);
+  if (_fill > 0) std::memcpy(bigger.get(), _buf.get(), _fill);
+  _buf = std::move(bigger);
+  _capacity = bytes;
 }
 
 std::string event_splitter::at_byte(std::uint64_t offset) const {
@@ -166,14 +175,14 @@ bool event_splitter::refill() {
   check_kept_bytes();
   std::size_t const keep_from = std::min(_mark, _pos);
   if (keep_from > 0) {
-    std::memmove(_buf.data(), _buf.data() + keep_from, _fill - keep_from);
+    std::memmove(_buf.get(), _buf.get() + keep_from, _fill - keep_from);
     _fill -= keep_from;
     _pos -= keep_from;
     if (_mark != npos) _mark -= keep_from;
     _base += keep_from;
   }
-  if (_buf.size() - _fill < _min_read) _buf.resize(std::max(2 * _buf.size(), _fill + _min_read));
-  auto const got = _source.read(_buf.data() + _fill, _buf.size() - _fill);
+  if (_capacity - _fill < _min_read) grow(std::max(2 * _capacity, _fill + _min_read));
+  auto const got = _source.read(_buf.get() + _fill, _capacity - _fill);
   if (got == 0) {
     _eof = true;
     return false;
@@ -203,7 +212,7 @@ std::string event_splitter::read_key() {
   _mark = _pos;
   auto const start = _base + _pos;
   scan_value();
-  std::string_view const quoted(_buf.data() + _mark, _pos - _mark);
+  std::string_view const quoted(_buf.get() + _mark, _pos - _mark);
   _mark = saved;
   // A key is compared with the names the reader knows, so it must be valid JSON: a control
   // byte or a bad escape in it is an error, never a key that silently matches nothing.
@@ -229,7 +238,7 @@ void event_splitter::skip_value(std::string* capture) {
   scan_value();
   if (capture && _pos - _mark > _max_value_bytes)
     fail_too_long(_base + _mark, too_long::top_level_value);
-  if (capture) capture->assign(_buf.data() + _mark, _pos - _mark);
+  if (capture) capture->assign(_buf.get() + _mark, _pos - _mark);
   _mark = saved;
 }
 
@@ -273,7 +282,7 @@ void event_splitter::scan_container(std::uint64_t start) {
     }
     auto const avail = _fill - p;
     if (avail == 0) fail_truncated(start);
-    char const* block = _buf.data() + p;
+    char const* block = _buf.get() + p;
     if (avail < 64) {
       std::memcpy(tail, block, avail);
       std::memset(tail + avail, ' ', 64 - avail);
@@ -310,7 +319,7 @@ void event_splitter::scan_container(std::uint64_t start) {
 void event_splitter::scan_string(std::uint64_t start) {
   ++_pos;
   for (;;) {
-    char const* const buf = _buf.data();
+    char const* const buf = _buf.get();
     char const* const end = buf + _fill;
     auto const q = find_string_special(buf + _pos, end);
     if (q == end) {
@@ -397,7 +406,7 @@ void event_splitter::read_start() {
   // UTF-8 byte order mark (a source may hand out fewer than its three bytes in one read).
   while (_fill < 3 && refill()) {
   }
-  if (_fill >= 3 && std::memcmp(_buf.data(), "\xEF\xBB\xBF", 3) == 0) _pos = 3;
+  if (_fill >= 3 && std::memcmp(_buf.get(), "\xEF\xBB\xBF", 3) == 0) _pos = 3;
   auto const c = peek_nonspace();
   if (c == '[') {
     _header.bare_array = true;
@@ -420,7 +429,7 @@ void event_splitter::emit_chunk(event_chunk& out, std::uint64_t last_end) {
   auto const len = static_cast<std::size_t>(last_end - _base) - begin;
   out.text.resize(len + 2 + simdjson::SIMDJSON_PADDING);
   out.text[0] = '[';
-  std::memcpy(out.text.data() + 1, _buf.data() + begin, len);
+  std::memcpy(out.text.data() + 1, _buf.get() + begin, len);
   out.text[len + 1] = ']';
   std::memset(out.text.data() + len + 2, 0, simdjson::SIMDJSON_PADDING);
   out.length = len + 2;

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +68,8 @@ class event_splitter {
 
   // Window over the stream: bytes [0, _fill) of _buf hold stream offsets [_base, _base+_fill).
   bool refill();
+  /// Makes _buf `bytes` long, keeping its first _fill bytes.
+  void grow(std::size_t bytes);
   /// Throws when the bytes kept from _mark on would pass what one chunk and one value may take.
   void check_kept_bytes() const;
   /// Throws input_limit_error: `what` passed the limit (an event is named by its index).
@@ -103,7 +106,8 @@ class event_splitter {
   std::size_t _chunk_bytes;
   std::uint64_t _max_value_bytes;
   std::size_t _min_read;  ///< free bytes of _buf each read offers the source at least
-  std::vector<char> _buf;
+  std::unique_ptr<char[]> _buf;
+  std::size_t _capacity = 0;  ///< bytes of _buf
   std::size_t _pos = 0;
   std::size_t _fill = 0;
   std::uint64_t _base = 0;
