@@ -28,6 +28,10 @@ class cpu_backend final : public backend {
     return cpu::union_by_group(intervals, _threads);
   }
 
+  interval_union do_union_of_rows(row_intervals const& in) override {
+    return cpu::union_of_rows(in.start, in.end, in.rows, in.group, _threads);
+  }
+
   std::vector<gap> do_gap_scan(interval_union const& u, group_windows windows, std::int64_t min_gap,
                                std::size_t top_per_group) override {
     return cpu::gap_scan(u, windows, min_gap, top_per_group, _threads);

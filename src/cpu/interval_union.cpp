@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Union per group: drop empty intervals, sort by (group, start) with the radix sort (a packed
-// 64-bit key when group and start range fit, else two stable passes), then the host sweep
-// (union_builder) in contiguous chunks that are stitched afterwards.
+// 64-bit key when group and start range fit, and not when the keys come in order; else two
+// stable passes), then the host sweep (union_builder) in contiguous chunks that are stitched
+// afterwards. Of intervals, or of rows of whole columns (gathered once, into the sort's keys).
 #include <algorithm>
 #include <bit>
 #include <limits>
@@ -53,20 +54,23 @@ interval_union union_of_sorted(sorted_intervals sorted, unsigned threads) {
   return sweep(get, sorted.start.size(), std::max(1u, threads));
 }
 
-interval_union union_by_group(interval_view iv, unsigned threads) {
-  threads = std::max(1u, threads);
-  std::size_t const n = iv.size();
+namespace {
 
+/// The union of n intervals, interval i being at(i) = (start, end, group).
+template <typename At>
+interval_union union_of(std::size_t n, At const& at, unsigned threads) {
+  threads = std::max(1u, threads);
   std::size_t m = 0;
   std::int64_t smin = std::numeric_limits<std::int64_t>::max();
   std::int64_t smax = std::numeric_limits<std::int64_t>::min();
   group_id gmax = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (iv.end[i] <= iv.start[i]) continue;
+    auto const [start, end, group] = at(i);
+    if (end <= start) continue;
     ++m;
-    smin = std::min(smin, iv.start[i]);
-    smax = std::max(smax, iv.start[i]);
-    gmax = std::max(gmax, iv.group[i]);
+    smin = std::min(smin, start);
+    smax = std::max(smax, start);
+    gmax = std::max(gmax, group);
   }
   if (m == 0) return {};
 
@@ -75,17 +79,21 @@ interval_union union_by_group(interval_view iv, unsigned threads) {
   int const gbits = std::bit_width(std::uint64_t{gmax});
 
   if (rbits + gbits <= 64) {
-    // Packed key (group << rbits) | (start - smin), the end travels as payload.
+    // Packed key (group << rbits) | (start - smin), the end travels as payload; no sort when the
+    // keys come in order already (rows read in order, grouped as they come).
     std::vector<std::uint64_t> keys(m);
     std::vector<std::int64_t> ends(m);
+    bool in_order = true;
     for (std::size_t i = 0, j = 0; i < n; ++i) {
-      if (iv.end[i] <= iv.start[i]) continue;
-      std::uint64_t const off = static_cast<std::uint64_t>(iv.start[i]) - base;
-      keys[j] = rbits == 64 ? off : (std::uint64_t{iv.group[i]} << rbits) | off;
-      ends[j] = iv.end[i];
+      auto const [start, end, group] = at(i);
+      if (end <= start) continue;
+      std::uint64_t const off = static_cast<std::uint64_t>(start) - base;
+      keys[j] = rbits == 64 ? off : (std::uint64_t{group} << rbits) | off;
+      ends[j] = end;
+      in_order = in_order && (j == 0 || keys[j - 1] <= keys[j]);
       ++j;
     }
-    radix_sort<std::int64_t>(keys, ends, std::max(1, rbits + gbits), threads);
+    if (!in_order) radix_sort<std::int64_t>(keys, ends, std::max(1, rbits + gbits), threads);
     std::uint64_t const mask = rbits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << rbits) - 1;
     auto get = [&](std::size_t i) {
       std::uint64_t const k = keys[i];
@@ -99,19 +107,42 @@ interval_union union_by_group(interval_view iv, unsigned threads) {
   std::vector<std::uint64_t> keys(m);
   std::vector<std::uint64_t> index(m);
   for (std::size_t i = 0, j = 0; i < n; ++i) {
-    if (iv.end[i] <= iv.start[i]) continue;
-    keys[j] = static_cast<std::uint64_t>(iv.start[i]) - base;
+    auto const [start, end, group] = at(i);
+    if (end <= start) continue;
+    keys[j] = static_cast<std::uint64_t>(start) - base;
     index[j] = i;
     ++j;
   }
   radix_sort<std::uint64_t>(keys, index, std::max(1, rbits), threads);
-  for (std::size_t j = 0; j < m; ++j) keys[j] = iv.group[index[j]];
+  for (std::size_t j = 0; j < m; ++j) keys[j] = std::get<2>(at(index[j]));
   radix_sort<std::uint64_t>(keys, index, std::max(1, gbits), threads);
   auto get = [&](std::size_t i) {
-    std::size_t const k = index[i];
-    return std::tuple{iv.group[k], iv.start[k], iv.end[k]};
+    auto const [start, end, group] = at(index[i]);
+    return std::tuple{group, start, end};
   };
   return sweep(get, m, threads);
+}
+
+}  // namespace
+
+interval_union union_by_group(interval_view iv, unsigned threads) {
+  return union_of(
+      iv.size(),
+      [&iv](std::size_t i) {
+        return std::tuple{iv.start[i], iv.end[i], iv.group[i]};
+      },
+      threads);
+}
+
+interval_union union_of_rows(std::span<std::int64_t const> start, std::span<std::int64_t const> end,
+                             std::span<std::size_t const> rows, std::span<group_id const> group,
+                             unsigned threads) {
+  return union_of(
+      rows.size(),
+      [&](std::size_t k) {
+        return std::tuple{start[rows[k]], end[rows[k]], group[k]};
+      },
+      threads);
 }
 
 }  // namespace tracesweep::cpu

@@ -22,6 +22,12 @@ struct sorted_intervals {
 
 /// Union per group (interval_union.cpp). Intervals with end <= start add nothing.
 [[nodiscard]] interval_union union_by_group(interval_view intervals, unsigned threads);
+/// The same of rows `rows` of whole columns, row rows[k] in group group[k], without gathering
+/// them first.
+[[nodiscard]] interval_union union_of_rows(std::span<std::int64_t const> start,
+                                           std::span<std::int64_t const> end,
+                                           std::span<std::size_t const> rows,
+                                           std::span<group_id const> group, unsigned threads);
 
 /// The linear sweep after sorting: merges overlapping and touching intervals of one group.
 /// Every input interval must have end > start.

@@ -149,6 +149,45 @@ TEST(union_gap, random_seeds_against_coverage_oracles) {
   }
 }
 
+TEST(union_gap, rows_of_columns_and_rows_in_order_against_the_oracle) {
+  // union_of_rows gathers row k of the columns as it packs the keys, and skips the sort when
+  // the keys come in (group, start) order: both against the oracle of the gathered intervals.
+  for (std::uint64_t seed = 0; seed < 400; ++seed) {
+    std::mt19937_64 rng(seed);
+    std::size_t const groups = 1 + rng() % 5;
+    std::int64_t const horizon = 1 + static_cast<std::int64_t>(rng() % 200);
+    intervals const columns = test::random_intervals(rng, rng() % 80, groups, horizon);
+    auto be = make_cpu_backend(1 + seed % 3);
+    // Some rows of the columns, in any order and with repeats, each with a group of its own.
+    std::vector<std::size_t> rows;
+    std::vector<group_id> group;
+    intervals gathered;
+    for (std::size_t k = 0; !columns.start.empty() && k < columns.start.size(); ++k) {
+      auto const r = static_cast<std::size_t>(rng() % columns.start.size());
+      rows.push_back(r);
+      group.push_back(static_cast<group_id>(rng() % groups));
+      gathered.add(group.back(), columns.start[r], columns.end[r]);
+    }
+    auto const want = test::oracle_union(gathered);
+    expect_same_union(be->union_of_rows({columns.start, columns.end, rows, group}), want, seed);
+    // The same rows listed in (group, start) order: no sort.
+    std::vector<std::size_t> order(rows.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return std::pair(group[a], columns.start[rows[a]]) <
+             std::pair(group[b], columns.start[rows[b]]);
+    });
+    std::vector<std::size_t> sorted_rows;
+    std::vector<group_id> sorted_group;
+    for (auto const k : order) sorted_rows.push_back(rows[k]), sorted_group.push_back(group[k]);
+    expect_same_union(be->union_of_rows({columns.start, columns.end, sorted_rows, sorted_group}),
+                      want, seed);
+    intervals in_order;
+    for (auto const k : order) in_order.add(group[k], columns.start[rows[k]], columns.end[rows[k]]);
+    expect_same_union(be->union_by_group(in_order.view()), want, seed);
+  }
+}
+
 TEST(union_gap, multithreaded_sweep_equals_single_thread) {
   for (std::uint64_t seed = 0; seed < 4; ++seed) {
     std::mt19937_64 rng(seed);

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
+#include <unordered_map>
 
 #include "reports/paddle/model_items.hpp"
 #include "reports/paddle/paddle_comm.hpp"
@@ -98,19 +100,60 @@ struct label_groups {
   std::vector<std::size_t> first_row;
 };
 
+/// Type labels by what decides them (producer, kind, category): each made once, not per row.
+class label_cache {
+ public:
+  static constexpr std::uint32_t none = ~std::uint32_t{0};
+
+  /// Row i's label, an index into labels() (none: the row has no type).
+  std::uint32_t of(trace_model const& model, std::size_t i) {
+    auto const& t = model.table();
+    auto const key = std::tuple(model.row_producer(i), t.kind[i], t.category[i]);
+    if (_last && _last->first == key) return _last->second;
+    auto it = _ids.find(key);
+    if (it == _ids.end()) {
+      auto label = type_label(model, i);
+      std::uint32_t id = none;
+      if (!label.empty()) {
+        auto const at = std::find(_labels.begin(), _labels.end(), label);
+        id = static_cast<std::uint32_t>(at - _labels.begin());
+        if (at == _labels.end()) _labels.push_back(std::move(label));
+      }
+      it = _ids.emplace(key, id).first;
+    }
+    _last = &*it;
+    return it->second;
+  }
+  [[nodiscard]] std::string const& label(std::uint32_t id) const { return _labels[id]; }
+
+ private:
+  using key = std::tuple<producer, event_kind, string_id>;
+  std::map<key, std::uint32_t> _ids;
+  std::pair<key const, std::uint32_t> const* _last = nullptr;
+  std::vector<std::string> _labels;
+};
+
 label_groups group_by_label(trace_model const& model, backend& be) {
   auto const& table = model.table();
   label_groups out;
+  label_cache labels;
+  // (rank index, device side, label) packed → group; named in out.ids once all are known.
+  std::unordered_map<std::uint64_t, group_id> packed;
   std::vector<std::size_t> rows;
   std::vector<group_id> g;
   for (std::size_t i = 0; i < table.size(); ++i) {
     if (!model.kept(i)) continue;
+    auto const label = labels.of(model, i);
+    if (label == label_cache::none) continue;
     bool const dev = table.device[i] >= 0;
-    auto label = type_label(model, i);
-    if (label.empty()) continue;
-    auto const key = std::tuple(model.rank_index(table.rank[i]), dev, std::move(label));
-    auto [it, fresh] = out.ids.emplace(key, static_cast<group_id>(out.calls.size()));
-    if (fresh) out.calls.push_back(0), out.first_row.push_back(i);
+    auto const key =
+        (std::uint64_t{model.rank_index(table.rank[i])} << 33) | (std::uint64_t{dev} << 32) | label;
+    auto [it, fresh] = packed.emplace(key, static_cast<group_id>(out.calls.size()));
+    if (fresh) {
+      out.calls.push_back(0), out.first_row.push_back(i);
+      out.ids.emplace(std::tuple(model.rank_index(table.rank[i]), dev, labels.label(label)),
+                      it->second);
+    }
     ++out.calls[it->second];
     rows.push_back(i), g.push_back(it->second);
   }
