@@ -82,6 +82,25 @@ gap_sides sides_of(trace_model const& model, neighbours const& near, gap const& 
   return s;
 }
 
+/// A kept gap with its context as rows: its host rows (the most overlap first, at most
+/// host_events) appended to out.gap_host_rows.
+gap_finding finding_of(trace_model const& model, gap const& g, gap_sides const& sides,
+                       host_window const& w, diagnosis& out) {
+  gap_finding f;
+  f.where = key_of(model, g.group);
+  f.cause = dominant(w.cover);
+  f.start_ns = g.start;
+  f.end_ns = g.end;
+  f.cover = w.cover;
+  f.host_from = out.gap_host_rows.size();
+  for (std::size_t h = 0; h < w.rows.size() && h < out.options.host_events; ++h)
+    out.gap_host_rows.push_back(w.rows[h].second);
+  f.host_to = out.gap_host_rows.size();
+  f.before = sides.before;
+  f.after = sides.after;
+  return f;
+}
+
 /// Longest first, then by (device, start).
 bool longer(gap const& a, gap const& b) {
   if (a.duration() != b.duration()) return a.duration() > b.duration();
@@ -149,19 +168,8 @@ std::vector<attributed_gap> attribute_gaps(trace_model const& model, device_rows
     gaps.push_back({g.group, cause, g.start, g.end});
     out.gap_durations.push_back(g.duration());
     out.gap_causes.push_back(cause);
-    if (next == kept.end() || next->first != i) continue;
-    auto& f = out.gaps[(next++)->second];
-    f.where = key_of(model, g.group);
-    f.cause = cause;
-    f.start_ns = g.start;
-    f.end_ns = g.end;
-    f.cover = w.cover;
-    f.host_from = out.gap_host_rows.size();
-    for (std::size_t h = 0; h < w.rows.size() && h < out.options.host_events; ++h)
-      out.gap_host_rows.push_back(w.rows[h].second);
-    f.host_to = out.gap_host_rows.size();
-    f.before = sides.before;
-    f.after = sides.after;
+    if (next != kept.end() && next->first == i)
+      out.gaps[(next++)->second] = finding_of(model, g, sides, w, out);
   }
   out.gaps_total = static_cast<std::int64_t>(gaps.size());
   return gaps;
