@@ -119,10 +119,8 @@ void append_text(std::string& line, std::string_view s, bool quoted) {
 /// joined in `scratch` first), the rest as cell_field and quoted_field make them.
 void append_field(std::string& line, std::string& scratch, cell const& c, column const& col,
                   bool safe) {
-  if (auto const* i = std::get_if<std::int64_t>(&c)) {
-    char digits[24];
-    auto const end = std::to_chars(digits, digits + sizeof digits, *i).ptr;
-    line.append(digits, end);
+  if (std::holds_alternative<std::int64_t>(c)) {
+    append_scalar(line, c, col);
     return;
   }
   std::string const* s =
