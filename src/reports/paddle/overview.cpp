@@ -105,7 +105,7 @@ class label_cache {
  public:
   static constexpr std::uint32_t none = ~std::uint32_t{0};
 
-  /// Row i's label, an index into labels() (none: the row has no type).
+  /// Row i's label, an id for label() (none: the row has no type).
   std::uint32_t of(trace_model const& model, std::size_t i) {
     auto const& t = model.table();
     auto const key = std::tuple(model.row_producer(i), t.kind[i], t.category[i]);
