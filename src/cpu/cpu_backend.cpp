@@ -43,6 +43,11 @@ class cpu_backend final : public backend {
     return cpu::segmented_stats(keys, values, quantiles, _threads);
   }
 
+  std::vector<exact_stats> do_duration_stats(row_durations const& in,
+                                             std::span<double const> quantiles) override {
+    return cpu::duration_stats(in.start, in.end, in.rows, in.keys, quantiles, _threads);
+  }
+
   std::vector<std::int64_t> do_intersection_by_group(interval_union const& a,
                                                      interval_union const& b,
                                                      std::size_t group_count) override {

@@ -43,6 +43,14 @@ struct sorted_intervals {
                                                        std::span<std::int64_t const> values,
                                                        std::span<double const> quantiles,
                                                        unsigned threads);
+/// The same of the durations end - start of rows `rows` of whole columns, row rows[k] under key
+/// keys[k], without gathering them first (see backend::duration_stats).
+[[nodiscard]] std::vector<exact_stats> duration_stats(std::span<std::int64_t const> start,
+                                                      std::span<std::int64_t const> end,
+                                                      std::span<std::size_t const> rows,
+                                                      std::span<std::uint32_t const> keys,
+                                                      std::span<double const> quantiles,
+                                                      unsigned threads);
 
 /// |a ∩ b| per group by a two-pointer walk (interval_intersection.cpp).
 [[nodiscard]] std::vector<std::int64_t> intersection_by_group(interval_union const& a,

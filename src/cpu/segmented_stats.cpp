@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sort-based grouping: sort (key, value) with the radix sort (one packed 64-bit key when the key
 // and value ranges fit, else two stable passes), then read count, min, max and the order
-// statistics from each group's offsets, and sum Σx and Σx² exactly in 128-bit integers.
+// statistics from each group's offsets, and sum Σx and Σx² exactly in 128-bit integers. Of
+// values, or of durations of rows of whole columns (packed straight into the sort's keys).
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -91,24 +92,33 @@ std::vector<exact_stats> stats_of_sorted(Key const& key, Value const& value, std
 
 }  // namespace
 
-std::vector<exact_stats> segmented_stats(std::span<std::uint32_t const> keys,
-                                         std::span<std::int64_t const> values,
-                                         std::span<double const> quantiles, unsigned threads) {
+namespace {
+
+/// Statistics per key of n values, value i being value_at(i) under key keys[i].
+template <typename ValueAt>
+std::vector<exact_stats> stats_by_key(std::span<std::uint32_t const> keys, ValueAt const& value_at,
+                                      std::span<double const> quantiles, unsigned threads) {
   threads = std::max(1u, threads);
   std::size_t const n = keys.size();
   if (n == 0) return {};
 
-  auto const [vmin_it, vmax_it] = std::minmax_element(values.begin(), values.end());
+  std::int64_t vmin = std::numeric_limits<std::int64_t>::max();
+  std::int64_t vmax = std::numeric_limits<std::int64_t>::min();
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int64_t const v = value_at(i);
+    vmin = std::min(vmin, v);
+    vmax = std::max(vmax, v);
+  }
   std::uint32_t const kmax = *std::max_element(keys.begin(), keys.end());
-  auto const base = static_cast<std::uint64_t>(*vmin_it);
-  int const vbits = std::bit_width(static_cast<std::uint64_t>(*vmax_it) - base);
+  auto const base = static_cast<std::uint64_t>(vmin);
+  int const vbits = std::bit_width(static_cast<std::uint64_t>(vmax) - base);
   int const kbits = std::bit_width(std::uint64_t{kmax});
 
   if (vbits + kbits <= 64) {
     // One packed key (key << vbits) | (value - min); no payload.
     std::vector<std::uint64_t> packed(n);
     for (std::size_t i = 0; i < n; ++i) {
-      std::uint64_t const off = static_cast<std::uint64_t>(values[i]) - base;
+      std::uint64_t const off = static_cast<std::uint64_t>(value_at(i)) - base;
       packed[i] = vbits == 64 ? off : (std::uint64_t{keys[i]} << vbits) | off;
     }
     radix_sort<no_payload>(packed, {}, std::max(1, vbits + kbits), threads);
@@ -125,7 +135,7 @@ std::vector<exact_stats> segmented_stats(std::span<std::uint32_t const> keys,
   // Wide values with many keys: stable sort by value, then stably by key.
   std::vector<std::uint64_t> sort_keys(n);
   std::vector<std::uint32_t> group_of(keys.begin(), keys.end());
-  for (std::size_t i = 0; i < n; ++i) sort_keys[i] = static_cast<std::uint64_t>(values[i]) - base;
+  for (std::size_t i = 0; i < n; ++i) sort_keys[i] = static_cast<std::uint64_t>(value_at(i)) - base;
   radix_sort<std::uint32_t>(sort_keys, group_of, std::max(1, vbits), threads);
   std::vector<std::uint64_t> value_off(std::move(sort_keys));
   std::vector<std::uint64_t> group_keys(group_of.begin(), group_of.end());
@@ -133,6 +143,24 @@ std::vector<exact_stats> segmented_stats(std::span<std::uint32_t const> keys,
   auto key = [&](std::size_t i) { return static_cast<std::uint32_t>(group_keys[i]); };
   auto value = [&](std::size_t i) { return static_cast<std::int64_t>(value_off[i] + base); };
   return stats_of_sorted(key, value, n, quantiles, threads);
+}
+
+}  // namespace
+
+std::vector<exact_stats> segmented_stats(std::span<std::uint32_t const> keys,
+                                         std::span<std::int64_t const> values,
+                                         std::span<double const> quantiles, unsigned threads) {
+  return stats_by_key(
+      keys, [&](std::size_t i) { return values[i]; }, quantiles, threads);
+}
+
+std::vector<exact_stats> duration_stats(std::span<std::int64_t const> start,
+                                        std::span<std::int64_t const> end,
+                                        std::span<std::size_t const> rows,
+                                        std::span<std::uint32_t const> keys,
+                                        std::span<double const> quantiles, unsigned threads) {
+  return stats_by_key(
+      keys, [&](std::size_t k) { return end[rows[k]] - start[rows[k]]; }, quantiles, threads);
 }
 
 }  // namespace tracesweep::cpu

@@ -100,6 +100,36 @@ TEST(segmented_stats, random_seeds_against_sorted_vectors) {
   }
 }
 
+TEST(segmented_stats, durations_of_rows_of_columns_against_sorted_vectors) {
+  // duration_stats packs end - start of row rows[k] of the columns straight into the sort's keys:
+  // against the oracle of the gathered durations, rows in any order and repeated, narrow and
+  // wide (value bits + key bits > 64) keys.
+  for (std::uint64_t seed = 0; seed < 300; ++seed) {
+    std::mt19937_64 rng(seed);
+    std::size_t const columns = 1 + rng() % 200;
+    bool const wide = seed % 3 == 0;
+    std::vector<std::int64_t> start(columns), end(columns);
+    for (std::size_t i = 0; i < columns; ++i) {
+      start[i] = static_cast<std::int64_t>(rng() % 1'000'000) - 500'000;
+      auto const span = wide && rng() % 10 == 0 ? (std::int64_t{1} << 61) : std::int64_t{100'000};
+      end[i] = start[i] + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(span));
+    }
+    std::size_t const n = rng() % 400;
+    std::vector<std::size_t> rows(n);
+    std::vector<std::uint32_t> keys(n);
+    std::vector<std::int64_t> durations(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      rows[k] = static_cast<std::size_t>(rng() % columns);
+      keys[k] = wide ? ~std::uint32_t{0} - static_cast<std::uint32_t>(rng() % 7) * 65537u
+                     : static_cast<std::uint32_t>(rng() % 9);
+      durations[k] = end[rows[k]] - start[rows[k]];
+    }
+    std::vector<double> const qs{0.5, 0.9, 0.0, 1.0};
+    auto const got = make_cpu_backend(1 + seed % 3)->duration_stats({start, end, rows, keys}, qs);
+    ASSERT_EQ(got, oracle_stats(keys, durations, qs)) << "seed " << seed;
+  }
+}
+
 TEST(segmented_stats, multithreaded_equals_single_thread) {
   std::mt19937_64 rng(7);
   std::size_t const n = 500000;
