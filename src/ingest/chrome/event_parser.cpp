@@ -368,6 +368,13 @@ void add_row(event_fields const& f, std::int64_t start, std::int64_t end, bool p
 
 }  // namespace
 
+struct event_parser::engine {
+  od::parser parser;
+};
+
+event_parser::event_parser() : _engine(std::make_unique<engine>()) {}
+event_parser::~event_parser() = default;
+
 void event_parser::parse(event_chunk const& chunk, bool paddle_schema, std::string const& path,
                          chunk_rows& out) {
   out.clear();
@@ -376,7 +383,7 @@ void event_parser::parse(event_chunk const& chunk, bool paddle_schema, std::stri
 
   od::document doc;
   simdjson::padded_string_view json(chunk.text.data(), chunk.length, chunk.text.size());
-  if (auto e = _parser.iterate(json).get(doc))
+  if (auto e = _engine->parser.iterate(json).get(doc))
     fail_json(path, chunk, chunk.first_event, first_invalid_byte(chunk), e);
   od::array events;
   if (auto e = doc.get_array().get(events))

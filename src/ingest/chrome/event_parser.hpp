@@ -6,12 +6,11 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <simdjson.h>
 
 #include <tracesweep/event_kind.hpp>
 #include <tracesweep/event_table.hpp>
@@ -92,6 +91,11 @@ struct chunk_rows {
 
 class event_parser {
  public:
+  event_parser();
+  ~event_parser();
+  event_parser(event_parser const&) = delete;
+  event_parser& operator=(event_parser const&) = delete;
+
   /// Parses `chunk` into `out` (cleared first). `paddle_schema`: the file announced Paddle's
   /// string schemaVersion before traceEvents, so every name gets its duration suffix removed.
   /// Throws input_error naming the event index on invalid JSON.
@@ -99,7 +103,12 @@ class event_parser {
              chunk_rows& out);
 
  private:
-  simdjson::ondemand::parser _parser;
+  /// simdjson's On-Demand parser. Its type depends on the instruction set the including file is
+  /// built for (simdjson::ondemand names westmere's in event_parser.cpp, built for SSE4.2, and
+  /// the fallback's elsewhere), so it is defined in event_parser.cpp alone: as a member here it
+  /// was a different type in each file, one class with two definitions.
+  struct engine;
+  std::unique_ptr<engine> _engine;
 };
 
 }  // namespace tracesweep::chrome
