@@ -7,6 +7,7 @@
 #   2. runs tracesweep and every peer of ../shared/bench on the same files, interleaved, three
 #      times, and takes the median: `summary --format json` (Kineto; nsys too) and
 #      `stats --report cuda_gpu_kern_sum --format csv` (nsys) at 1 thread and at all threads;
+#      `diagnose --format json` at 1 thread and at all threads (plain Kineto file and nsys);
 #      the pandas script (needs python3-pandas); the nsys report SQL in sqlite3; HTA when
 #      `import hta` works;
 #      `overview --format json` at 1 thread beside summary (Kineto and nsys); the parse ceiling of
@@ -106,7 +107,15 @@ for rep in 1 2 3; do
     measure "$n" "$f" "tracesweep summary" 1 "$ts" --threads 1 summary --format json "$f"
     measure "$n" "$f" "tracesweep summary" "$all" "$ts" --threads 0 summary --format json "$f"
     measure "$n" "$f" "tracesweep overview" 1 "$ts" --threads 1 overview --format json "$f"
-    [[ $f == *.gz ]] || measure "$n" "$f" "simdjson On-Demand ceiling" 1 "$ceiling" "$f"
+    if [[ $f != *.gz ]]; then
+      measure "$n" "$f" "simdjson On-Demand ceiling" 1 "$ceiling" "$f"
+      for t in 1 0; do
+        shown=$t
+        ((t == 0)) && shown=$all
+        measure "$n" "$f" "tracesweep diagnose" "$shown" "$ts" --threads "$t" diagnose \
+          --format json "$f"
+      done
+    fi
     if ((have_pandas)); then
       measure "$n" "$f" "pandas script" 1 /usr/bin/python3 "$peers/pandas_kernel_summary.py" "$f"
     fi
@@ -127,6 +136,8 @@ TraceAnalysis(trace_dir=sys.argv[1]).get_gpu_kernel_breakdown()" "$work/hta_$n"
       measure "$n" "$f" "tracesweep stats" "$shown" "$ts" --threads "$t" stats --report \
         cuda_gpu_kern_sum --format csv "$f"
       measure "$n" "$f" "tracesweep summary" "$shown" "$ts" --threads "$t" summary --format json "$f"
+      measure "$n" "$f" "tracesweep diagnose" "$shown" "$ts" --threads "$t" diagnose \
+        --format json "$f"
     done
     measure "$n" "$f" "tracesweep overview" 1 "$ts" --threads 1 overview --format json "$f"
     measure "$n" "$f" "tracesweep cuda_gpu_trace CSV" 1 "$ts" --threads 1 stats --report \
@@ -216,11 +227,14 @@ import statistics, sys
 from collections import defaultdict
 runs = defaultdict(list)
 rss = defaultdict(int)
+threaded = defaultdict(list)  # (label, tool, threads) -> seconds, at more than 1 thread
 for line in open(sys.argv[1]):
     label, _, tool, threads, rest = line.rstrip("\n").split("\t", 4)
     if threads == "1":
         runs[(label, tool)].append(float(rest.split()[0]))
         rss[(label, tool)] = max(rss[(label, tool)], int(rest.split()[1]))
+    else:
+        threaded[(label, tool, threads)].append(float(rest.split()[0]))
 t = {k: statistics.median(v) for k, v in runs.items()}
 listing = {}
 for line in open(sys.argv[2]):
@@ -273,6 +287,12 @@ for label in sorted({k[0] for k in t}):
         listed(label, "tracesweep cuda_gpu_trace CSV", "tracesweep stats", "cuda_gpu_trace")
     listed(label, "tracesweep diagnose gap listing CSV", "tracesweep diagnose",
            "diagnose --min-gap 1 --top 0", "tracesweep diagnose every gap, verdicts written")
+# Item 5: summary and diagnose at all threads against 1 thread (target ≥ 1.85× on 2 threads).
+for (label, tool, threads), v in sorted(threaded.items()):
+    if tool in ("tracesweep summary", "tracesweep diagnose") and (label, tool) in t:
+        r = t[(label, tool)] / statistics.median(v)
+        print(f"- {label}: {tool.split()[1]} at {threads} threads {r:.2f}× as fast as at 1 "
+              f"(target ≥ 1.85×): {'met' if r >= 1.85 else 'missed'}")
 EOF
 )
 # Ingest alone (the nsys reader into the columns, no analysis): nsys_ingest_bench, when the bench
