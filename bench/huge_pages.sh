@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# What marking the heap for transparent huge pages (src/cli/huge_page_blocks.cpp) is worth: the
+# What marking the heap for transparent huge pages (src/cli/huge_page_heap.cpp) is worth: the
 # same executable run as built and with madvise() made a no-op by a preloaded shim (compiled here
 # with cc), interleaved run by run, median of 3 (REPS=5 for 5). Commands: stats
 # cuda_gpu_kern_sum (1 thread) and summary (1 and 2 threads) on the nsys exports, summary (1 and

@@ -18,7 +18,7 @@ namespace {
 /// with up to 2 GiB of freed memory kept for reuse, that run takes a fifth less time.
 ///
 /// The heap grows 64 MiB at a time and every thread allocates from it (one arena, small blocks
-/// still from each thread's cache): huge_page_blocks.cpp marks each growth for transparent huge
+/// still from each thread's cache): huge_page_heap.cpp marks each growth for transparent huge
 /// pages before the columns in it are touched, which covers all the memory of a run only when
 /// all of it lies in the one heap.
 void reuse_freed_memory() {
