@@ -82,13 +82,13 @@ gap_sides sides_of(trace_model const& model, neighbours const& near, gap const& 
   return s;
 }
 
-/// A kept gap with its context as rows: its host rows (the most overlap first, at most
-/// host_events) appended to out.gap_host_rows.
-gap_finding finding_of(trace_model const& model, gap const& g, gap_sides const& sides,
-                       host_window const& w, diagnosis& out) {
+/// A kept gap, of cause `cause` (dominant(w.cover)), with its context as rows: its host rows (the
+/// most overlap first, at most host_events) appended to out.gap_host_rows.
+gap_finding finding_of(trace_model const& model, gap const& g, idle_cause cause,
+                       gap_sides const& sides, host_window const& w, diagnosis& out) {
   gap_finding f;
   f.where = key_of(model, g.group);
-  f.cause = dominant(w.cover);
+  f.cause = cause;
   f.start_ns = g.start;
   f.end_ns = g.end;
   f.cover = w.cover;
@@ -169,7 +169,7 @@ std::vector<attributed_gap> attribute_gaps(trace_model const& model, device_rows
     out.gap_durations.push_back(g.duration());
     out.gap_causes.push_back(cause);
     if (next != kept.end() && next->first == i)
-      out.gaps[(next++)->second] = finding_of(model, g, sides, w, out);
+      out.gaps[(next++)->second] = finding_of(model, g, cause, sides, w, out);
   }
   out.gaps_total = static_cast<std::int64_t>(gaps.size());
   return gaps;
