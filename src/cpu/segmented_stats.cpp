@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sort-based grouping: sort (key, value) with the radix sort (one packed 64-bit key when the key
-// and value ranges fit, else two stable passes), then read count, min, max and the order
-// statistics from each group's offsets, and sum Σx and Σx² exactly in 128-bit integers. Of
-// values, or of durations of rows of whole columns (packed straight into the sort's keys).
+// Grouping by key, two ways. Dense keys (no more distinct key values up to the largest than
+// values, the usual name indices): a counting sort moves the values into one buffer grouped by
+// key, and each group's order statistics are found by selection (nth_element), not a full sort:
+// one 8-byte buffer a value. Sparse keys: sort (key, value) with the radix sort (one packed
+// 64-bit key when the key and value ranges fit, else two stable passes), then read the order
+// statistics from each group's offsets. Either way Σx and Σx² are summed exactly in 128-bit
+// integers. Of values, or of durations of rows of whole columns (computed as they are moved).
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "parallel.hpp"
@@ -18,6 +23,26 @@
 
 namespace tracesweep::cpu {
 namespace {
+
+/// Sets out.sum and out.sum_sq to Σ value(i) and Σ value(i)² over [b, e); false when Σx² does
+/// not fit in 128 bits.
+template <typename Value>
+bool add_sums(Value const& value, std::size_t b, std::size_t e, exact_stats& out) {
+  int128 sum = 0;
+  uint128 sum_sq = 0;
+  bool overflow = false;
+  for (std::size_t i = b; i < e; ++i) {
+    std::int64_t const v = value(i);
+    sum += v;
+    // Squares of the unsigned magnitude: (-x)² == x², and |INT64_MIN| is representable.
+    std::uint64_t const mag =
+        v < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+    overflow |= __builtin_add_overflow(sum_sq, uint128{mag} * mag, &sum_sq);
+  }
+  out.sum = sum;
+  out.sum_sq = sum_sq;
+  return !overflow;
+}
 
 /// Fills `out` for the group occupying sorted positions [b, e). Returns false when Σx² does not
 /// fit in 128 bits.
@@ -37,47 +62,31 @@ bool group_stats(Value const& value, std::size_t b, std::size_t e,
     out.quantile_lo[q] = value(b + r.lo);
     out.quantile_hi[q] = value(b + r.hi);
   }
-  int128 sum = 0;
-  uint128 sum_sq = 0;
-  bool overflow = false;
-  for (std::size_t i = b; i < e; ++i) {
-    std::int64_t const v = value(i);
-    sum += v;
-    // Squares of the unsigned magnitude: (-x)² == x², and |INT64_MIN| is representable.
-    std::uint64_t const mag =
-        v < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
-    overflow |= __builtin_add_overflow(sum_sq, uint128{mag} * mag, &sum_sq);
-  }
-  out.sum = sum;
-  out.sum_sq = sum_sq;
-  return !overflow;
+  return add_sums(value, b, e, out);
 }
 
-/// Group offsets of the sorted rows, then the statistics per group, groups split across threads
-/// by row count (each group is computed whole by one thread, so the result is the same for any
-/// thread count).
-template <typename Key, typename Value>
-std::vector<exact_stats> stats_of_sorted(Key const& key, Value const& value, std::size_t n,
-                                         std::span<double const> quantiles, unsigned threads) {
-  std::vector<std::size_t> offsets{0};
-  for (std::size_t i = 1; i < n; ++i)
-    if (key(i) != key(i - 1)) offsets.push_back(i);
-  std::size_t const groups = offsets.size();
-  offsets.push_back(n);
-
+/// The statistics of each group g, the values at positions [offsets[g], offsets[g + 1])
+/// (ascending offsets, the last one past every value) under key key_of(g), as fill(g, out) sets
+/// them (false: Σx² overflowed). Groups are split across threads by value count, each group
+/// computed whole by one thread, so the result is the same for any thread count.
+template <typename KeyOf, typename Fill>
+std::vector<exact_stats> stats_of_groups(std::span<std::size_t const> offsets, KeyOf const& key_of,
+                                         Fill const& fill, unsigned threads) {
+  std::size_t const groups = offsets.size() - 1;
+  std::size_t const n = offsets.back();
   std::vector<exact_stats> out(groups);
   std::atomic<std::size_t> overflowed{groups};
   unsigned const workers = useful_threads(threads, n);
   fork_join(workers, [&](unsigned w) {
     auto const [rb, re] = chunk_range(n, workers, w);
-    // Groups whose first row lies in [rb, re).
+    // Groups whose first value lies in [rb, re).
     auto const gb = static_cast<std::size_t>(
         std::lower_bound(offsets.begin(), offsets.end() - 1, rb) - offsets.begin());
     auto const ge = static_cast<std::size_t>(
         std::lower_bound(offsets.begin(), offsets.end() - 1, re) - offsets.begin());
     for (std::size_t g = gb; g < ge; ++g) {
-      out[g].key = key(offsets[g]);
-      if (!group_stats(value, offsets[g], offsets[g + 1], quantiles, out[g])) {
+      out[g].key = key_of(g);
+      if (!fill(g, out[g])) {
         std::size_t expected = overflowed.load();
         while (g < expected && !overflowed.compare_exchange_weak(expected, g)) {
         }
@@ -88,6 +97,93 @@ std::vector<exact_stats> stats_of_sorted(Key const& key, Value const& value, std
     throw std::overflow_error("segmented_stats: the sum of squares of key " +
                               std::to_string(out[overflowed.load()].key) + " exceeds 128 bits");
   return out;
+}
+
+/// Group offsets of the sorted rows, then the statistics per group (stats_of_groups).
+template <typename Key, typename Value>
+std::vector<exact_stats> stats_of_sorted(Key const& key, Value const& value, std::size_t n,
+                                         std::span<double const> quantiles, unsigned threads) {
+  std::vector<std::size_t> offsets{0};
+  for (std::size_t i = 1; i < n; ++i)
+    if (key(i) != key(i - 1)) offsets.push_back(i);
+  offsets.push_back(n);
+  return stats_of_groups(
+      offsets, [&](std::size_t g) { return key(offsets[g]); },
+      [&](std::size_t g, exact_stats& out) {
+        return group_stats(value, offsets[g], offsets[g + 1], quantiles, out);
+      },
+      threads);
+}
+
+/// Fills `out` for the n values at `v` (in any order; reordered here): min, max and Σ by one
+/// pass, the order statistics by selection, each rank's nth_element over what lies past the
+/// rank before it. False when Σx² does not fit in 128 bits.
+bool selected_stats(std::int64_t* v, std::size_t n, std::span<double const> quantiles,
+                    exact_stats& out) {
+  out.count = n;
+  auto const [lo, hi] = std::minmax_element(v, v + n);
+  out.min = *lo, out.max = *hi;
+  bool const sums = add_sums([v](std::size_t i) { return v[i]; }, 0, n, out);
+  std::vector<std::uint64_t> ranks{(n - 1) / 2, n / 2};
+  for (auto const q : quantiles) {
+    quantile_ranks const r = ranks_for_quantile(q, n);
+    ranks.push_back(r.lo), ranks.push_back(r.hi);
+  }
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  std::size_t from = 0;
+  for (auto const r : ranks) std::nth_element(v + from, v + r, v + n), from = r + 1;
+  out.median_lo = v[(n - 1) / 2];
+  out.median_hi = v[n / 2];
+  out.quantile_lo.resize(quantiles.size());
+  out.quantile_hi.resize(quantiles.size());
+  for (std::size_t q = 0; q < quantiles.size(); ++q) {
+    quantile_ranks const r = ranks_for_quantile(quantiles[q], n);
+    out.quantile_lo[q] = v[r.lo];
+    out.quantile_hi[q] = v[r.hi];
+  }
+  return sums;
+}
+
+/// Statistics per key of n values by a counting sort on keys below `key_count`: per thread a
+/// count of each key over its chunk of rows, then each (key, chunk) its slots in one buffer, and
+/// the values moved there; then selected_stats per key present.
+template <typename ValueAt>
+std::vector<exact_stats> stats_by_dense_key(std::span<std::uint32_t const> keys,
+                                            ValueAt const& value_at, std::size_t key_count,
+                                            std::span<double const> quantiles, unsigned threads) {
+  std::size_t const n = keys.size();
+  unsigned const workers = useful_threads(threads, n);
+  std::vector<std::size_t> slot(workers * key_count, 0);  // [w * key_count + k]
+  fork_join(workers, [&](unsigned w) {
+    auto const [b, e] = chunk_range(n, workers, w);
+    auto* const count = slot.data() + w * key_count;
+    for (auto i = b; i < e; ++i) ++count[keys[i]];
+  });
+  std::vector<std::size_t> offsets;  // of the keys present, then n
+  std::vector<std::uint32_t> present;
+  for (std::size_t k = 0, at = 0; k < key_count; ++k) {
+    std::size_t const first = at;
+    for (unsigned w = 0; w < workers; ++w) {
+      auto& s = slot[w * key_count + k];
+      at += std::exchange(s, at);
+    }
+    if (at > first) offsets.push_back(first), present.push_back(static_cast<std::uint32_t>(k));
+  }
+  offsets.push_back(n);
+  auto const grouped = std::make_unique_for_overwrite<std::int64_t[]>(n);
+  fork_join(workers, [&](unsigned w) {
+    auto const [b, e] = chunk_range(n, workers, w);
+    auto* const next = slot.data() + w * key_count;
+    for (auto i = b; i < e; ++i) grouped[next[keys[i]]++] = value_at(i);
+  });
+  return stats_of_groups(
+      offsets, [&](std::size_t g) { return present[g]; },
+      [&](std::size_t g, exact_stats& out) {
+        return selected_stats(grouped.get() + offsets[g], offsets[g + 1] - offsets[g], quantiles,
+                              out);
+      },
+      threads);
 }
 
 }  // namespace
@@ -102,6 +198,11 @@ std::vector<exact_stats> stats_by_key(std::span<std::uint32_t const> keys, Value
   std::size_t const n = keys.size();
   if (n == 0) return {};
 
+  std::uint32_t const kmax = *std::max_element(keys.begin(), keys.end());
+  // Dense keys: no more counters than values (and a few for tiny inputs).
+  if (std::size_t{kmax} < std::max<std::size_t>(n, 4096))
+    return stats_by_dense_key(keys, value_at, std::size_t{kmax} + 1, quantiles, threads);
+
   std::int64_t vmin = std::numeric_limits<std::int64_t>::max();
   std::int64_t vmax = std::numeric_limits<std::int64_t>::min();
   for (std::size_t i = 0; i < n; ++i) {
@@ -109,7 +210,6 @@ std::vector<exact_stats> stats_by_key(std::span<std::uint32_t const> keys, Value
     vmin = std::min(vmin, v);
     vmax = std::max(vmax, v);
   }
-  std::uint32_t const kmax = *std::max_element(keys.begin(), keys.end());
   auto const base = static_cast<std::uint64_t>(vmin);
   int const vbits = std::bit_width(static_cast<std::uint64_t>(vmax) - base);
   int const kbits = std::bit_width(std::uint64_t{kmax});

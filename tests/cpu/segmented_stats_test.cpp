@@ -158,16 +158,21 @@ TEST(segmented_stats, edge_cases) {
   EXPECT_EQ(s1[0].sum_sq, uint128{1} << 126);  // |INT64_MIN|² as unsigned magnitude
   EXPECT_EQ(s1, oracle_stats(k1, v1, qs));
 
-  // Full int64 range with several keys: the wide (two-pass) sort.
+  // Full int64 range with several keys: dense keys (counting and selection), and keys too
+  // sparse to count, which take the wide (two-pass) sort.
   std::vector<std::uint32_t> k2{1, 0, 1, 0, 2};
   std::vector<std::int64_t> v2{std::numeric_limits<std::int64_t>::max(),
                                std::numeric_limits<std::int64_t>::min(), -1, 0, 5};
   EXPECT_EQ(be->segmented_stats(k2, v2, qs), oracle_stats(k2, v2, qs));
+  std::vector<std::uint32_t> const sparse{1u << 31, 0, 1u << 31, 0, 7u << 28};
+  EXPECT_EQ(be->segmented_stats(sparse, v2, qs), oracle_stats(sparse, v2, qs));
 
-  // Σx² beyond 128 bits is reported, never wrapped.
+  // Σx² beyond 128 bits is reported, never wrapped, whichever way the keys are grouped.
   std::vector<std::uint32_t> k3(5, 0);
   std::vector<std::int64_t> v3(5, std::numeric_limits<std::int64_t>::min());
   EXPECT_THROW((void)be->segmented_stats(k3, v3, qs), std::overflow_error);
+  std::vector<std::uint32_t> const k3_sparse(5, 1u << 31);
+  EXPECT_THROW((void)be->segmented_stats(k3_sparse, v3, qs), std::overflow_error);
 
   std::vector<double> const bad{1.5};
   EXPECT_THROW((void)be->segmented_stats(k1, v1, bad), std::invalid_argument);
