@@ -296,3 +296,85 @@ TEST(TraceModel, LazyPartsAreBuiltOnce) {
   for (auto& t : threads) t.join();
   for (auto v : totals) EXPECT_EQ(v, 10);
 }
+
+// Nesting on tables the size of a real trace's threads: each thread's API calls come as long runs
+// in start order (a producer's table of calls), interleaved across threads, and its nested ranges
+// after them in end order (as nsys records NVTX ranges), then random overlapping ranges and
+// calls, on several threads (negative ids too) and inputs. Parents and outermost stages against
+// a reference that sorts every host row at once and sweeps it.
+TEST(TraceModel, NestingOfLongRunsAgainstOneSortOfEveryRow) {
+  using row_key = std::tuple<std::int32_t, std::int64_t, std::int64_t, bool, std::int64_t,
+                             std::size_t>;  // input, thread, start, api call, -end, row
+  for (std::uint64_t seed = 0; seed < 12; ++seed) {
+    std::mt19937_64 rng(seed);
+    ts::test::table_builder b;
+    for (int input = 0; input < 2; ++input) {
+      b.input(seed % 2 ? "nsys-sqlite" : "kineto-json");
+      std::int64_t const threads[] = {1, -7, 40};
+      std::map<std::int64_t, std::int64_t> clock;
+      for (int k = 0; k < 3000; ++k) {  // calls, threads interleaved, each in start order
+        auto const thread = threads[rng() % 3];
+        auto& at = clock[thread];
+        at += static_cast<std::int64_t>(rng() % 20);
+        b.host(event_kind::api_call, at, at + 1 + static_cast<std::int64_t>(rng() % 30), thread);
+        if (rng() % 10 == 0) b.device(event_kind::kernel, at, at + 5, 0, 1);
+      }
+      // Nested ranges in end order: a parent after its children.
+      auto nest = [&](auto&& self, std::int64_t lo, std::int64_t hi, std::int64_t thread,
+                      int depth) -> void {
+        if (depth > 3 || hi - lo < 4) return;
+        auto const mid = lo + (hi - lo) / 2;
+        self(self, lo, mid, thread, depth + 1);
+        self(self, mid, hi, thread, depth + 1);
+        auto const kind = depth == 1 ? event_kind::forward : event_kind::cpu_op;
+        b.host(kind, lo, hi, thread);
+      };
+      for (std::int64_t lo = 0; lo < 40000; lo += 1000)
+        nest(nest, lo, lo + 900, threads[lo % 3], 0);
+      for (int k = 0; k < 300; ++k) {  // anything: overlaps, ties, stages
+        auto const start = static_cast<std::int64_t>(rng() % 40000);
+        auto const kinds = {event_kind::cpu_op, event_kind::api_call, event_kind::backward,
+                            event_kind::optimizer};
+        b.host(*(kinds.begin() + static_cast<std::ptrdiff_t>(rng() % 4)), start,
+               start + static_cast<std::int64_t>(rng() % 500), threads[rng() % 3]);
+      }
+    }
+    auto const& t = b.done();
+    ts::trace_model const m(t);
+    std::vector<row_key> order;
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (t.device[i] < 0)
+        order.emplace_back(t.input_of(i), t.stream[i], t.start_ns[i],
+                           t.kind[i] == event_kind::api_call, -t.end_ns[i], i);
+    std::sort(order.begin(), order.end());
+    std::vector<std::int64_t> parent(t.size(), -1);
+    std::vector<std::size_t> stages, open;
+    std::int64_t stage_end = 0;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      auto const i = std::get<5>(order[k]);
+      if (k == 0 || std::get<0>(order[k]) != std::get<0>(order[k - 1]) ||
+          std::get<1>(order[k]) != std::get<1>(order[k - 1]))
+        open.clear(), stage_end = INT64_MIN;
+      while (!open.empty() && t.end_ns[open.back()] <= t.start_ns[i]) open.pop_back();
+      if (t.kind[i] == event_kind::api_call) {
+        for (auto j = open.size(); j-- > 0;)
+          if (t.start_ns[open[j]] <= t.start_ns[i] && t.end_ns[i] <= t.end_ns[open[j]]) {
+            parent[i] = static_cast<std::int64_t>(open[j]);
+            break;
+          }
+        continue;
+      }
+      if (!open.empty()) parent[i] = static_cast<std::int64_t>(open.back());
+      open.push_back(i);
+      if (ts::is_stage(t.kind[i]) && t.start_ns[i] >= stage_end)
+        stages.push_back(i), stage_end = t.end_ns[i];
+    }
+    std::size_t nested = 0;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      ASSERT_EQ(m.parent(i), parent[i]) << "seed " << seed << " row " << i;
+      nested += parent[i] >= 0 ? 1 : 0;
+    }
+    EXPECT_GT(nested, 1000u) << "seed " << seed;  // the table nests: the check means something
+    EXPECT_EQ(rows_of(m.outermost_stages()), stages) << "seed " << seed;
+  }
+}
