@@ -12,12 +12,11 @@
 
 namespace tracesweep {
 
-/// The job tables' groupings of GPUs, and the group of each kernel row in them.
+/// The job tables' groupings of GPUs (a kernel row's group is found again when a union needs
+/// it: keeping it would cost 8 bytes a row of the table).
 struct table_devices {
-  std::vector<table_device> by_rank;   ///< (rank index, device), ascending
-  std::vector<table_device> by_input;  ///< (input, device), ascending
-  std::vector<group_id> rank_group;    ///< per kernel row: its index in by_rank (else no_device)
-  std::vector<group_id> input_group;   ///< per kernel row: its index in by_input (else no_device)
+  std::vector<table_device> by_rank;   ///< (rank index, device) of kept kernels, ascending
+  std::vector<table_device> by_input;  ///< (input, device) of kernels, ascending
 };
 
 struct job_session::parts {
@@ -44,7 +43,7 @@ namespace session_detail {
 /// offset from the earliest start) when the keys fit 64 bits, else a host sort.
 [[nodiscard]] device_rows order_device_rows(trace_model const& model, backend& be);
 
-/// The GPUs the job tables group kernels by, and each kernel row's group.
+/// The GPUs the job tables group kernels by.
 [[nodiscard]] table_devices group_table_devices(trace_model const& model);
 
 /// The union `which` by the backend (groups as table_union says).

@@ -12,34 +12,60 @@ namespace tracesweep::session_detail {
 
 namespace {
 
-/// Sorted distinct keys of the rows `key` gives one (std::nullopt: none), and each row's index
-/// among them (no_device for the others). Keys come in long runs: each pass looks a key up once
-/// per run.
-template <typename Key>
-void number_groups(std::size_t rows, Key const& key, std::vector<table_device>& keys,
-                   std::vector<group_id>& group) {
+/// The GPU of a kept kernel row as its rank index and device, else nothing.
+std::optional<table_device> kept_kernel_device(trace_model const& model, std::size_t i) {
+  auto const& t = model.table();
+  if (t.kind[i] != event_kind::kernel || !model.kept(i)) return std::nullopt;
+  return table_device{model.rank_index(t.rank[i]), t.device[i]};
+}
+
+/// The GPU of a kernel row (kept or not) as its input and device, else nothing.
+std::optional<table_device> kernel_input_device(trace_model const& model, std::size_t i) {
+  auto const& t = model.table();
+  if (t.kind[i] != event_kind::kernel || t.device[i] < 0) return std::nullopt;
+  return table_device{static_cast<std::size_t>(t.input_of(i)), t.device[i]};
+}
+
+using device_of_row = std::optional<table_device> (*)(trace_model const&, std::size_t);
+
+/// Sorted distinct GPUs of the model's rows. Rows of one GPU come in long runs: a GPU is looked
+/// up once per run.
+std::vector<table_device> distinct_devices(trace_model const& model, device_of_row device_of) {
   std::set<table_device> distinct;
   std::optional<table_device> last;
-  for (std::size_t i = 0; i < rows; ++i)
-    if (auto const k = key(i); k && k != last) distinct.insert(*k), last = k;
-  keys.assign(distinct.begin(), distinct.end());
-  group.assign(rows, no_device);
-  last.reset();
-  group_id last_group = no_device;
-  for (std::size_t i = 0; i < rows; ++i) {
-    auto const k = key(i);
-    if (!k) continue;
-    if (k != last)
-      last = k, last_group = static_cast<group_id>(std::lower_bound(keys.begin(), keys.end(), *k) -
-                                                   keys.begin());
-    group[i] = last_group;
-  }
+  for (std::size_t i = 0; i < model.table().size(); ++i)
+    if (auto const k = device_of(model, i); k && k != last) distinct.insert(*k), last = k;
+  return {distinct.begin(), distinct.end()};
 }
+
+/// Row → the index of its GPU among `devices` (no_device for none), for rows asked in any order
+/// and looked up once per run of one GPU: nothing is kept per row.
+class device_groups {
+ public:
+  device_groups(trace_model const& model, std::span<table_device const> devices,
+                device_of_row device_of)
+      : _model(model), _devices(devices), _device_of(device_of) {}
+  group_id operator()(std::size_t i) {
+    auto const k = _device_of(_model, i);
+    if (!k) return no_device;
+    if (k != _last)
+      _last = k, _group = static_cast<group_id>(
+                     std::lower_bound(_devices.begin(), _devices.end(), *k) - _devices.begin());
+    return _group;
+  }
+
+ private:
+  trace_model const& _model;
+  std::span<table_device const> _devices;
+  device_of_row _device_of;
+  std::optional<table_device> _last;
+  group_id _group = no_device;
+};
 
 /// Rows of `t` selected by `take` (row → group, or no_device) as intervals, by one backend
 /// union_of_rows over the held start and end columns.
 template <typename Take>
-interval_union union_of_taken_rows(job_session const& session, Take const& take) {
+interval_union union_of_taken_rows(job_session const& session, Take&& take) {
   auto const& t = session.model().table();
   std::vector<std::size_t> rows;
   std::vector<group_id> g;
@@ -54,23 +80,8 @@ interval_union union_of_taken_rows(job_session const& session, Take const& take)
 }  // namespace
 
 table_devices group_table_devices(trace_model const& model) {
-  auto const& t = model.table();
-  table_devices out;
-  number_groups(
-      t.size(),
-      [&](std::size_t i) -> std::optional<table_device> {
-        if (t.kind[i] != event_kind::kernel || !model.kept(i)) return std::nullopt;
-        return table_device{model.rank_index(t.rank[i]), t.device[i]};
-      },
-      out.by_rank, out.rank_group);
-  number_groups(
-      t.size(),
-      [&](std::size_t i) -> std::optional<table_device> {
-        if (t.kind[i] != event_kind::kernel || t.device[i] < 0) return std::nullopt;
-        return table_device{static_cast<std::size_t>(t.input_of(i)), t.device[i]};
-      },
-      out.by_input, out.input_group);
-  return out;
+  return {distinct_devices(model, kept_kernel_device),
+          distinct_devices(model, kernel_input_device)};
 }
 
 interval_union compute_table_union(job_session const& session, table_devices const& devices,
@@ -85,10 +96,12 @@ interval_union compute_table_union(job_session const& session, table_devices con
       return union_of_taken_rows(session, [&](std::size_t i) { return rank_of[i]; });
     }
     case table_union::kept_kernels_by_rank_device: {
-      return union_of_taken_rows(session, [&](std::size_t i) { return devices.rank_group[i]; });
+      return union_of_taken_rows(session,
+                                 device_groups(model, devices.by_rank, kept_kernel_device));
     }
     case table_union::kernels_by_input_device: {
-      return union_of_taken_rows(session, [&](std::size_t i) { return devices.input_group[i]; });
+      return union_of_taken_rows(session,
+                                 device_groups(model, devices.by_input, kernel_input_device));
     }
     case table_union::data_loaders_by_rank:
       return union_of_taken_rows(session, [&](std::size_t i) {
