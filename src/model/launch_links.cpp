@@ -148,14 +148,15 @@ trace_model::links_part::links_part(trace_model const& model) {
   auto const& t = model.table();
   auto const n = t.size();
   call_index const calls(t);
-  launcher.assign(n, -1);
+  launcher = row_refs(n);
   kept.assign(n, 1);
   launches.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     if (!is_device_activity(t.kind[i])) continue;
-    launcher[i] = calls.find(i);
-    if (launcher[i] >= 0) launches[static_cast<std::size_t>(launcher[i])] = 1;
-    if (launcher[i] < 0 && model.row_producer(i) == producer::paddle) kept[i] = 0;
+    auto const call = calls.find(i);
+    launcher.set(i, call);
+    if (call >= 0) launches[static_cast<std::size_t>(call)] = 1;
+    if (call < 0 && model.row_producer(i) == producer::paddle) kept[i] = 0;
   }
 }
 

@@ -4,6 +4,7 @@
 // table (and the parts it needs) once, under its once_flag.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -15,6 +16,37 @@
 
 namespace tracesweep {
 
+/// Per row of a table, another row of it or none (-1): 4 bytes a row while every row number
+/// fits in 32 bits, 8 beyond.
+class row_refs {
+ public:
+  static constexpr std::uint32_t none32 = 0xFFFF'FFFF;  ///< "none" in the narrow form
+  row_refs() = default;
+  /// `rows` entries, all none; 8 bytes an entry when `rows` reaches `narrow_limit` (tests lower
+  /// it below 2^32 - 1 to run the wide form).
+  explicit row_refs(std::size_t rows, std::size_t narrow_limit = none32) {
+    if (rows < std::min<std::size_t>(narrow_limit, none32))
+      _narrow.assign(rows, none32);
+    else
+      _wide.assign(rows, -1);
+  }
+  [[nodiscard]] std::int64_t operator[](std::size_t i) const noexcept {
+    if (!_wide.empty()) return _wide[i];
+    return _narrow[i] == none32 ? -1 : std::int64_t{_narrow[i]};
+  }
+  /// Sets entry i to `row` (a row of the table, or -1 for none).
+  void set(std::size_t i, std::int64_t row) noexcept {
+    if (!_wide.empty())
+      _wide[i] = row;
+    else
+      _narrow[i] = row < 0 ? none32 : static_cast<std::uint32_t>(row);
+  }
+
+ private:
+  std::vector<std::uint32_t> _narrow;
+  std::vector<std::int64_t> _wide;
+};
+
 struct trace_model::devices_part {
   std::vector<device_identity> devices;     ///< by dense id: (rank, device, input) order
   std::vector<group_id> device_group;       ///< per row
@@ -24,7 +56,7 @@ struct trace_model::devices_part {
 };
 
 struct trace_model::links_part {
-  std::vector<std::int64_t> launcher;  ///< per row: the launching api_call row, or -1
+  row_refs launcher;                   ///< per row: the launching api_call row, or -1
   std::vector<std::uint8_t> kept;      ///< per row
   std::vector<std::uint8_t> launches;  ///< per row: 1 for a call some device row links to
 
@@ -74,7 +106,7 @@ struct trace_model::step_windows_part {
 };
 
 struct trace_model::nesting_part {
-  std::vector<std::int64_t> parent;  ///< per row, -1 for none
+  row_refs parent;  ///< per row, -1 for none
   std::vector<std::size_t> outermost_stages;
 
   explicit nesting_part(event_table const& t);

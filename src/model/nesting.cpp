@@ -112,7 +112,7 @@ class nesting_order {
 
 trace_model::nesting_part::nesting_part(event_table const& t) {
   auto const n = t.size();
-  parent.assign(n, -1);
+  parent = row_refs(n);
   auto const rows = nesting_order(t).rows();
 
   std::vector<std::size_t> open;  // the stack of open ranges of the current thread
@@ -126,13 +126,13 @@ trace_model::nesting_part::nesting_part(event_table const& t) {
       for (auto j = open.size(); j-- > 0;) {
         auto const o = open[j];
         if (t.start_ns[o] <= t.start_ns[i] && t.end_ns[i] <= t.end_ns[o]) {
-          parent[i] = static_cast<std::int64_t>(o);
+          parent.set(i, static_cast<std::int64_t>(o));
           break;
         }
       }
       continue;
     }
-    if (!open.empty()) parent[i] = static_cast<std::int64_t>(open.back());
+    if (!open.empty()) parent.set(i, static_cast<std::int64_t>(open.back()));
     open.push_back(i);
     if (is_stage(t.kind[i]) && t.start_ns[i] >= stage_end) {
       outermost_stages.push_back(i);
