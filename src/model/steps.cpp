@@ -11,12 +11,11 @@ trace_model::steps_part::steps_part(trace_model const& model) {
   auto const& t = model.table();
   auto const nr = model.ranks().size();
   std::vector<std::int64_t> lo(nr, INT64_MAX), hi(nr, INT64_MIN);
-  auto const& kept = model.links().kept;
   std::int32_t last_rank = 0;
   std::size_t r = model.rank_index(last_rank);
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (t.rank[i] != last_rank) last_rank = t.rank[i], r = model.rank_index(last_rank);
-    if (kept[i]) lo[r] = std::min(lo[r], t.start_ns[i]), hi[r] = std::max(hi[r], t.end_ns[i]);
+    if (model.kept(i)) lo[r] = std::min(lo[r], t.start_ns[i]), hi[r] = std::max(hi[r], t.end_ns[i]);
     if (t.kind[i] == event_kind::profiler_step && t.device[i] < 0) rows.push_back(i);
   }
   std::sort(rows.begin(), rows.end(), [&](std::size_t a, std::size_t b) {

@@ -110,6 +110,7 @@ trace_model::trace_model(event_table const& table, model_options const& options)
   if (!options.step_pattern.empty()) _step_regex = name_regex::whole_name(options.step_pattern);
   for (auto const& info : table.inputs()) {
     _producers.push_back(producer_of_format(info.format));
+    _has_paddle = _has_paddle || _producers.back() == producer::paddle;
     _ranks.insert(_ranks.end(), info.ranks.begin(), info.ranks.end());
   }
   std::sort(_ranks.begin(), _ranks.end());

@@ -208,6 +208,7 @@ class trace_model {
   name_regex _host_comm_regex;
   std::optional<name_regex> _step_regex;  ///< none for an empty step pattern
   std::vector<producer> _producers;
+  bool _has_paddle = false;  ///< an input is Paddle's: only then can a row be left out (kept)
   std::vector<std::int32_t> _ranks;
   std::unique_ptr<lazy_parts> _lazy;
 };
