@@ -99,6 +99,9 @@ class union_builder {
 
 /// The union of two unions, by one linear merge: no sort.
 [[nodiscard]] interval_union merge_unions(interval_union const& a, interval_union const& b);
+/// The same of unions the caller gives up: when one is empty, the other is returned as it is
+/// (no copy).
+[[nodiscard]] interval_union merge_unions(interval_union&& a, interval_union&& b);
 
 /// The members of `u` whose group g has g % `classes` == `which`, regrouped as g / `classes`:
 /// one class of a union whose groups were (group × classes + class).

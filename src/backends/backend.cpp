@@ -148,22 +148,11 @@ activity_result backend::do_device_activity(activity_request const& r) {
 
 namespace {
 
-/// Columns of one interval set being gathered for a union.
-struct interval_columns {
-  std::vector<std::int64_t> start;
-  std::vector<std::int64_t> end;
+/// Rows of the request's columns taken for a union, each with its group: 12 bytes a row where
+/// gathering the intervals themselves took 20.
+struct taken_rows {
+  std::vector<std::size_t> rows;
   std::vector<group_id> group;
-  void reserve(std::size_t n) {
-    start.reserve(n);
-    end.reserve(n);
-    group.reserve(n);
-  }
-  void push(std::int64_t s, std::int64_t e, group_id g) {
-    start.push_back(s);
-    end.push_back(e);
-    group.push_back(g);
-  }
-  [[nodiscard]] interval_view view() const noexcept { return {start, end, group}; }
 };
 
 /// The four disjoint classes of device activity, each device's rows in one group per class.
@@ -189,14 +178,14 @@ void widen_window(activity_request const& r, std::size_t i,
 }
 
 /// Every device row in its (device × class) group, in row order; the windows in `rows`.
-interval_columns classed_rows(activity_request const& r, std::vector<device_activity_row>& rows) {
+taken_rows classed_rows(activity_request const& r, std::vector<device_activity_row>& rows) {
   std::size_t n = 0;
   for (auto const k : r.kind) n += is_device_activity(k) ? 1 : 0;
-  interval_columns out;
-  out.reserve(n);
+  taken_rows out;
+  out.rows.reserve(n), out.group.reserve(n);
   for (std::size_t i = 0; i < r.start.size(); ++i) {
     if (!is_device_activity(r.kind[i])) continue;
-    out.push(r.start[i], r.end[i], classed_group(r, i));
+    out.rows.push_back(i), out.group.push_back(classed_group(r, i));
     widen_window(r, i, rows);
   }
   return out;
@@ -204,20 +193,19 @@ interval_columns classed_rows(activity_request const& r, std::vector<device_acti
 
 /// The same rows sorted by (group, start), from `r.order` (by device, start) by a stable
 /// counting pass over the classes: a union over them has nothing left to sort.
-interval_columns classed_rows_in_order(activity_request const& r,
-                                       std::vector<device_activity_row>& rows) {
+taken_rows classed_rows_in_order(activity_request const& r,
+                                 std::vector<device_activity_row>& rows) {
   std::vector<std::size_t> next(r.device_count * class_count + 1, 0);
   // Counted in row order (the order holds the same rows): sequential reads, not the order's.
   for (std::size_t i = 0; i < r.kind.size(); ++i)
     if (is_device_activity(r.kind[i])) ++next[classed_group(r, i) + 1];
   for (std::size_t g = 1; g < next.size(); ++g) next[g] += next[g - 1];
-  interval_columns out;
-  out.start.resize(r.order.size()), out.end.resize(r.order.size()),
-      out.group.resize(r.order.size());
+  taken_rows out;
+  out.rows.resize(r.order.size()), out.group.resize(r.order.size());
   for (auto const i : r.order) {
     auto const g = classed_group(r, i);
     auto const at = next[g]++;
-    out.start[at] = r.start[i], out.end[at] = r.end[i], out.group[at] = g;
+    out.rows[at] = i, out.group[at] = g;
     widen_window(r, i, rows);
   }
   return out;
@@ -249,34 +237,36 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
   }
 
   // Row selection: every device row in group (device × class); the windows on the way.
-  interval_columns classed =
-      r.order.empty() ? classed_rows(r, rows) : classed_rows_in_order(r, rows);
+  taken_rows classed = r.order.empty() ? classed_rows(r, rows) : classed_rows_in_order(r, rows);
 
   // One union (one sort) per device × class; the classes are disjoint, so every other union is a
   // linear merge of theirs: kernels = communication ∪ computation, activity = kernels ∪ copies.
-  auto by_class = be.union_by_group(classed.view());
+  // Each union is let go as soon as nothing needs it (unless the caller keeps them): at most two
+  // unions of every row are held at once.
+  auto by_class = be.union_of_rows({r.start, r.end, classed.rows, classed.group});
   classed = {};
+  auto const class_busy = busy_per_group(by_class, devices * class_count);
   auto comm_union = union_class(by_class, class_count, comm_class);
   auto comp_union = union_class(by_class, class_count, comp_class);
-  auto const copy_union = union_class(by_class, class_count, copy_class);
-  auto const set_union = union_class(by_class, class_count, set_class);
+  auto copies = merge_unions(union_class(by_class, class_count, copy_class),
+                             union_class(by_class, class_count, set_class));
   by_class = {};
-  auto kernel_union = merge_unions(comm_union, comp_union);
-  auto activity_union = merge_unions(kernel_union, merge_unions(copy_union, set_union));
-  auto const busy = busy_per_group(activity_union, devices);
-  auto const kernel_busy = busy_per_group(kernel_union, devices);
-  auto const copy_busy = busy_per_group(copy_union, devices);
-  auto const set_busy = busy_per_group(set_union, devices);
-  auto const comm_busy = busy_per_group(comm_union, devices);
-  auto const comp_busy = busy_per_group(comp_union, devices);
   auto const overlap = be.intersection_by_group(comm_union, comp_union, devices);
+  auto kernel_union = r.keep_unions ? merge_unions(comm_union, comp_union)
+                                    : merge_unions(std::move(comm_union), std::move(comp_union));
+  auto const kernel_busy = busy_per_group(kernel_union, devices);
+  auto activity_union = r.keep_unions ? merge_unions(kernel_union, copies)
+                                      : merge_unions(std::move(kernel_union), std::move(copies));
+  copies = {};
+  auto const busy = busy_per_group(activity_union, devices);
   for (std::size_t g = 0; g < devices; ++g) {
+    auto const of = [&](activity_class c) { return class_busy[g * class_count + c]; };
     rows[g].busy = busy[g];
     rows[g].kernel_busy = kernel_busy[g];
-    rows[g].memcpy_busy = copy_busy[g];
-    rows[g].memset_busy = set_busy[g];
-    rows[g].communication = comm_busy[g];
-    rows[g].computation = comp_busy[g];
+    rows[g].memcpy_busy = of(copy_class);
+    rows[g].memset_busy = of(set_class);
+    rows[g].communication = of(comm_class);
+    rows[g].computation = of(comp_class);
     rows[g].overlap = overlap[g];
   }
 

@@ -72,8 +72,17 @@ interval_union merge_unions(interval_union const& a, interval_union const& b) {
   return out.finish();
 }
 
+interval_union merge_unions(interval_union&& a, interval_union&& b) {
+  if (a.size() == 0) return std::move(b);
+  if (b.size() == 0) return std::move(a);
+  return merge_unions(std::as_const(a), std::as_const(b));
+}
+
 interval_union union_class(interval_union const& u, group_id classes, group_id which) {
-  interval_union out;
+  std::size_t members = 0;
+  for (auto const g : u.group) members += g % classes == which ? 1 : 0;
+  interval_union out;  // sized once: growing by doubling would copy and touch every page twice
+  out.group.reserve(members), out.start.reserve(members), out.end.reserve(members);
   for (std::size_t i = 0; i < u.size(); ++i) {
     if (u.group[i] % classes != which) continue;
     out.group.push_back(u.group[i] / classes);
