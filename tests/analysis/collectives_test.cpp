@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -21,6 +22,7 @@
 #include <tracesweep/analysis/diagnose.hpp>
 #include <tracesweep/analysis/summary.hpp>
 #include <tracesweep/input_reader.hpp>
+#include <tracesweep/session/job_session.hpp>
 
 #include "ingest/chrome/test_json.hpp"
 #include "support/table_builder.hpp"
@@ -217,6 +219,22 @@ void expect_late_arrivals(ts::event_table const& t, kernels_by_rank const& k) {
   }
 }
 
+/// The summary's exposed wait and transfer per GPU equal those of a session that keeps the
+/// whole computation union (the unions diagnose keeps).
+void expect_exposed_split_as_from_the_whole_computation_union(ts::trace_model const& model) {
+  auto be = ts::make_cpu_backend(2);
+  auto const usual = ts::compute_summary(model, *be, {});
+  auto needs = ts::summary_needs({});
+  needs.unions = true;
+  auto const whole = ts::compute_summary(ts::job_session(model, *be, needs), {});
+  ASSERT_EQ(usual.devices.size(), whole.devices.size());
+  for (std::size_t g = 0; g < usual.devices.size(); ++g) {
+    EXPECT_EQ(usual.devices[g].exposed_comm_wait_ns, whole.devices[g].exposed_comm_wait_ns) << g;
+    EXPECT_EQ(usual.devices[g].exposed_comm_transfer_ns, whole.devices[g].exposed_comm_transfer_ns)
+        << g;
+  }
+}
+
 ts::collective_matching match_file(std::vector<std::string> const& paths) {
   ts::event_table t;
   ts::read_inputs(paths, t, {}, false);
@@ -264,6 +282,46 @@ TEST(collectives, nsys_two_processes_match_a_brute_force_over_the_export) {
     EXPECT_GT(*d.exposed_comm_wait_ns, 0);
     EXPECT_EQ(*d.exposed_comm_wait_ns + *d.exposed_comm_transfer_ns,
               d.communication_ns - d.overlap_ns);
+  }
+  expect_exposed_split_as_from_the_whole_computation_union(model);
+}
+
+// The exposed split takes, of the computation kernels, those that meet a collective on their GPU
+// (a session that keeps its unions gives it the whole computation union instead): on random
+// jobs of two ranks, with compute kernels before, across, inside and after the collectives and
+// on other streams, both ways agree, and every matched collective's exposed time is its
+// communication less its overlap.
+TEST(collectives, exposed_split_from_kernels_that_meet_collectives_equals_the_whole_union) {
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    std::mt19937_64 rng(seed);
+    ts::test::table_builder b;
+    int const collectives = 1 + static_cast<int>(rng() % 6);
+    for (std::int32_t rank = 0; rank < 2; ++rank) {
+      b.input("nsys-sqlite");
+      std::int64_t at = 0;
+      for (int c = 0; c < collectives; ++c) {
+        at += 100 + static_cast<std::int64_t>(rng() % 400);
+        auto const start = at + static_cast<std::int64_t>(rng() % 60);
+        auto const end = start + 20 + static_cast<std::int64_t>(rng() % 200);
+        b.device(kernel, start, end, 0, 7, rank, -1, all_reduce);
+        at = end;
+      }
+      for (int k = 0; k < 60; ++k) {  // compute kernels anywhere, some meeting the collectives
+        auto const start = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(at + 200));
+        b.device(kernel, start, start + static_cast<std::int64_t>(rng() % 150), 0,
+                 8 + static_cast<std::int64_t>(rng() % 2), rank, -1, "gemm");
+      }
+    }
+    ts::trace_model const model(b.done());
+    auto be = ts::make_cpu_backend(1);
+    auto const summary = ts::compute_summary(model, *be, {});
+    for (auto const& d : summary.devices) {
+      ASSERT_TRUE(d.exposed_comm_wait_ns && d.exposed_comm_transfer_ns) << "seed " << seed;
+      EXPECT_EQ(*d.exposed_comm_wait_ns + *d.exposed_comm_transfer_ns,
+                d.communication_ns - d.overlap_ns)
+          << "seed " << seed;
+    }
+    expect_exposed_split_as_from_the_whole_computation_union(model);
   }
 }
 

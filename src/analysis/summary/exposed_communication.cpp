@@ -2,8 +2,10 @@
 // Exposed communication split into wait and transfer: the wait part [start, start + wait) and
 // the transfer part [start + wait, end) of each matched NCCL kernel, each united per device by
 // the backend, less their intersection with the device's computation union (the session's when
-// it keeps its unions, else one union of the computation kernels' rows).
+// it keeps its unions, else one union of the computation kernels' rows that meet them).
 #include "analysis/summary/exposed_communication.hpp"
+
+#include <algorithm>
 
 #include <tracesweep/analysis/collectives.hpp>
 
@@ -11,17 +13,32 @@ namespace tracesweep::summary_detail {
 
 namespace {
 
-/// The computation kernels' union per device: kernels on a GPU that are not communication.
-interval_union computation_union(job_session const& session) {
+/// Whether [start, end) meets a member of `members` (disjoint, by start: ends ascend too).
+bool meets(union_members const& members, std::int64_t start, std::int64_t end) {
+  auto const at = std::upper_bound(members.end.begin(), members.end.end(), start);
+  return at != members.end.end() &&
+         members.start[static_cast<std::size_t>(at - members.end.begin())] < end;
+}
+
+/// The computation kernels' union per device (kernels on a GPU that are not communication), as
+/// far as intersections with `near` (a union by device) see it: the session's when it keeps its
+/// unions, else one union of the rows of computation kernels that meet `near` on their device.
+/// A row that meets no member of `near` adds nothing to an intersection with it, and leaving
+/// those out spares sorting every kernel of a long run for the few that meet its collectives.
+interval_union computation_union(job_session const& session, interval_union const& near) {
   if (session.needs().unions) return session.activity(session.needs()).computation_union;
   auto const& model = session.model();
   auto const& t = model.table();
   auto const groups = model.device_group();
+  std::vector<union_members> near_of;
+  for (std::size_t g = 0; g < model.devices().size(); ++g)
+    near_of.push_back(members_of(near, static_cast<group_id>(g)));
   std::vector<std::size_t> rows;
   std::vector<group_id> of;
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (groups[i] == no_device || t.kind[i] != event_kind::kernel) continue;
     if (model.is_communication(t.name[i])) continue;
+    if (!meets(near_of[groups[i]], t.start_ns[i], t.end_ns[i])) continue;
     rows.push_back(i);
     of.push_back(groups[i]);
   }
@@ -57,10 +74,10 @@ std::vector<exposed_split> split_exposed_communication(job_session const& sessio
   }
   auto& be = session.primitives();
   auto const n = model.devices().size();
-  auto const computation = computation_union(session);
   std::vector<exposed_split> out(n);
   auto const w = be.union_by_group({wait.start, wait.end, wait.group});
   auto const x = be.union_by_group({transfer.start, transfer.end, transfer.group});
+  auto const computation = computation_union(session, merge_unions(w, x));
   auto const w_total = lengths(w, n), x_total = lengths(x, n);
   auto const w_hidden = be.intersection_by_group(w, computation, n);
   auto const x_hidden = be.intersection_by_group(x, computation, n);
