@@ -42,7 +42,7 @@ producer producer_of_format(std::string_view format) noexcept {
   return producer::other;
 }
 
-std::size_t trace_model::rank_index(std::int32_t rank) const noexcept {
+std::size_t trace_model::ranks_lookup(std::int32_t rank) const noexcept {
   auto const it = std::lower_bound(_ranks.begin(), _ranks.end(), rank);
   return it != _ranks.end() && *it == rank ? static_cast<std::size_t>(it - _ranks.begin())
                                            : _ranks.size();
@@ -115,6 +115,9 @@ trace_model::trace_model(event_table const& table, model_options const& options)
   }
   std::sort(_ranks.begin(), _ranks.end());
   _ranks.erase(std::unique(_ranks.begin(), _ranks.end()), _ranks.end());
+  _consecutive_ranks =
+      !_ranks.empty() && std::int64_t{_ranks.back()} - std::int64_t{_ranks.front()} + 1 ==
+                             static_cast<std::int64_t>(_ranks.size());
 }
 
 trace_model::devices_part::devices_part(event_table const& table, name_regex const& comm_regex) {

@@ -5,7 +5,10 @@
 // in the comments.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <climits>
 #include <map>
+#include <memory>
 #include <random>
 #include <thread>
 #include <tuple>
@@ -45,6 +48,35 @@ TEST(TraceModel, ProducersFromFormats) {
   EXPECT_EQ(m.ranks()[0], 1);
   EXPECT_EQ(m.rank_index(3), 2u);
   EXPECT_EQ(m.rank_index(7), 3u);  // absent
+}
+
+// rank_index on consecutive ranks (found by a subtraction) and on gapped ones (a binary
+// search), ranks absent below, between and above, at the ends of int32.
+TEST(TraceModel, RankIndexOfConsecutiveAndGappedRanks) {
+  auto model_of = [](std::vector<std::int32_t> const& ranks) {
+    auto b = std::make_unique<ts::test::table_builder>();
+    for (auto r : ranks) b->input("kineto-json").host(event_kind::cpu_op, 0, 1, 1, r);
+    return std::pair(std::move(b), std::vector<std::int32_t>(ranks));
+  };
+  for (auto const& ranks : std::vector<std::vector<std::int32_t>>{{0, 1, 2, 3},
+                                                                  {5, 6, 7},
+                                                                  {-2, -1, 0},
+                                                                  {0, 2, 3},
+                                                                  {1, 7, 100},
+                                                                  {INT32_MAX - 1, INT32_MAX},
+                                                                  {INT32_MIN, INT32_MIN + 1},
+                                                                  {INT32_MIN, INT32_MAX}}) {
+    auto [b, want] = model_of(ranks);
+    ts::trace_model const m(b->done());
+    std::sort(want.begin(), want.end());
+    for (std::size_t k = 0; k < want.size(); ++k) EXPECT_EQ(m.rank_index(want[k]), k);
+    for (std::int64_t r : {std::int64_t{INT32_MIN}, std::int64_t{-3}, std::int64_t{1},
+                           std::int64_t{4}, std::int64_t{50}, std::int64_t{INT32_MAX}}) {
+      if (std::find(want.begin(), want.end(), r) == want.end()) {
+        EXPECT_EQ(m.rank_index(static_cast<std::int32_t>(r)), want.size()) << r;
+      }
+    }
+  }
 }
 
 // Dense ids ordered by (rank, device, input), whatever order rows come in; host rows have none.

@@ -104,7 +104,17 @@ class trace_model {
 
   /// Ranks present, ascending; rank_index(r) is r's position (ranks().size() when absent).
   [[nodiscard]] std::span<std::int32_t const> ranks() const noexcept { return _ranks; }
-  [[nodiscard]] std::size_t rank_index(std::int32_t rank) const noexcept;
+  [[nodiscard]] std::size_t rank_index(std::int32_t rank) const noexcept {
+    // Consecutive ranks (the usual 0…n−1) by a subtraction; others by a binary search. Analyses
+    // ask once per row.
+    if (_consecutive_ranks) {
+      auto const at = std::int64_t{rank} - std::int64_t{_ranks.front()};
+      return at >= 0 && static_cast<std::uint64_t>(at) < _ranks.size()
+                 ? static_cast<std::size_t>(at)
+                 : _ranks.size();
+    }
+    return ranks_lookup(rank);
+  }
 
   /// GPUs with device activity, ordered by (rank, device, input); the index is the dense id.
   [[nodiscard]] std::span<device_identity const> devices() const;
@@ -210,6 +220,8 @@ class trace_model {
   std::vector<producer> _producers;
   bool _has_paddle = false;  ///< an input is Paddle's: only then can a row be left out (kept)
   std::vector<std::int32_t> _ranks;
+  bool _consecutive_ranks = false;  ///< _ranks is front() … front() + size() − 1
+  [[nodiscard]] std::size_t ranks_lookup(std::int32_t rank) const noexcept;
   std::unique_ptr<lazy_parts> _lazy;
 };
 
