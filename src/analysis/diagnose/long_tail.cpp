@@ -60,7 +60,6 @@ grouping group_kernels(trace_model const& model, std::size_t min_count) {
   grouping g;
   g.of.assign(t.size(), 0);
   std::unordered_map<group_key, std::uint32_t> index;
-  std::vector<std::vector<std::int64_t>> durations;
   std::size_t next_shape = 0;  // rows ascend in both: one walk instead of a search per row
   std::optional<std::pair<group_key, std::uint32_t>> last;  // kernels repeat in runs
   for (std::size_t i = 0; i < t.size(); ++i) {
@@ -76,12 +75,20 @@ grouping group_kernels(trace_model const& model, std::size_t min_count) {
     auto const key = group_key_of(t.name[i], shape);
     if (!last || last->first != key) {
       auto const [at, added] = index.try_emplace(key, static_cast<std::uint32_t>(g.keys.size()));
-      if (added) g.keys.push_back(key), durations.emplace_back();
+      if (added) g.keys.push_back(key);
       last.emplace(key, at->second);
     }
     g.of[i] = last->second + 1;
-    durations[last->second].push_back(t.end_ns[i] - t.start_ns[i]);
   }
+  // Each group's durations, sized once (growing millions of them by doubling copied each and
+  // touched twice the memory).
+  std::vector<std::size_t> count(g.keys.size(), 0);
+  for (auto const k : g.of)
+    if (k != 0) ++count[k - 1];
+  std::vector<std::vector<std::int64_t>> durations(g.keys.size());
+  for (std::size_t k = 0; k < g.keys.size(); ++k) durations[k].reserve(count[k]);
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (g.of[i] != 0) durations[g.of[i] - 1].push_back(t.end_ns[i] - t.start_ns[i]);
   g.median.assign(g.keys.size(), 0.0);
   for (std::size_t k = 0; k < g.keys.size(); ++k)
     if (durations[k].size() >= min_count) g.median[k] = median_of(durations[k]);
