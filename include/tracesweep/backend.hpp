@@ -94,6 +94,10 @@ class backend {
  public:
   virtual ~backend() = default;
   [[nodiscard]] virtual std::string_view name() const noexcept = 0;
+  /// The host threads this backend's work may take (--threads): what an analysis may use for
+  /// host work of its own beside the backend's calls. Calls on one backend may run at once from
+  /// that many threads only where this is above 1.
+  [[nodiscard]] virtual unsigned host_threads() const noexcept { return 1; }
 
   /// Stable sort of `keys` ascending, permuting `values` alongside. Only bits
   /// [0, end_bit) of the keys may be set (end_bit = 64 when unknown).

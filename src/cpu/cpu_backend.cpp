@@ -17,6 +17,8 @@ class cpu_backend final : public backend {
   explicit cpu_backend(unsigned threads) : _threads(threads) {}
 
   [[nodiscard]] std::string_view name() const noexcept override { return "cpu"; }
+  /// Every primitive here is a pure function of its arguments: calls may run at once.
+  [[nodiscard]] unsigned host_threads() const noexcept override { return _threads; }
 
  private:
   void do_sort_pairs(std::span<std::uint64_t> keys, std::span<std::uint32_t> values,

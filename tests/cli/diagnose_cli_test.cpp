@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // tracesweep diagnose from the command line: every real trace in every format without error and
-// with a consistent JSON document; bad input and bad options exit 2 or 1 with one line.
+// with a consistent JSON document, the same at one thread as at every CPU; bad input and bad
+// options exit 2 or 1 with one line.
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -76,6 +77,10 @@ TEST(DiagnoseCli, EveryRealTraceInEveryFormat) {
     if (json.exit_code == 2 && lines(json.err) == 1) continue;  // a file no reader takes
     ASSERT_EQ(json.exit_code, 0) << path << ": " << json.err;
     check_document(json.out, path.string());
+    // The detectors run at once on the threads --threads gives: one thread, the same document.
+    auto const one = run_cli("--threads 1 diagnose --format json " + quote(path));
+    EXPECT_EQ(one.exit_code, 0) << path << ": " << one.err;
+    EXPECT_EQ(one.out, json.out) << path << ": --threads 1 differs";
     for (auto const* format : {"text", "csv"}) {
       auto const r = run_cli(std::string("diagnose --format ") + format + " " + quote(path));
       EXPECT_EQ(r.exit_code, 0) << path << " " << format << ": " << r.err;

@@ -6,6 +6,9 @@
 // timeline.
 #include <tracesweep/analysis/diagnose.hpp>
 
+#include <algorithm>
+
+#include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
 #include "analysis/diagnose/diagnose_parts.hpp"
@@ -65,32 +68,44 @@ diagnosis diagnose(job_session const& session, diagnose_options const& options) 
   out.options = options;
   // Compiles every pattern before any work, so a bad one fails first.
   host_classifier const classifier(model, options);
-  // The model's step windows (and with them its launch links) are host work of their own:
-  // another thread builds them while the backend works on the device activity. Nothing of the
-  // result depends on which finishes first.
-  tbb::task_group steps_ready;
-  steps_ready.run([&model] {
-    if (!model.ranks().empty()) (void)model.step_windows(0);  // builds every rank's
-  });
-  auto const needs = diagnose_needs(options);
-  auto const& activity = session.activity(needs);
-  auto const holes = session.gaps(needs);
-  auto const unions = unions_of(activity);
-  auto const& order = session.device_order();
-  steps_ready.wait();
+  // Host work runs on the backend's host threads (--threads), in an arena of that many: with
+  // one, every task below runs on the calling thread, one after another.
+  tbb::task_arena arena(static_cast<int>(std::max(1u, session.primitives().host_threads())));
+  arena.execute([&] {
+    // The model's step windows (and with them its launch links) are host work of their own:
+    // another thread builds them while the backend works on the device activity. Nothing of the
+    // result depends on which finishes first.
+    tbb::task_group steps_ready;
+    steps_ready.run([&model] {
+      if (!model.ranks().empty()) (void)model.step_windows(0);  // builds every rank's
+    });
+    auto const needs = diagnose_needs(options);
+    auto const& activity = session.activity(needs);
+    auto const holes = session.gaps(needs);
+    auto const unions = unions_of(activity);
+    auto const& order = session.device_order();
+    steps_ready.wait();
 
-  auto const threads = main_threads(model, order);
-  auto const gaps = attribute_gaps(model, order, holes, classifier, threads, out);
-  find_verdicts(model, unions, activity, gaps, threads, out);
-  find_periodic_gaps(model, activity, gaps, out);
-  find_long_tail(model, classifier, out);
-  find_bursts(model, order, classifier, out);
-  find_sync_and_copies(session, classifier, activity, out);
-  auto const matching = match_collectives(model);
-  find_stragglers(model, matching, out);
-  find_late_arrivals(model, order, classifier, matching, out);
-  build_timeline(model, unions, activity, out);
-  find_memory_growth(model, out);
+    auto const threads = main_threads(model, order);
+    auto const gaps = attribute_gaps(model, order, holes, classifier, threads, out);
+    find_verdicts(model, unions, activity, gaps, threads, out);
+    // The detectors each fill their own members of `out` (stragglers add to the verdicts, which
+    // are complete by now) and read only the model, the session's parts and the gaps: they run
+    // at once, and the diagnosis is the same in any order.
+    tbb::task_group detectors;
+    detectors.run([&] { find_periodic_gaps(model, activity, gaps, out); });
+    detectors.run([&] { find_long_tail(model, classifier, out); });
+    detectors.run([&] { find_bursts(model, order, classifier, out); });
+    detectors.run([&] { find_sync_and_copies(session, classifier, activity, out); });
+    detectors.run([&] {
+      auto const matching = match_collectives(model);
+      find_stragglers(model, matching, out);
+      find_late_arrivals(model, order, classifier, matching, out);
+    });
+    detectors.run([&] { build_timeline(model, unions, activity, out); });
+    detectors.run([&] { find_memory_growth(model, out); });
+    detectors.wait();
+  });
   return out;
 }
 
