@@ -115,34 +115,24 @@ std::vector<exact_stats> stats_of_sorted(Key const& key, Value const& value, std
       threads);
 }
 
-/// Fills `out` for the n values at `v` (in any order; reordered here): min, max and Σ by one
-/// pass, the order statistics by selection, each rank's nth_element over what lies past the
-/// rank before it. False when Σx² does not fit in 128 bits.
+/// Fills `out` for the n values at `v` (in any order; reordered here) as group_stats does for
+/// sorted ones: the least and the greatest are moved to the ends, and each rank group_stats reads
+/// in between is selected (nth_element over what lies past the rank before it), so that `v`
+/// reads as sorted wherever group_stats looks. False when Σx² does not fit in 128 bits.
 bool selected_stats(std::int64_t* v, std::size_t n, std::span<double const> quantiles,
                     exact_stats& out) {
-  out.count = n;
-  auto const [lo, hi] = std::minmax_element(v, v + n);
-  out.min = *lo, out.max = *hi;
-  bool const sums = add_sums([v](std::size_t i) { return v[i]; }, 0, n, out);
+  std::iter_swap(v, std::min_element(v, v + n));
+  if (n > 1) std::iter_swap(v + n - 1, std::max_element(v + 1, v + n));
   std::vector<std::uint64_t> ranks{(n - 1) / 2, n / 2};
   for (auto const q : quantiles) {
     quantile_ranks const r = ranks_for_quantile(q, n);
     ranks.push_back(r.lo), ranks.push_back(r.hi);
   }
   std::sort(ranks.begin(), ranks.end());
-  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  std::size_t from = 0;
-  for (auto const r : ranks) std::nth_element(v + from, v + r, v + n), from = r + 1;
-  out.median_lo = v[(n - 1) / 2];
-  out.median_hi = v[n / 2];
-  out.quantile_lo.resize(quantiles.size());
-  out.quantile_hi.resize(quantiles.size());
-  for (std::size_t q = 0; q < quantiles.size(); ++q) {
-    quantile_ranks const r = ranks_for_quantile(quantiles[q], n);
-    out.quantile_lo[q] = v[r.lo];
-    out.quantile_hi[q] = v[r.hi];
-  }
-  return sums;
+  std::size_t from = 1;
+  for (auto const r : ranks)
+    if (r >= from && r + 1 < n) std::nth_element(v + from, v + r, v + n - 1), from = r + 1;
+  return group_stats([v](std::size_t i) { return v[i]; }, 0, n, quantiles, out);
 }
 
 /// Statistics per key of n values by a counting sort on keys below `key_count`: per thread a
