@@ -7,6 +7,8 @@
 //      of the range (256 buckets, per-thread histograms when multi-threaded), recursively;
 //   2. each block that fits in cache is finished by stable LSD passes over its own range with
 //      digits of up to 11 bits; passes whose digit is equal for every key are skipped.
+// A block whose keys already come in order (after a split: time-ordered rows of one group) is
+// left as it is, at the cost of the pass that measures its range anyway.
 // A stable MSD split followed by a stable sort of each bucket is stable, and every step is
 // deterministic, so the result does not depend on the thread count (threads only split the MSD
 // scatter into contiguous chunks and take whole buckets of phase 2).
@@ -78,6 +80,25 @@ key_range range_of(std::uint64_t const* keys, std::size_t begin, std::size_t end
     r.max = std::max(r.max, k);
   }
   return r;
+}
+
+/// The range of (key & mask) over keys[0, n) and whether those come in order already.
+struct block_survey {
+  key_range range;
+  bool in_order = true;
+};
+
+block_survey survey_of(std::uint64_t const* keys, std::size_t n, std::uint64_t mask) {
+  block_survey s;
+  std::uint64_t previous = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t const k = keys[i] & mask;
+    s.range.min = std::min(s.range.min, k);
+    s.range.max = std::max(s.range.max, k);
+    s.in_order = s.in_order && previous <= k;
+    previous = k;
+  }
+  return s;
 }
 
 /// Stable insertion sort for tiny blocks.
@@ -191,8 +212,9 @@ void sort_block(buffer<V> src, buffer<V> other, std::size_t n, std::uint64_t mas
     if (to_other) copy_items(src, other, n);
     return;
   }
-  key_range const range = range_of(src.k, 0, n, mask);
-  int const range_bits = std::bit_width(range.max - range.min);
+  // A block already in order (rows read in time order, split by group above) stays as it is.
+  auto const [range, in_order] = survey_of(src.k, n, mask);
+  int const range_bits = in_order ? 0 : std::bit_width(range.max - range.min);
   bool in_other = false;
   if (range_bits > 0 && n <= lsd_block_limit(range_bits)) {
     in_other = lsd_sort(src, other, n, mask, range);

@@ -100,10 +100,14 @@ TEST(sort_pairs, multithreaded_equals_stable_sort) {
 TEST(sort_pairs, large_blocks_split_and_recursed) {
   // Above 2^20 items the sort splits by the top bits of the key range in parallel; a bucket that
   // stays large (skewed keys) is split again, a cache-sized one finished by LSD passes.
+  // Groups of time-ordered keys, interleaved (rows of a few threads read in time order): every
+  // bucket of the first split is in order already and left as it is; with a few keys moved out of
+  // place, the buckets they land in must still be sorted.
   std::mt19937_64 rng(77);
   std::size_t const n = 1'500'000;
-  for (int shape = 0; shape < 4; ++shape) {
+  for (int shape = 0; shape < 6; ++shape) {
     pairs in;
+    std::uint64_t clock[16] = {};
     for (std::size_t i = 0; i < n; ++i) {
       std::uint64_t k = 0;
       switch (shape) {
@@ -116,9 +120,16 @@ TEST(sort_pairs, large_blocks_split_and_recursed) {
         case 2:  // skewed: almost all keys in the lowest bucket, a few near 2^63
           k = i % 100000 == 0 ? (std::uint64_t{1} << 63) + rng() % 1000 : rng() % (1u << 30);
           break;
-        default:  // few distinct keys spread over the range: stability of every split
+        case 3:  // few distinct keys spread over the range: stability of every split
           k = (rng() % 5) << 61;
           break;
+        default: {  // 16 interleaved groups, each in time order; shape 5: 1 in 50,000 misplaced
+          auto const g = rng() % 16;
+          clock[g] += rng() % 3;  // repeated times too: stability within a sorted bucket
+          k = (g << 40) | clock[g];
+          if (shape == 5 && i % 50000 == 7) k = (g << 40) | (rng() % (clock[g] + 1));
+          break;
+        }
       }
       in.keys.push_back(k);
       in.values.push_back(static_cast<std::uint32_t>(i));
