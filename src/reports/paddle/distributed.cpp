@@ -20,6 +20,10 @@ distributed_summary compute_distributed(job_session const& session) {
 
   std::vector<std::size_t> cr, pr;  // communication rows, computation rows
   std::vector<group_id> cg, pg;
+  // Sized once: nearly every kernel is computation (no regrowth copies of a million rows).
+  auto const kernels = static_cast<std::size_t>(
+      std::count(table.kind.begin(), table.kind.end(), event_kind::kernel));
+  pr.reserve(kernels), pg.reserve(kernels);
   auto add = [&](std::vector<std::size_t>& rows, std::vector<group_id>& g, std::size_t i) {
     rows.push_back(i), g.push_back(static_cast<group_id>(model.rank_index(table.rank[i])));
   };

@@ -11,7 +11,6 @@
 #include <map>
 #include <set>
 #include <tuple>
-#include <unordered_map>
 
 #include "reports/paddle/model_items.hpp"
 #include "reports/paddle/paddle_comm.hpp"
@@ -106,10 +105,10 @@ class label_cache {
  public:
   static constexpr std::uint32_t none = ~std::uint32_t{0};
 
-  /// Row i's label, an id for label() (none: the row has no type).
-  std::uint32_t of(trace_model const& model, std::size_t i) {
+  /// Row i's label (its producer `p`), an id for label() (none: the row has no type).
+  std::uint32_t of(trace_model const& model, std::size_t i, producer p) {
     auto const& t = model.table();
-    auto const key = std::tuple(model.row_producer(i), t.kind[i], t.category[i]);
+    auto const key = std::tuple(p, t.kind[i], t.category[i]);
     if (_last && _last->first == key) return _last->second;
     auto it = _ids.find(key);
     if (it == _ids.end()) {
@@ -134,32 +133,56 @@ class label_cache {
   std::vector<std::string> _labels;
 };
 
+/// The group of each (label, rank index, side), numbered as first seen: a slot per rank and side
+/// of each label, so a row finds its group by two indexes.
+class label_group_ids {
+ public:
+  explicit label_group_ids(std::size_t ranks) : _ranks(ranks) {}
+  static constexpr group_id unseen = ~group_id{0};
+  group_id& of(std::uint32_t label, std::size_t rank_index, bool device) {
+    if (label >= _slots.size()) _slots.resize(label + 1);
+    auto& slots = _slots[label];
+    if (slots.empty()) slots.assign(2 * _ranks, unseen);
+    return slots[2 * rank_index + (device ? 1 : 0)];
+  }
+
+ private:
+  std::size_t _ranks;
+  std::vector<std::vector<group_id>> _slots;
+};
+
 label_groups group_by_label(trace_model const& model, backend& be) {
   auto const& table = model.table();
   label_groups out;
   label_cache labels;
-  // (rank index, device side, label) packed → group; named in out.ids once all are known.
-  std::unordered_map<std::uint64_t, group_id> packed;
+  label_group_ids ids(model.ranks().size());
   // Host rows and device rows apart: each side's union is built and summed on its own, so the
   // union's keys and members (52 B a row) are held for one side at a time (on nsys half the rows:
   // a tenth less peak memory, which is time on a machine where fresh pages are dear).
   std::array<std::vector<std::size_t>, 2> rows;
   std::array<std::vector<group_id>, 2> group;
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    if (!model.kept(i)) continue;
-    auto const label = labels.of(model, i);
-    if (label == label_cache::none) continue;
-    bool const dev = table.device[i] >= 0;
-    auto const key =
-        (std::uint64_t{model.rank_index(table.rank[i])} << 33) | (std::uint64_t{dev} << 32) | label;
-    auto [it, fresh] = packed.emplace(key, static_cast<group_id>(out.calls.size()));
-    if (fresh) {
-      out.calls.push_back(0), out.first_row.push_back(i);
-      out.ids.emplace(std::tuple(model.rank_index(table.rank[i]), dev, labels.label(label)),
-                      it->second);
+  std::array<std::size_t, 2> sides{};
+  for (auto const d : table.device) ++sides[d >= 0 ? 1 : 0];
+  for (int side = 0; side < 2; ++side)
+    rows[side].reserve(sides[side]), group[side].reserve(sides[side]);
+  for (std::size_t k = 0; k < table.inputs().size(); ++k) {
+    auto const p = model.input_producer(static_cast<std::int32_t>(k));
+    auto const [first, end] = table.input_rows(k);
+    for (auto i = first; i < end; ++i) {
+      if (!model.kept(i)) continue;
+      auto const label = labels.of(model, i, p);
+      if (label == label_cache::none) continue;
+      bool const dev = table.device[i] >= 0;
+      auto const r = model.rank_index(table.rank[i]);
+      auto& id = ids.of(label, r, dev);
+      if (id == label_group_ids::unseen) {
+        id = static_cast<group_id>(out.calls.size());
+        out.calls.push_back(0), out.first_row.push_back(i);
+        out.ids.emplace(std::tuple(r, dev, labels.label(label)), id);
+      }
+      ++out.calls[id];
+      rows[dev].push_back(i), group[dev].push_back(id);
     }
-    ++out.calls[it->second];
-    rows[dev].push_back(i), group[dev].push_back(it->second);
   }
   out.busy.assign(out.calls.size(), 0);
   for (int side = 0; side < 2; ++side) {
@@ -169,6 +192,7 @@ label_groups group_by_label(trace_model const& model, backend& be) {
                        out.calls.size());
     // A group is of one side: the other side's sum for it is 0.
     for (std::size_t k = 0; k < busy.size(); ++k) out.busy[k] += busy[k];
+    rows[side] = {}, group[side] = {};
   }
   return out;
 }
