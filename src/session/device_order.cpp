@@ -31,38 +31,44 @@ device_rows order_device_rows(trace_model const& model, backend& be) {
   auto const groups = model.device_group();
   std::size_t const device_count = model.devices().size();
   device_rows out;
+  // One pass for the counts and the time range, so the keys are made once at their size and the
+  // row list only after the sort (no list gathered first, nothing grown by doubling).
+  out.offsets.assign(device_count + 1, 0);
   std::int64_t lo = std::numeric_limits<std::int64_t>::max();
   std::int64_t hi = std::numeric_limits<std::int64_t>::min();
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (groups[i] == no_device) continue;
-    out.rows.push_back(i);
+    ++out.offsets[groups[i] + 1];
     lo = std::min(lo, t.start_ns[i]);
     hi = std::max(hi, t.start_ns[i]);
   }
-  out.offsets.assign(device_count + 1, 0);
-  for (auto const r : out.rows) ++out.offsets[groups[r] + 1];
   std::partial_sum(out.offsets.begin(), out.offsets.end(), out.offsets.begin());
-  if (out.rows.empty()) return out;
+  std::size_t const n = out.offsets.back();
+  if (n == 0) return out;
 
   int const group_bits = std::bit_width(device_count);
   auto const span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
   int const time_bits = std::bit_width(span);
   bool const fits = group_bits + time_bits <= 64 && t.size() <= UINT32_MAX;
   if (!fits) {
+    out.rows.reserve(n);
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (groups[i] != no_device) out.rows.push_back(i);
     sort_on_host(model, out.rows);
     return out;
   }
-  std::vector<std::uint64_t> keys(out.rows.size());
-  std::vector<std::uint32_t> values(out.rows.size());
-  for (std::size_t k = 0; k < out.rows.size(); ++k) {
-    auto const r = out.rows[k];
-    auto const offset = static_cast<std::uint64_t>(t.start_ns[r]) - static_cast<std::uint64_t>(lo);
-    keys[k] = (time_bits == 64 ? 0 : std::uint64_t{groups[r]} << time_bits) | offset;
-    values[k] = static_cast<std::uint32_t>(r);
+  std::vector<std::uint64_t> keys(n);
+  std::vector<std::uint32_t> values(n);
+  for (std::size_t i = 0, k = 0; i < t.size(); ++i) {
+    if (groups[i] == no_device) continue;
+    auto const offset = static_cast<std::uint64_t>(t.start_ns[i]) - static_cast<std::uint64_t>(lo);
+    keys[k] = (time_bits == 64 ? 0 : std::uint64_t{groups[i]} << time_bits) | offset;
+    values[k++] = static_cast<std::uint32_t>(i);
   }
   // Rows are gathered in row order and the sort is stable: equal starts stay by row.
   be.sort_pairs(keys, values, group_bits + time_bits);
-  for (std::size_t k = 0; k < values.size(); ++k) out.rows[k] = values[k];
+  keys = {};
+  out.rows.assign(values.begin(), values.end());
   return out;
 }
 

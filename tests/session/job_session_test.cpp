@@ -181,6 +181,37 @@ TEST(JobSession, UnionsAndOrderEqualBruteForceOnRandomTables) {
   }
 }
 
+TEST(JobSession, DeviceOrderOfTimesTooWideForAPackedKeyEqualsASortOfTheRows) {
+  // Starts spread over ±2^62 on three devices (63 bits of time and 2 of device: no packed key):
+  // the rows are sorted on the host, and between them lie host rows that are in no device order.
+  std::mt19937_64 rng(5);
+  ts::test::table_builder b;
+  b.input("kineto-json");
+  std::int64_t const wide = std::int64_t{1} << 62;
+  for (int k = 0; k < 300; ++k) {
+    auto const s = std::uniform_int_distribution<std::int64_t>(-wide, wide)(rng);
+    if (k % 5 == 0) b.host(event_kind::api_call, s, s + 10, 1);
+    b.device(event_kind::kernel, k % 7 == 0 ? -wide : s, s + 5, static_cast<std::int32_t>(k % 3),
+             0);
+  }
+  ts::trace_model const model(b.done());
+  auto be = ts::make_cpu_backend(1);
+  ts::job_session const session(model, *be, {});
+  auto const& t = model.table();
+  auto const groups = model.device_group();
+  std::vector<std::vector<std::size_t>> want(model.devices().size());
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (groups[i] != ts::no_device) want[groups[i]].push_back(i);
+  auto const& order = session.device_order();
+  ASSERT_EQ(order.offsets.size(), want.size() + 1);
+  for (std::size_t g = 0; g < want.size(); ++g) {
+    std::stable_sort(want[g].begin(), want[g].end(),
+                     [&](std::size_t x, std::size_t y) { return t.start_ns[x] < t.start_ns[y]; });
+    auto const got = order.of(g);
+    EXPECT_EQ(std::vector<std::size_t>(got.begin(), got.end()), want[g]) << g;
+  }
+}
+
 /// Runs `check` on the model of every readable real trace.
 template <typename Check>
 void on_every_real_trace(std::filesystem::path const& dir, Check const& check) {
