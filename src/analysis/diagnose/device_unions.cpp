@@ -23,8 +23,19 @@ std::vector<std::optional<host_index::key>> main_threads(trace_model const& mode
   std::vector<std::optional<host_index::key>> out(model.devices().size());
   for (std::size_t g = 0; g < out.size(); ++g) {
     std::map<host_index::key, std::size_t> counts;
-    for (auto const r : order.of(g))
-      if (auto k = launching_thread(model, static_cast<std::int64_t>(r))) ++counts[*k];
+    // A device's rows mostly come from one thread: runs of it are counted, then added at once.
+    std::optional<host_index::key> run;
+    std::size_t run_length = 0;
+    for (auto const r : order.of(g)) {
+      auto const k = launching_thread(model, static_cast<std::int64_t>(r));
+      if (k == run) {
+        ++run_length;
+        continue;
+      }
+      if (run) counts[*run] += run_length;
+      run = k, run_length = 1;
+    }
+    if (run) counts[*run] += run_length;
     std::size_t best = 0;
     for (auto const& [k, n] : counts)
       if (n > best) best = n, out[g] = k;

@@ -72,38 +72,41 @@ diagnosis diagnose(job_session const& session, diagnose_options const& options) 
   // one, every task below runs on the calling thread, one after another.
   tbb::task_arena arena(static_cast<int>(std::max(1u, session.primitives().host_threads())));
   arena.execute([&] {
-    // The model's step windows (and with them its launch links) are host work of their own:
-    // another thread builds them while the backend works on the device activity. Nothing of the
-    // result depends on which finishes first.
+    // The model's step windows and launch links are host work of their own: another thread
+    // builds them while the backend works on the device activity. Nothing of the result depends
+    // on which finishes first.
     tbb::task_group steps_ready;
     steps_ready.run([&model] {
       if (!model.ranks().empty()) (void)model.step_windows(0);  // builds every rank's
+      if (model.table().size() > 0) (void)model.launcher(0);    // builds every row's launch link
     });
     auto const needs = diagnose_needs(options);
     auto const& activity = session.activity(needs);
     auto const holes = session.gaps(needs);
     auto const unions = unions_of(activity);
     auto const& order = session.device_order();
-    steps_ready.wait();
 
-    auto const threads = main_threads(model, order);
-    auto const gaps = attribute_gaps(model, order, holes, classifier, threads, out);
-    find_verdicts(model, unions, activity, gaps, threads, out);
-    // The detectors each fill their own members of `out` (stragglers add to the verdicts, which
-    // are complete by now) and read only the model, the session's parts and the gaps: they run
-    // at once, and the diagnosis is the same in any order.
+    // The detectors each fill their own members of `out` and read only the model, the session's
+    // parts and what is passed to them: those that need neither the attributed gaps nor the
+    // verdicts start now, beside the gap attribution (while another thread may still be building
+    // the launch links); periodic gaps and stragglers (which add to the verdicts) once those are
+    // complete. The diagnosis is the same in any order.
     tbb::task_group detectors;
-    detectors.run([&] { find_periodic_gaps(model, activity, gaps, out); });
     detectors.run([&] { find_long_tail(model, classifier, out); });
     detectors.run([&] { find_bursts(model, order, classifier, out); });
     detectors.run([&] { find_sync_and_copies(session, classifier, activity, out); });
+    detectors.run([&] { build_timeline(model, unions, activity, out); });
+    detectors.run([&] { find_memory_growth(model, out); });
+    steps_ready.wait();  // this thread may take detectors meanwhile
+    auto const threads = main_threads(model, order);
+    auto const gaps = attribute_gaps(model, order, holes, classifier, threads, out);
+    find_verdicts(model, unions, activity, gaps, threads, out);
+    detectors.run([&] { find_periodic_gaps(model, activity, gaps, out); });
     detectors.run([&] {
       auto const matching = match_collectives(model);
       find_stragglers(model, matching, out);
       find_late_arrivals(model, order, classifier, matching, out);
     });
-    detectors.run([&] { build_timeline(model, unions, activity, out); });
-    detectors.run([&] { find_memory_growth(model, out); });
     detectors.wait();
   });
   return out;
