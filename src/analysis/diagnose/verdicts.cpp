@@ -73,7 +73,13 @@ void add_step_verdicts(trace_model const& model, std::size_t g, device_unions co
     std::int64_t const lo = v.window_start_ns, hi = v.window_end_ns;
     std::int64_t const busy = u.busy.covered(lo, hi);
     std::int64_t examined = 0;
-    for (auto const* gp : gaps) {
+    // A device's gaps are holes of its union: disjoint and in start order, so in end order too;
+    // those meeting the step lie from the first ending after its start.
+    auto const first =
+        std::upper_bound(gaps.begin(), gaps.end(), lo,
+                         [](std::int64_t at, attributed_gap const* gp) { return at < gp->end; });
+    for (auto it = first; it != gaps.end() && (*it)->start < hi; ++it) {
+      auto const* gp = *it;
       std::int64_t const o = std::min(gp->end, hi) - std::max(gp->start, lo);
       if (o <= 0) continue;
       v.idle[static_cast<std::size_t>(gp->cause)] += o;
