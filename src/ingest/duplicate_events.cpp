@@ -190,35 +190,56 @@ struct id_range {
   [[nodiscard]] std::size_t bits() const noexcept { return static_cast<std::size_t>(hi - lo + 1); }
 };
 
-/// The index in `ranges` of row i's (kind, rank), ranges.size() when none: the range `last`
-/// (rows of one kind and rank come in runs) or a search of the few ranges; `last` is kept.
-std::size_t range_of(std::vector<id_range> const& ranges, event_table const& t, std::size_t i,
-                     std::size_t& last) {
-  auto const is_its = [&](id_range const& r) { return r.kind == t.kind[i] && r.rank == t.rank[i]; };
-  if (last < ranges.size() && is_its(ranges[last])) return last;
-  last =
-      static_cast<std::size_t>(std::find_if(ranges.begin(), ranges.end(), is_its) - ranges.begin());
-  return last;
+/// The index in `ranges` of (kind, rank), ranges.size() when none: a search of the few ranges.
+std::size_t range_of(std::vector<id_range> const& ranges, event_kind kind, std::int32_t rank) {
+  auto const is_its = [&](id_range const& r) { return r.kind == kind && r.rank == rank; };
+  return static_cast<std::size_t>(std::find_if(ranges.begin(), ranges.end(), is_its) -
+                                  ranges.begin());
 }
 
-/// The (kind, rank) ranges of rows [first, end) with a correlation id that fits the column, or
-/// nullopt when the ids are too scattered for a bit each (more ranges than a short search
-/// handles, or more than 64 bits a row).
+/// Whether row i's correlation id fits the column (has a bit of its (kind, rank)).
+bool has_narrow_id(event_table const& t, std::size_t i) {
+  auto const c = t.correlation[i];
+  return c != -1 && c != event_table::wide_correlation;
+}
+
+/// Calls f(begin, end) for each maximal run of rows [first, end) of one (kind, rank): rows of
+/// one kind and rank come in long runs, so each run looks its range up once.
+template <class F>
+void for_each_run(event_table const& t, std::size_t first, std::size_t end, F&& f) {
+  for (auto b = first; b < end;) {
+    auto e = b + 1;
+    while (e < end && t.kind[e] == t.kind[b] && t.rank[e] == t.rank[b]) ++e;
+    f(b, e);
+    b = e;
+  }
+}
+
+/// The (kind, rank) ranges of rows [first, end) with a correlation id that fits the column, in
+/// the order of their first such row, or nullopt when the ids are too scattered for a bit each
+/// (more ranges than a short search handles, or more than 64 bits a row).
 std::optional<std::vector<id_range>> id_ranges(event_table const& t, std::size_t first,
                                                std::size_t end) {
   std::vector<id_range> ranges;
-  std::size_t last = 0, rows = 0;
-  for (auto i = first; i < end; ++i) {
-    auto const c = t.correlation[i];
-    if (c == -1 || c == event_table::wide_correlation) continue;
-    ++rows;
-    if (range_of(ranges, t, i, last) == ranges.size()) {
-      if (ranges.size() == 256) return std::nullopt;
-      ranges.push_back({t.kind[i], t.rank[i], c, c});
+  std::size_t rows = 0;
+  bool too_many = false;
+  for_each_run(t, first, end, [&](std::size_t b, std::size_t e) {
+    std::size_t at = ranges.size() + 1;  // looked up at the run's first id
+    for (auto i = b; i < e && !too_many; ++i) {
+      if (!has_narrow_id(t, i)) continue;
+      ++rows;
+      auto const c = t.correlation[i];
+      if (at > ranges.size()) at = range_of(ranges, t.kind[i], t.rank[i]);
+      if (at == ranges.size()) {
+        if (ranges.size() == 256) too_many = true;
+        if (too_many) break;
+        ranges.push_back({t.kind[i], t.rank[i], c, c});
+      }
+      ranges[at].lo = std::min<std::int64_t>(ranges[at].lo, c);
+      ranges[at].hi = std::max<std::int64_t>(ranges[at].hi, c);
     }
-    ranges[last].lo = std::min<std::int64_t>(ranges[last].lo, c);
-    ranges[last].hi = std::max<std::int64_t>(ranges[last].hi, c);
-  }
+  });
+  if (too_many) return std::nullopt;
   std::size_t bits = 0;
   for (auto& r : ranges) r.offset = bits, bits += r.bits();
   if (bits > 64 * rows + 4096) return std::nullopt;
@@ -235,37 +256,38 @@ std::optional<std::vector<std::size_t>> rows_sharing_an_id(event_table const& t,
   if (!ranges) return std::nullopt;
   std::size_t const bits = ranges->empty() ? 0 : ranges->back().offset + ranges->back().bits();
   std::vector<std::uint64_t> seen((bits + 63) / 64, 0), shared((bits + 63) / 64, 0);
-  // The bit of row i (its id fits the column, so id_ranges gave its (kind, rank) a range).
-  std::size_t last = 0;
-  auto const bit_of = [&](std::size_t i) {
-    auto const& r = (*ranges)[range_of(*ranges, t, i, last)];
-    return r.offset + static_cast<std::size_t>(t.correlation[i] - r.lo);
+  // Calls f(i, bit) for each row with an id that fits the column (id_ranges gave its (kind, rank)
+  // a range), and wide(i) for each whose id is kept apart, in row order.
+  auto const each_id = [&](auto&& f, auto&& wide) {
+    for_each_run(t, first, end, [&](std::size_t b, std::size_t e) {
+      id_range const* r = nullptr;
+      for (auto i = b; i < e; ++i) {
+        auto const c = t.correlation[i];
+        if (c == -1) continue;
+        if (c == event_table::wide_correlation) {
+          wide(i);
+          continue;
+        }
+        if (r == nullptr) r = &(*ranges)[range_of(*ranges, t.kind[i], t.rank[i])];
+        f(i, r->offset + static_cast<std::size_t>(c - r->lo));
+      }
+    });
   };
   bool any_shared = false, any_wide = false;
-  for (auto i = first; i < end; ++i) {
-    auto const c = t.correlation[i];
-    if (c == -1) continue;
-    if (c == event_table::wide_correlation) {
-      any_wide = true;
-      continue;
-    }
-    auto const b = bit_of(i);
-    auto const mask = std::uint64_t{1} << (b % 64);
-    if (seen[b / 64] & mask) shared[b / 64] |= mask, any_shared = true;
-    seen[b / 64] |= mask;
-  }
+  each_id(
+      [&](std::size_t, std::size_t b) {
+        auto const mask = std::uint64_t{1} << (b % 64);
+        if (seen[b / 64] & mask) shared[b / 64] |= mask, any_shared = true;
+        seen[b / 64] |= mask;
+      },
+      [&](std::size_t) { any_wide = true; });
   std::vector<std::size_t> out;
   if (!any_shared && !any_wide) return out;
-  for (auto i = first; i < end; ++i) {
-    auto const c = t.correlation[i];
-    if (c == -1) continue;
-    if (c == event_table::wide_correlation) {
-      out.push_back(i);
-      continue;
-    }
-    auto const b = bit_of(i);
-    if (shared[b / 64] & (std::uint64_t{1} << (b % 64))) out.push_back(i);
-  }
+  each_id(
+      [&](std::size_t i, std::size_t b) {
+        if (shared[b / 64] & (std::uint64_t{1} << (b % 64))) out.push_back(i);
+      },
+      [&](std::size_t i) { out.push_back(i); });
   return out;
 }
 
