@@ -7,6 +7,9 @@
 #include <span>
 #include <tuple>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include "analysis/diagnose/diagnose_parts.hpp"
 
 namespace tracesweep::diagnose_detail {
@@ -129,6 +132,22 @@ std::vector<std::size_t> longest(std::span<gap const> holes, std::size_t top) {
   return kept;
 }
 
+/// The cause of every hole, each found on its own: in parallel on the arena's threads, the
+/// same causes in any order.
+std::vector<idle_cause> causes_of(trace_model const& model, neighbours const& near,
+                                  host_index const& index, std::span<gap const> holes,
+                                  std::span<std::optional<host_index::key> const> fallback) {
+  std::vector<idle_cause> out(holes.size());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, holes.size(), 256), [&](auto const& r) {
+    for (auto i = r.begin(); i != r.end(); ++i) {
+      auto const& g = holes[i];
+      auto const sides = sides_of(model, near, g, fallback);
+      out[i] = dominant(attribute(model, index, sides.keys(), g.start, g.end).cover);
+    }
+  });
+  return out;
+}
+
 }  // namespace
 
 std::vector<attributed_gap> attribute_gaps(trace_model const& model, device_rows const& order,
@@ -154,7 +173,12 @@ std::vector<attributed_gap> attribute_gaps(trace_model const& model, device_rows
   out.gaps.resize(top.size());
   out.events = &model.table();
 
-  // One pass: each gap's cause (24 bytes kept a gap), and the context of the kept ones as rows.
+  // Each gap's cause (24 bytes kept a gap), and the context of the kept ones as rows, in hole
+  // order. With a short list (not --top 0) the causes are found first, in parallel, and only the
+  // listed gaps are attributed again for their context; with a long one, in this one pass.
+  std::vector<idle_cause> const found = kept.size() * 4 < holes.size()
+                                            ? causes_of(model, near, index, holes, fallback)
+                                            : std::vector<idle_cause>{};
   std::vector<attributed_gap> gaps;
   gaps.reserve(holes.size());
   out.gap_durations.reserve(holes.size());
@@ -162,14 +186,17 @@ std::vector<attributed_gap> attribute_gaps(trace_model const& model, device_rows
   auto next = kept.begin();
   for (std::size_t i = 0; i < holes.size(); ++i) {
     auto const& g = holes[i];
-    auto const sides = sides_of(model, near, g, fallback);
-    auto const w = attribute(model, index, sides.keys(), g.start, g.end);
-    auto const cause = dominant(w.cover);
+    bool const listed = next != kept.end() && next->first == i;
+    auto cause = found.empty() ? idle_cause::unknown : found[i];
+    if (found.empty() || listed) {
+      auto const sides = sides_of(model, near, g, fallback);
+      auto const w = attribute(model, index, sides.keys(), g.start, g.end);
+      cause = dominant(w.cover);
+      if (listed) out.gaps[(next++)->second] = finding_of(model, g, cause, sides, w, out);
+    }
     gaps.push_back({g.group, cause, g.start, g.end});
     out.gap_durations.push_back(g.duration());
     out.gap_causes.push_back(cause);
-    if (next != kept.end() && next->first == i)
-      out.gaps[(next++)->second] = finding_of(model, g, cause, sides, w, out);
   }
   out.gaps_total = static_cast<std::int64_t>(gaps.size());
   return gaps;
