@@ -200,9 +200,8 @@ bool trace_model::launches_device_work(std::size_t row) const {
   return links().launches[row] != 0;
 }
 
-bool trace_model::kept(std::size_t row) const {
-  // Only Paddle's rows can be left out: without them no launch link is needed to tell.
-  return !_has_paddle || links().kept[row] != 0;
+bool trace_model::linked_kept(std::size_t row) const {
+  return links().kept[row] != 0;
 }
 
 std::int64_t trace_model::kernel_time_inside(std::int32_t input, std::int64_t thread,

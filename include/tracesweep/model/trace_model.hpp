@@ -137,8 +137,9 @@ class trace_model {
   /// Whether api_call row `row` launched a device row (some device row's launcher is `row`).
   [[nodiscard]] bool launches_device_work(std::size_t row) const;
   /// Whether `row` takes part in the job tables: Paddle drops device rows no runtime call
-  /// launched (§1.2); every other row is kept.
-  [[nodiscard]] bool kept(std::size_t row) const;
+  /// launched (§1.2); every other row is kept. (Inline: analyses ask once per row, and only a
+  /// job with a Paddle input needs the launch links to tell.)
+  [[nodiscard]] bool kept(std::size_t row) const { return !_has_paddle || linked_kept(row); }
   /// Paddle's rule: kernel time (kernel rows only, durations added) launched by the API calls of
   /// thread (input, thread) that lie wholly inside [start, end].
   [[nodiscard]] std::int64_t kernel_time_inside(std::int32_t input, std::int64_t thread,
@@ -212,6 +213,8 @@ class trace_model {
   [[nodiscard]] step_names_part const& step_names() const;
   [[nodiscard]] step_windows_part const& windows() const;
   [[nodiscard]] nesting_part const& nesting() const;
+  /// kept() of a job with a Paddle input: the launch links' verdict on `row`.
+  [[nodiscard]] bool linked_kept(std::size_t row) const;
 
   event_table const& _table;
   name_regex _comm_regex;
