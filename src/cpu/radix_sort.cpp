@@ -71,27 +71,17 @@ struct key_range {
   std::uint64_t max = 0;
 };
 
-key_range range_of(std::uint64_t const* keys, std::size_t begin, std::size_t end,
-                   std::uint64_t mask) {
-  key_range r;
-  for (std::size_t i = begin; i < end; ++i) {
-    std::uint64_t const k = keys[i] & mask;
-    r.min = std::min(r.min, k);
-    r.max = std::max(r.max, k);
-  }
-  return r;
-}
-
-/// The range of (key & mask) over keys[0, n) and whether those come in order already.
+/// The range of (key & mask) over keys[begin, end), and whether those come in order already.
 struct block_survey {
   key_range range;
   bool in_order = true;
 };
 
-block_survey survey_of(std::uint64_t const* keys, std::size_t n, std::uint64_t mask) {
+block_survey survey_of(std::uint64_t const* keys, std::size_t begin, std::size_t end,
+                       std::uint64_t mask) {
   block_survey s;
   std::uint64_t previous = 0;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = begin; i < end; ++i) {
     std::uint64_t const k = keys[i] & mask;
     s.range.min = std::min(s.range.min, k);
     s.range.max = std::max(s.range.max, k);
@@ -213,7 +203,7 @@ void sort_block(buffer<V> src, buffer<V> other, std::size_t n, std::uint64_t mas
     return;
   }
   // A block already in order (rows read in time order, split by group above) stays as it is.
-  auto const [range, in_order] = survey_of(src.k, n, mask);
+  auto const [range, in_order] = survey_of(src.k, 0, n, mask);
   int const range_bits = in_order ? 0 : std::bit_width(range.max - range.min);
   bool in_other = false;
   if (range_bits > 0 && n <= lsd_block_limit(range_bits)) {
@@ -260,7 +250,7 @@ void radix_sort(std::span<std::uint64_t> keys, std::span<V> values, int end_bit,
   std::vector<key_range> ranges(workers);
   fork_join(workers, [&](unsigned w) {
     auto const [b, e] = chunk_range(n, workers, w);
-    ranges[w] = range_of(data.k, b, e, mask);
+    ranges[w] = survey_of(data.k, b, e, mask).range;
   });
   key_range range;
   for (auto const& r : ranges) {
