@@ -99,6 +99,8 @@ class trace_model {
   [[nodiscard]] producer row_producer(std::size_t row) const {
     return input_producer(_table.input_of(row));
   }
+  /// Whether an input is Paddle's (only then can a row be left out, or split by Paddle's rules).
+  [[nodiscard]] bool has_paddle_input() const noexcept { return _has_paddle; }
   /// Whether an input of producer `p` holds rank `rank`.
   [[nodiscard]] bool rank_has_producer(std::int32_t rank, producer p) const;
 

@@ -9,11 +9,7 @@ namespace tracesweep::tables {
 std::vector<comm_split> paddle_comm_split(trace_model const& model) {
   auto const& t = model.table();
   std::vector<comm_split> out(model.ranks().size());
-  bool any_paddle = false;
-  for (std::size_t k = 0; k < t.inputs().size(); ++k)
-    any_paddle =
-        any_paddle || model.input_producer(static_cast<std::int32_t>(k)) == producer::paddle;
-  if (!any_paddle) return out;  // only Paddle's rows are split
+  if (!model.has_paddle_input()) return out;  // only Paddle's rows are split
   auto paddle = [&](std::size_t i) { return model.row_producer(i) == producer::paddle; };
   auto comm = [&](std::int64_t i) {
     return t.role[static_cast<std::size_t>(i)].communication_range();
