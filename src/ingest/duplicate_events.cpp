@@ -224,19 +224,21 @@ std::optional<std::vector<id_range>> id_ranges(event_table const& t, std::size_t
   std::size_t rows = 0;
   bool too_many = false;
   for_each_run(t, first, end, [&](std::size_t b, std::size_t e) {
-    std::size_t at = ranges.size() + 1;  // looked up at the run's first id
+    std::optional<std::size_t> at;  // the run's range, looked up at its first id
     for (auto i = b; i < e && !too_many; ++i) {
       if (!has_narrow_id(t, i)) continue;
       ++rows;
       auto const c = t.correlation[i];
-      if (at > ranges.size()) at = range_of(ranges, t.kind[i], t.rank[i]);
-      if (at == ranges.size()) {
-        if (ranges.size() == 256) too_many = true;
-        if (too_many) break;
-        ranges.push_back({t.kind[i], t.rank[i], c, c});
+      if (!at) {
+        at = range_of(ranges, t.kind[i], t.rank[i]);
+        if (*at == ranges.size() && ranges.size() == 256) {
+          too_many = true;
+          break;
+        }
+        if (*at == ranges.size()) ranges.push_back({t.kind[i], t.rank[i], c, c});
       }
-      ranges[at].lo = std::min<std::int64_t>(ranges[at].lo, c);
-      ranges[at].hi = std::max<std::int64_t>(ranges[at].hi, c);
+      ranges[*at].lo = std::min<std::int64_t>(ranges[*at].lo, c);
+      ranges[*at].hi = std::max<std::int64_t>(ranges[*at].hi, c);
     }
   });
   if (too_many) return std::nullopt;
