@@ -3,7 +3,8 @@
 // give a status without undefined behaviour; an ok result must have the sign of the text and
 // leave nothing wrapped; a failure must leave `out` alone; and for inputs up to 200 bytes the
 // status and value must equal an independent slow conversion here (JSON grammar checked by
-// hand, digits kept as strings, rounding half to even on the dropped digits).
+// hand, digits kept as strings, rounding half to even on the dropped digits); short_json_integer
+// must take exactly the JSON integers of up to 18 digits, with the same value.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -97,6 +98,26 @@ expected slow_convert(std::string_view text, int scale) {
   std::abort();
 }
 
+/// short_json_integer: true exactly for a JSON integer of at most 18 digits, with the value
+/// the slow conversion gives at scale 0; `out` untouched when false.
+void check_short_integer(std::string_view text) {
+  constexpr std::int64_t untouched = 0x5eed5eed5eed5eed;
+  std::int64_t out = untouched;
+  bool const taken = tracesweep::chrome::short_json_integer(text, out);
+  auto trimmed = text;
+  while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\t' ||
+                              trimmed.back() == '\n' || trimmed.back() == '\r'))
+    trimmed.remove_suffix(1);
+  auto const digits = trimmed.size() - (trimmed.starts_with('-') ? 1 : 0);
+  bool const short_integer = tracesweep::chrome::is_json_integer(text) && digits <= 18;
+  if (taken != short_integer) fail(text, 0, "short_json_integer takes the wrong tokens");
+  if (!taken && out != untouched) fail(text, 0, "short_json_integer changed out on failure");
+  if (!taken || text.size() > 200) return;
+  auto const want = slow_convert(text, 0);
+  if (want.status != number_status::ok || want.value != out)
+    fail(text, 0, "short_json_integer differs from the slow conversion");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size) {
@@ -118,6 +139,7 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
         (status == number_status::ok && us != out))
       fail(text, scale, "microseconds_to_ns differs from decimal_to_scaled_int(…, 3)");
   }
+  check_short_integer(text);
   if (text.size() <= 200) {
     auto const want = slow_convert(text, scale);
     if (want.status != status) fail(text, scale, "status differs from the slow conversion");

@@ -58,33 +58,48 @@ bool is_json_number(std::string_view token) noexcept {
   return i == token.size();
 }
 
+bool short_json_integer(std::string_view token, std::int64_t& out) noexcept {
+  token = trimmed(token);
+  bool const negative = !token.empty() && token[0] == '-';
+  auto const digits = token.substr(negative ? 1 : 0);
+  if (digits.empty() || digits.size() > 18 || (digits[0] == '0' && digits.size() > 1)) return false;
+  std::int64_t value = 0;  // below 10^18: no overflow
+  for (char c : digits) {
+    if (!is_digit(c)) return false;
+    value = value * 10 + (c - '0');
+  }
+  out = negative ? -value : value;
+  return true;
+}
+
 namespace {
 
-/// The fast path for what profilers write: 1-15 integer digits (no leading zero unless "0"),
-/// optionally '.' and 1-3 fraction digits, at scale 3; exact without rounding. False when the
-/// token is not of that form (the general path decides then).
+/// The fast path for what profilers write: 1-18 integer digits (no leading zero unless "0"),
+/// optionally '.' and 1-3 fraction digits, at scale 3, the result within int64; exact without
+/// rounding. False when the token is not of that form (the general path decides then).
 bool profiler_microseconds(std::string_view token, std::int64_t& out) noexcept {
-  if (token.empty() || token.size() > 19 || !is_digit(token[0]) ||
+  if (token.empty() || token.size() > 22 || !is_digit(token[0]) ||
       (token[0] == '0' && token.size() > 1 && token[1] != '.'))
     return false;
   std::int64_t whole = 0;
   std::size_t k = 0;
-  // At most 16 digits are summed (more could overflow); more than 15 take the general path.
-  while (k < token.size() && k < 16 && is_digit(token[k])) whole = whole * 10 + (token[k++] - '0');
-  if (k > 15) return false;
-  if (k == token.size()) {
-    out = whole * 1000;
-    return true;
-  }
-  auto const fraction = token.size() - k - 1;
-  if (token[k] != '.' || fraction < 1 || fraction > 3) return false;
+  // 18 digits sum below 10^18 < 2^63; a 19th takes the general path.
+  while (k < token.size() && k < 18 && is_digit(token[k])) whole = whole * 10 + (token[k++] - '0');
+  if (k < token.size() && is_digit(token[k])) return false;
   std::int64_t frac = 0;
-  for (std::size_t j = k + 1; j < token.size(); ++j) {
-    if (!is_digit(token[j])) return false;
-    frac = frac * 10 + (token[j] - '0');
+  if (k < token.size()) {
+    auto const fraction = token.size() - k - 1;
+    if (token[k] != '.' || fraction < 1 || fraction > 3) return false;
+    for (std::size_t j = k + 1; j < token.size(); ++j) {
+      if (!is_digit(token[j])) return false;
+      frac = frac * 10 + (token[j] - '0');
+    }
+    for (auto digits = fraction; digits < 3; ++digits) frac *= 10;
   }
-  for (auto digits = fraction; digits < 3; ++digits) frac *= 10;
-  out = whole * 1000 + frac;
+  std::int64_t scaled = 0;
+  if (__builtin_mul_overflow(whole, 1000, &scaled) || __builtin_add_overflow(scaled, frac, &scaled))
+    return false;  // (out untouched: the general path reports the range)
+  out = scaled;
   return true;
 }
 

@@ -23,6 +23,11 @@ enum class number_status : std::uint8_t {
 /// Whether `token` is a JSON number without fraction or exponent ("-12", not "1.0" or "1e3").
 [[nodiscard]] bool is_json_integer(std::string_view token) noexcept;
 
+/// A JSON integer of at most 18 digits (`-`? (`0` | [1-9][0-9]*), trailing JSON whitespace
+/// ignored) into `out`: the common case of an integer field, read in one pass. False, `out`
+/// untouched, for anything else (a longer integer, a fraction, an exponent, not a number).
+[[nodiscard]] bool short_json_integer(std::string_view token, std::int64_t& out) noexcept;
+
 /// value(token) × 10^scale, rounded half to even, into `out`. Accepts the whole JSON number
 /// grammar: sign, fraction, exponent ("-1.5e-3"); trailing JSON whitespace is ignored (simdjson's
 /// raw tokens carry it). `out` is left alone unless the result is ok.

@@ -82,6 +82,7 @@ simdjson::error_code read_real(od::value& v, double& out, char const*& at) {
 /// An integer arg: a JSON integer, or a string holding a decimal or 0x-hex integer. `found`
 /// tells whether it was one; a value of another type or range leaves it false.
 simdjson::error_code read_integer(od::value& v, std::int64_t& out, bool& found, char const*& at) {
+  if (short_json_integer(v.raw_json_token(), out)) return found = true, simdjson::SUCCESS;
   found = false;
   od::json_type type;
   if (auto e = checked_type(v, type, at)) return e;
@@ -156,8 +157,23 @@ simdjson::error_code read_number_token(od::value& v, std::string_view& token, pr
   return simdjson::SUCCESS;
 }
 
+/// The text of a string token without escapes (`"cpu_op"` and the blanks after it, as a raw
+/// token carries them): the bytes between its quotes, which stage 1 has checked (UTF-8, no
+/// control bytes). False for any other token.
+bool unescaped_string(std::string_view token, std::string_view& out) {
+  while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
+                            token.back() == '\t'))
+    token.remove_suffix(1);
+  if (token.size() < 2 || token.front() != '"' || token.back() != '"') return false;
+  auto const text = token.substr(1, token.size() - 2);
+  if (text.find('\\') != std::string_view::npos) return false;
+  out = text;
+  return true;
+}
+
 /// A string field (`ph`, `cat`, `name`): its text when it is a string, else left as it is.
 simdjson::error_code read_text(od::value& v, std::string_view& out, char const*& at) {
+  if (unescaped_string(v.raw_json_token(), out)) return simdjson::SUCCESS;
   od::json_type type;
   if (auto e = checked_type(v, type, at)) return e;
   return type == od::json_type::string ? v.get_string().get(out) : simdjson::SUCCESS;

@@ -80,6 +80,26 @@ TEST(DecimalTime, SixteenToNineteenIntegerDigitsAndTheNegativeLimit) {
   EXPECT_EQ(decimal_to_scaled_int("-9223372036854775809", 0, out), number_status::out_of_range);
 }
 
+TEST(DecimalTime, ShortIntegersUpToEighteenDigits) {
+  auto value = [](std::string_view text) {
+    std::int64_t out = -777;
+    EXPECT_TRUE(short_json_integer(text, out)) << text;
+    return out;
+  };
+  EXPECT_EQ(value("0"), 0);
+  EXPECT_EQ(value("-0"), 0);
+  EXPECT_EQ(value("783658 \n"), 783658);
+  EXPECT_EQ(value("-42"), -42);
+  EXPECT_EQ(value("999999999999999999"), 999999999999999999);  // 18 digits
+  EXPECT_EQ(value("-999999999999999999"), -999999999999999999);
+  std::int64_t out = 5;
+  for (std::string_view other : {"", "-", "01", "-01", "1.0", "1e3", "1000000000000000000", "+1",
+                                 "12x", "\"12\"", "1 2", " 1", "{"}) {
+    EXPECT_FALSE(short_json_integer(other, out)) << other;
+    EXPECT_EQ(out, 5);
+  }
+}
+
 TEST(DecimalTime, RejectsWhatIsNotAJsonNumber) {
   std::int64_t out = 5;
   for (std::string_view bad : {"", "-", "+1", "01", "1.", ".5", "1e", "1e+", "0x10", "1.2.3", "12x",
