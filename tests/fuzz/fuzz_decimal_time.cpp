@@ -4,7 +4,8 @@
 // leave nothing wrapped; a failure must leave `out` alone; and for inputs up to 200 bytes the
 // status and value must equal an independent slow conversion here (JSON grammar checked by
 // hand, digits kept as strings, rounding half to even on the dropped digits); short_json_integer
-// must take exactly the JSON integers of up to 18 digits, with the same value.
+// must take exactly the JSON integers of up to 18 digits, with the same value; what
+// fast_microseconds_to_ns takes must convert as microseconds_to_ns does.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -134,6 +135,13 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
     if ((minus && out > 0) || (!minus && out < 0)) fail(text, scale, "sign wrapped");
   }
   if (scale == 3) {
+    std::int64_t fast = untouched;
+    if (tracesweep::chrome::fast_microseconds_to_ns(text, fast)) {
+      if (status != number_status::ok || fast != out)
+        fail(text, scale, "fast_microseconds_to_ns differs from decimal_to_scaled_int(…, 3)");
+    } else if (fast != untouched) {
+      fail(text, scale, "fast_microseconds_to_ns changed out on failure");
+    }
     std::int64_t us = untouched;
     if (tracesweep::chrome::microseconds_to_ns(text, us) != status ||
         (status == number_status::ok && us != out))

@@ -188,6 +188,10 @@ number_status round_to_integer(decimal const& d, std::int64_t& out) noexcept {
 
 }  // namespace
 
+bool fast_microseconds_to_ns(std::string_view token, std::int64_t& out) noexcept {
+  return profiler_microseconds(trimmed(token), out);
+}
+
 number_status decimal_to_scaled_int(std::string_view token, int scale, std::int64_t& out) noexcept {
   while (!token.empty() && is_json_space(token.back())) token.remove_suffix(1);
   if (scale == 3 && profiler_microseconds(token, out)) return number_status::ok;

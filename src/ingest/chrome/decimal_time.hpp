@@ -34,6 +34,11 @@ enum class number_status : std::uint8_t {
 [[nodiscard]] number_status decimal_to_scaled_int(std::string_view token, int scale,
                                                   std::int64_t& out) noexcept;
 
+/// What profilers write, converted in one pass: 1-18 integer digits and at most 3 fraction
+/// digits (trailing JSON whitespace ignored), in µs, to ns when the result fits int64. False,
+/// `out` untouched, for any other token: microseconds_to_ns decides those.
+[[nodiscard]] bool fast_microseconds_to_ns(std::string_view token, std::int64_t& out) noexcept;
+
 /// Microseconds (Chrome-trace `ts`, `dur`) to nanoseconds: decimal_to_scaled_int(token, 3).
 [[nodiscard]] inline number_status microseconds_to_ns(std::string_view token,
                                                       std::int64_t& out) noexcept {

@@ -145,15 +145,19 @@ simdjson::error_code read_dims(od::value& v, std::array<std::int32_t, 3>& out, c
   return e;
 }
 
-/// `ts` or `dur`: a number (its raw token), null (absent), or a value of another type.
-simdjson::error_code read_number_token(od::value& v, std::string_view& token, presence& state,
-                                       char const*& at) {
+/// `ts` or `dur`: a number (its raw token, converted to ns at once when the fast path takes it),
+/// null (absent), or a value of another type.
+simdjson::error_code read_time(od::value& v, time_field& out, char const*& at) {
+  out.token = v.raw_json_token();
+  if (fast_microseconds_to_ns(out.token, out.ns)) {
+    out.state = presence::number, out.converted = true;
+    return simdjson::SUCCESS;
+  }
   od::json_type type;
   if (auto e = checked_type(v, type, at)) return e;
-  state = type == od::json_type::null     ? presence::absent
-          : type == od::json_type::number ? presence::number
-                                          : presence::other;
-  if (state == presence::number) token = v.raw_json_token();
+  out.state = type == od::json_type::null     ? presence::absent
+              : type == od::json_type::number ? presence::number
+                                              : presence::other;
   return simdjson::SUCCESS;
 }
 
@@ -382,7 +386,7 @@ simdjson::error_code read_event(od::object& obj, event_fields& f) {
         break;
       case 't':
         if (key == "ts") {
-          e = read_number_token(v, f.ts, f.ts_state, at);
+          e = read_time(v, f.ts, at);
         } else if (key == "tid") {
           od::json_type type;
           if ((e = checked_type(v, type, at))) return e;
@@ -392,7 +396,7 @@ simdjson::error_code read_event(od::object& obj, event_fields& f) {
         }
         break;
       case 'd':
-        if (key == "dur") e = read_number_token(v, f.dur, f.dur_state, at);
+        if (key == "dur") e = read_time(v, f.dur, at);
         break;
       case 'c':
         if (key == "cat") e = read_text(v, f.cat, at);

@@ -12,16 +12,32 @@
 
 #include <simdjson.h>
 
+#include "ingest/chrome/decimal_time.hpp"
+
 namespace tracesweep::chrome {
 
 enum class presence : std::uint8_t { absent, number, other };
 
+/// `ts` or `dur` as read: what the value was, its raw number token, and its value in ns when
+/// the reader converted it on the way (the common digit counts).
+struct time_field {
+  std::string_view token;
+  presence state = presence::absent;
+  bool converted = false;
+  std::int64_t ns = 0;
+
+  /// The value in ns: microseconds_to_ns of the token, unless already converted.
+  [[nodiscard]] number_status to_ns(std::int64_t& out) const noexcept {
+    if (!converted) return microseconds_to_ns(token, out);
+    out = ns;
+    return number_status::ok;
+  }
+};
+
 /// The fields of one event that the columns use.
 struct event_fields {
   std::string_view ph, cat, name;
-  std::string_view ts, dur;  ///< raw number tokens
-  presence ts_state = presence::absent;
-  presence dur_state = presence::absent;
+  time_field ts, dur;
   std::int64_t pid = 0;
   bool pid_int = false;
   std::int64_t tid = 0;

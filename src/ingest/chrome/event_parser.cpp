@@ -120,15 +120,15 @@ char const* first_invalid_byte(event_chunk const& chunk) {
 /// skipped. The tokens' syntax was checked by checked_type.
 std::optional<skip_reason> event_times(event_fields const& f, std::int64_t& start,
                                        std::int64_t& end) {
-  if (f.ts_state == presence::absent) return skip_reason::missing_ts;
-  if (f.ts_state == presence::other) return skip_reason::invalid_ts;
-  if (auto const st = microseconds_to_ns(f.ts, start); st != number_status::ok)
+  if (f.ts.state == presence::absent) return skip_reason::missing_ts;
+  if (f.ts.state == presence::other) return skip_reason::invalid_ts;
+  if (auto const st = f.ts.to_ns(start); st != number_status::ok)
     return st == number_status::out_of_range ? skip_reason::time_out_of_range
                                              : skip_reason::invalid_ts;
-  if (f.dur_state == presence::absent) return skip_reason::missing_dur;
-  if (f.dur_state == presence::other) return skip_reason::invalid_dur;
+  if (f.dur.state == presence::absent) return skip_reason::missing_dur;
+  if (f.dur.state == presence::other) return skip_reason::invalid_dur;
   std::int64_t dur = 0;
-  if (auto const st = microseconds_to_ns(f.dur, dur); st != number_status::ok)
+  if (auto const st = f.dur.to_ns(dur); st != number_status::ok)
     return st == number_status::out_of_range ? skip_reason::duration_out_of_range
                                              : skip_reason::invalid_dur;
   if (dur < 0) return skip_reason::negative_dur;
@@ -209,7 +209,7 @@ void add_memory_event(event_fields const& f, chunk_rows& out) {
     return;
   }
   std::int64_t time = 0;
-  if (f.ts_state != presence::number || microseconds_to_ns(f.ts, time) != number_status::ok) {
+  if (f.ts.state != presence::number || f.ts.to_ns(time) != number_status::ok) {
     ++out.memory_skipped;
     return;
   }
