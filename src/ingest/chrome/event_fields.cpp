@@ -153,6 +153,7 @@ simdjson::error_code read_time(od::value& v, time_field& out, char const*& at) {
     out.state = presence::number, out.converted = true;
     return simdjson::SUCCESS;
   }
+  out.converted = false;  // a repeated key: the last value counts
   od::json_type type;
   if (auto e = checked_type(v, type, at)) return e;
   out.state = type == od::json_type::null     ? presence::absent

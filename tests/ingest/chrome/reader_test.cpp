@@ -265,6 +265,22 @@ TEST_F(ChromeReader, IntegerArgsOutsideInt64AreNotIntegers) {
   EXPECT_EQ(t.correlation_of(0), 4);
 }
 
+TEST_F(ChromeReader, RepeatedKeysTakeTheLastValue) {
+  // A repeated key's last value counts, whichever path read the one before: ts 5 µs (converted
+  // while read) then 1e3 µs (the general path), dur 2 then 3 µs, pid 1 then "x" (no integer:
+  // the device stays unknown), name "a" then "b\u0063".
+  auto const path = file("repeated_keys.json", R"J({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "a", "pid": 1, "tid": 7, "ts": 5, "dur": 2,
+     "ts": 1e3, "dur": 3, "pid": "x", "name": "b\u0063"}
+  ]})J");
+  auto const t = read(path);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t.start_ns[0], 1'000'000);
+  EXPECT_EQ(t.end_ns[0], 1'003'000);
+  EXPECT_EQ(t.device[0], -1);
+  EXPECT_EQ(name_of(t, 0), "bc");
+}
+
 TEST_F(ChromeReader, KindMappingByCategoryAndName) {
   auto const path = file("kinds.json", R"J({"traceEvents": [
     {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#12", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
