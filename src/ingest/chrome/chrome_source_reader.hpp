@@ -13,8 +13,11 @@
 
 namespace tracesweep::chrome {
 
-/// Events are parsed in chunks of about this many bytes of JSON text.
-inline constexpr std::size_t default_chunk_bytes = std::size_t{4} << 20;
+/// Events are parsed in chunks of about this many bytes of JSON text: small enough that the
+/// text simdjson's first pass has just read is still in the cache when the events are iterated
+/// (summary on a 951 MB Kineto trace: 1.29 s of user time with 4 MiB chunks, 1.25 s with 1 MiB;
+/// 512 KiB no better).
+inline constexpr std::size_t default_chunk_bytes = std::size_t{1} << 20;
 
 /// Reads the trace `source` streams into `table` as read_chrome_trace does (`path` names it in
 /// errors and in the table's input list); `chunk_bytes` as in event_splitter.
