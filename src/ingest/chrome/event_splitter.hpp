@@ -47,6 +47,10 @@ struct event_chunk {
   std::size_t length = 0;  ///< bytes of JSON in `text`
 };
 
+/// Whether the splitter may classify its 64-byte blocks with AVX-512 where the CPU has it (the
+/// default); off, it takes the SSE2 path every x86-64 CPU has. For tests of both paths.
+void allow_avx512_blocks(bool allowed) noexcept;
+
 class event_splitter {
  public:
   /// `chunk_bytes`: a chunk is cut after the first event that brings it to this size.
@@ -88,6 +92,11 @@ class event_splitter {
   /// for errors): a container (brackets outside strings counted, 64 bytes at a time), a string,
   /// a scalar (number, true, false, null).
   void scan_container(std::uint64_t start);
+  /// scan_container's loop, classifying each 64-byte block with `classify` (SSE2 or AVX-512,
+  /// picked at run time by what the CPU has).
+  template <class Classify>
+  void scan_container_by(std::uint64_t start, Classify classify);
+  void scan_container_avx512(std::uint64_t start);
   void scan_string(std::uint64_t start);
   void scan_scalar();
   [[noreturn]] void fail_truncated(std::uint64_t start) const;
