@@ -15,8 +15,10 @@ namespace tracesweep::nsys {
 
 namespace {
 
-/// Bytes read from a file at once: consecutive pages, as a bulk-written table's leaves lie.
-constexpr std::size_t window_bytes = std::size_t{1} << 20;
+/// Bytes read from a file at once: consecutive pages, as a bulk-written table's leaves lie. Small
+/// enough that the window stays in the core's cache while its records are decoded (128 KiB:
+/// `stats` and `summary` on the 1 M-kernel export take 6-15 % less CPU time than with 1 MiB).
+constexpr std::size_t window_bytes = std::size_t{128} << 10;
 constexpr std::size_t header_bytes = 100;
 
 }  // namespace
