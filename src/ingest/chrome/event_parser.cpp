@@ -117,7 +117,8 @@ char const* first_invalid_byte(event_chunk const& chunk) {
 }
 
 /// A complete event's start and end in ns from its `ts` and `dur` (µs, exact), or why it is
-/// skipped. The tokens' syntax was checked by checked_type.
+/// skipped. The tokens' syntax was checked as they were read (by the fast conversion or
+/// checked_type).
 std::optional<skip_reason> event_times(event_fields const& f, std::int64_t& start,
                                        std::int64_t& end) {
   if (f.ts.state == presence::absent) return skip_reason::missing_ts;
