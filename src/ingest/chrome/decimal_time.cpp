@@ -10,19 +10,11 @@ namespace {
 constexpr bool is_digit(char c) noexcept {
   return c >= '0' && c <= '9';
 }
-constexpr bool is_json_space(char c) noexcept {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
 
 /// The end of the digits starting at `i`.
 constexpr std::size_t skip_digits(std::string_view t, std::size_t i) noexcept {
   while (i < t.size() && is_digit(t[i])) ++i;
   return i;
-}
-
-constexpr std::string_view trimmed(std::string_view t) noexcept {
-  while (!t.empty() && is_json_space(t.back())) t.remove_suffix(1);
-  return t;
 }
 
 /// The end of the integer part (`-`? `0` | [1-9][0-9]*) of `t`, or npos when it has none.
@@ -35,12 +27,12 @@ constexpr std::size_t integer_part_end(std::string_view t) noexcept {
 }  // namespace
 
 bool is_json_integer(std::string_view token) noexcept {
-  token = trimmed(token);
+  token = trimmed_token(token);
   return integer_part_end(token) == token.size();
 }
 
 bool is_json_number(std::string_view token) noexcept {
-  token = trimmed(token);
+  token = trimmed_token(token);
   auto i = integer_part_end(token);
   if (i == std::string_view::npos) return false;
   if (i < token.size() && token[i] == '.') {
@@ -59,7 +51,7 @@ bool is_json_number(std::string_view token) noexcept {
 }
 
 bool short_json_integer(std::string_view token, std::int64_t& out) noexcept {
-  token = trimmed(token);
+  token = trimmed_token(token);
   bool const negative = !token.empty() && token[0] == '-';
   auto const digits = token.substr(negative ? 1 : 0);
   if (digits.empty() || digits.size() > 18 || (digits[0] == '0' && digits.size() > 1)) return false;
@@ -189,11 +181,11 @@ number_status round_to_integer(decimal const& d, std::int64_t& out) noexcept {
 }  // namespace
 
 bool fast_microseconds_to_ns(std::string_view token, std::int64_t& out) noexcept {
-  return profiler_microseconds(trimmed(token), out);
+  return profiler_microseconds(trimmed_token(token), out);
 }
 
 number_status decimal_to_scaled_int(std::string_view token, int scale, std::int64_t& out) noexcept {
-  while (!token.empty() && is_json_space(token.back())) token.remove_suffix(1);
+  token = trimmed_token(token);
   if (scale == 3 && profiler_microseconds(token, out)) return number_status::ok;
   decimal d;
   d.exponent = scale;

@@ -15,6 +15,14 @@ enum class number_status : std::uint8_t {
   out_of_range,  ///< the scaled value does not fit in int64
 };
 
+/// `token` without the JSON whitespace after it, which simdjson's raw tokens carry.
+[[nodiscard]] constexpr std::string_view trimmed_token(std::string_view token) noexcept {
+  while (!token.empty() && (token.back() == ' ' || token.back() == '\t' || token.back() == '\n' ||
+                            token.back() == '\r'))
+    token.remove_suffix(1);
+  return token;
+}
+
 /// Whether `token` (trailing JSON whitespace ignored) is a number by the strict RFC 8259
 /// grammar: `-`? (`0` | [1-9][0-9]*) (`.` [0-9]+)? ([eE] [+-]? [0-9]+)?. "NaN", "+5", "5.",
 /// "0123" and "0x10" are not.

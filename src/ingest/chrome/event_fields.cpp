@@ -39,10 +39,7 @@ namespace {
 
 /// Whether a raw JSON token (a value as written, maybe followed by blanks) is "[memory]".
 bool is_memory_name(std::string_view token) {
-  constexpr std::string_view memory = "\"[memory]\"";
-  if (!token.starts_with(memory)) return false;
-  token.remove_prefix(memory.size());
-  return token.find_first_not_of(" \t\r\n") == std::string_view::npos;
+  return trimmed_token(token) == "\"[memory]\"";
 }
 
 /// The type of a value the reader interprets, with its syntax checked where On-Demand leaves it
@@ -166,9 +163,7 @@ simdjson::error_code read_time(od::value& v, time_field& out, char const*& at) {
 /// token carries them): the bytes between its quotes, which stage 1 has checked (UTF-8, no
 /// control bytes). False for any other token.
 bool unescaped_string(std::string_view token, std::string_view& out) {
-  while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
-                            token.back() == '\t'))
-    token.remove_suffix(1);
+  token = trimmed_token(token);
   if (token.size() < 2 || token.front() != '"' || token.back() != '"') return false;
   auto const text = token.substr(1, token.size() - 2);
   if (text.find('\\') != std::string_view::npos) return false;
