@@ -8,6 +8,9 @@
 
 #include <algorithm>
 
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
+
 #include "analysis/summary/exposed_communication.hpp"
 
 namespace tracesweep {
@@ -88,6 +91,36 @@ std::vector<kernel_summary> kernel_rows(event_table const& table,
 
 }  // namespace
 
+namespace {
+
+struct activity_and_exposed {
+  activity_result const& activity;
+  std::vector<summary_detail::exposed_split> split;
+};
+
+/// The session's device activity and the exposed communication split. The split reads the model
+/// (and the activity only where the session keeps its unions): with more than one host thread
+/// it runs beside the activity, as a task of an arena of that many threads. The same either way.
+activity_and_exposed activity_and_split(job_session const& session, activity_needs const& needs) {
+  auto const threads = session.primitives().host_threads();
+  if (threads <= 1 || session.needs().unions) {
+    auto const& activity = session.activity(needs);
+    return {activity, summary_detail::split_exposed_communication(session)};
+  }
+  std::vector<summary_detail::exposed_split> split;
+  activity_result const* activity = nullptr;
+  tbb::task_arena arena(static_cast<int>(threads));
+  arena.execute([&] {
+    tbb::task_group beside;
+    beside.run([&] { split = summary_detail::split_exposed_communication(session); });
+    activity = &session.activity(needs);
+    beside.wait();
+  });
+  return {*activity, std::move(split)};
+}
+
+}  // namespace
+
 summary compute_summary(job_session const& session, summary_options const& options) {
   auto const& model = session.model();
   auto const devices = model.devices();
@@ -97,7 +130,7 @@ summary compute_summary(job_session const& session, summary_options const& optio
   // The session's device activity: the unions, the communication ∩ computation overlap, the gap
   // scan and the kernel statistics, from one backend call per job.
   auto const needs = summary_needs(options);
-  auto const& activity = session.activity(needs);
+  auto const [activity, split] = activity_and_split(session, needs);
   out.devices.reserve(devices.size());
   for (std::size_t g = 0; g < devices.size(); ++g) {
     out.devices.push_back(device_row(devices[g], activity.devices[g]));
@@ -117,7 +150,6 @@ summary compute_summary(job_session const& session, summary_options const& optio
         gap_summary{key.input, key.rank, key.device, gp.start, gp.end, gp.end - gp.start});
   }
   out.kernels = kernel_rows(model.table(), activity.kernels);
-  auto const split = summary_detail::split_exposed_communication(session);
   for (std::size_t g = 0; g < split.size(); ++g) {
     out.devices[g].exposed_comm_wait_ns = split[g].wait_ns;
     out.devices[g].exposed_comm_transfer_ns = split[g].transfer_ns;
