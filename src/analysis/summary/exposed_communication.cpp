@@ -13,11 +13,25 @@ namespace tracesweep::summary_detail {
 
 namespace {
 
-/// Whether [start, end) meets a member of `members` (disjoint, by start: ends ascend too).
-bool meets(union_members const& members, std::int64_t start, std::int64_t end) {
-  auto const at = std::upper_bound(members.end.begin(), members.end.end(), start);
-  return at != members.end.end() &&
-         members.start[static_cast<std::size_t>(at - members.end.begin())] < end;
+/// The first member of `members` (disjoint, by start: ends ascend too) that ends after `t`,
+/// or its size: tried first at `hint` and the member after it (the answer for the row before
+/// on the same device; a device's rows come nearly by start, and its members are few beside
+/// its kernels), else by binary search.
+std::size_t first_ending_after(union_members const& members, std::int64_t t, std::size_t hint) {
+  auto const& ends = members.end;
+  auto const answers = [&](std::size_t k) {
+    return k <= ends.size() && (k == ends.size() || ends[k] > t) && (k == 0 || ends[k - 1] <= t);
+  };
+  if (answers(hint)) return hint;
+  if (answers(hint + 1)) return hint + 1;
+  return static_cast<std::size_t>(std::upper_bound(ends.begin(), ends.end(), t) - ends.begin());
+}
+
+/// Whether [start, end) meets a member of `members`; `hint` as first_ending_after takes it,
+/// updated.
+bool meets(union_members const& members, std::int64_t start, std::int64_t end, std::size_t& hint) {
+  hint = first_ending_after(members, start, hint);
+  return hint != members.size() && members.start[hint] < end;
 }
 
 /// The computation kernels' union per device (kernels on a GPU that are not communication), as
@@ -33,12 +47,13 @@ interval_union computation_union(job_session const& session, interval_union cons
   std::vector<union_members> near_of;
   for (std::size_t g = 0; g < model.devices().size(); ++g)
     near_of.push_back(members_of(near, static_cast<group_id>(g)));
+  std::vector<std::size_t> hint(near_of.size(), 0);
   std::vector<std::size_t> rows;
   std::vector<group_id> of;
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (groups[i] == no_device || t.kind[i] != event_kind::kernel) continue;
     if (model.is_communication(t.name[i])) continue;
-    if (!meets(near_of[groups[i]], t.start_ns[i], t.end_ns[i])) continue;
+    if (!meets(near_of[groups[i]], t.start_ns[i], t.end_ns[i], hint[groups[i]])) continue;
     rows.push_back(i);
     of.push_back(groups[i]);
   }
