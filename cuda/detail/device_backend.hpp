@@ -172,7 +172,7 @@ class device_backend final : public backend {
   std::vector<exact_stats> duration_stats_impl(row_durations const& in,
                                                std::span<double const> quantiles) {
     auto const s = _ctx.stream();
-    std::size_t const n = in.rows.size();
+    std::size_t const n = in.keys.size();
     auto const start = _held.find(_ctx, in.start, s);
     auto const end = start ? _held.find(_ctx, in.end, s) : std::nullopt;
     // (The budget left for rows is known once the held copies are made.)

@@ -92,9 +92,10 @@ struct positive_length_fn {
 struct row_duration_fn {
   int64_t const* start;
   int64_t const* end;
-  std::size_t const* rows;
+  std::size_t const* rows;  ///< nullptr: row k is k (row_durations::every_row)
   TRACESWEEP_HOST_DEVICE int64_t operator()(std::size_t k) const {
-    return end[rows[k]] - start[rows[k]];
+    std::size_t const r = rows ? rows[k] : k;
+    return end[r] - start[r];
   }
 };
 

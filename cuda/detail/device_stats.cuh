@@ -139,7 +139,8 @@ std::vector<exact_stats> stats_on_device(Context& ctx, typename Context::stream_
 }
 
 /// Exact statistics per distinct key of the durations of rows `rows` of start and end columns
-/// already on the device: the rows and keys go up, the durations are computed on the device.
+/// already on the device (`rows` empty: every row in order, one key each): the rows and keys go
+/// up, the durations are computed on the device.
 template <class Context>
 std::vector<exact_stats> duration_stats_on_device(Context& ctx, typename Context::stream_type s,
                                                   column_view<int64_t> start,
@@ -147,15 +148,20 @@ std::vector<exact_stats> duration_stats_on_device(Context& ctx, typename Context
                                                   std::span<std::size_t const> rows,
                                                   std::span<std::uint32_t const> h_keys,
                                                   std::span<double const> quantiles) {
-  std::size_t const n = rows.size();
+  std::size_t const n = h_keys.size();
   if (n == 0) return {};
   auto const keys = upload_column(ctx, h_keys, s);
   auto values = ctx.template alloc<int64_t>(n, s);
-  {
-    auto const d_rows = upload_column(ctx, rows, s);
+  auto const fill = [&](std::size_t const* d_rows) {
     thrust::transform(ctx.policy(s), thrust::counting_iterator<std::size_t>(0),
                       thrust::counting_iterator<std::size_t>(n), values.data(),
-                      row_duration_fn{start.data, end.data, d_rows.data()});
+                      row_duration_fn{start.data, end.data, d_rows});
+  };
+  if (rows.empty()) {
+    fill(nullptr);
+  } else {
+    auto const d_rows = upload_column(ctx, rows, s);
+    fill(d_rows.data());
   }
   return stats_resident(ctx, s, keys.data(), values.data(), n, quantiles);
 }

@@ -85,6 +85,11 @@ struct row_durations {
   std::span<std::int64_t const> end;
   std::span<std::size_t const> rows;
   std::span<std::uint32_t const> keys;
+  /// Every row of the columns in order, `rows` empty and `keys` as long as the columns: no list
+  /// of row numbers (8 bytes a row) where the caller takes them all.
+  bool every_row = false;
+  /// The number of row k.
+  [[nodiscard]] std::size_t row(std::size_t k) const noexcept { return every_row ? k : rows[k]; }
 };
 
 /// The analysis primitives. Each public call checks its arguments once (throwing

@@ -100,7 +100,13 @@ std::vector<exact_stats> backend::segmented_stats(std::span<std::uint32_t const>
 
 std::vector<exact_stats> backend::duration_stats(row_durations const& in,
                                                  std::span<double const> quantiles) {
-  check_rows(in.start, in.end, in.rows, in.keys.size(), "duration_stats");
+  if (in.every_row) {
+    if (!in.rows.empty() || in.end.size() != in.start.size() || in.keys.size() != in.start.size())
+      throw std::invalid_argument(
+          "duration_stats: every row takes no rows and a key for each row of the columns");
+  } else {
+    check_rows(in.start, in.end, in.rows, in.keys.size(), "duration_stats");
+  }
   for (double const q : quantiles)
     if (!(q >= 0.0 && q <= 1.0))
       throw std::invalid_argument("duration_stats: quantile outside [0, 1]");
@@ -109,9 +115,9 @@ std::vector<exact_stats> backend::duration_stats(row_durations const& in,
 
 std::vector<exact_stats> backend::do_duration_stats(row_durations const& in,
                                                     std::span<double const> quantiles) {
-  std::vector<std::int64_t> durations(in.rows.size());
-  for (std::size_t k = 0; k < in.rows.size(); ++k)
-    durations[k] = in.end[in.rows[k]] - in.start[in.rows[k]];
+  std::vector<std::int64_t> durations(in.keys.size());
+  for (std::size_t k = 0; k < in.keys.size(); ++k)
+    durations[k] = in.end[in.row(k)] - in.start[in.row(k)];
   return do_segmented_stats(in.keys, durations, quantiles);
 }
 

@@ -44,7 +44,8 @@ struct sorted_intervals {
                                                        std::span<double const> quantiles,
                                                        unsigned threads);
 /// The same of the durations end - start of rows `rows` of whole columns, row rows[k] under key
-/// keys[k], without gathering them first (see backend::duration_stats).
+/// keys[k], without gathering them first (see backend::duration_stats); `rows` empty with keys:
+/// every row of the columns in order (row_durations::every_row).
 [[nodiscard]] std::vector<exact_stats> duration_stats(std::span<std::int64_t const> start,
                                                       std::span<std::int64_t const> end,
                                                       std::span<std::size_t const> rows,

@@ -249,6 +249,9 @@ std::vector<exact_stats> duration_stats(std::span<std::int64_t const> start,
                                         std::span<std::size_t const> rows,
                                         std::span<std::uint32_t const> keys,
                                         std::span<double const> quantiles, unsigned threads) {
+  if (rows.empty())
+    return stats_by_key(
+        keys, [&](std::size_t k) { return end[k] - start[k]; }, quantiles, threads);
   return stats_by_key(
       keys, [&](std::size_t k) { return end[rows[k]] - start[rows[k]]; }, quantiles, threads);
 }

@@ -127,7 +127,34 @@ TEST(segmented_stats, durations_of_rows_of_columns_against_sorted_vectors) {
     std::vector<double> const qs{0.5, 0.9, 0.0, 1.0};
     auto const got = make_cpu_backend(1 + seed % 3)->duration_stats({start, end, rows, keys}, qs);
     ASSERT_EQ(got, oracle_stats(keys, durations, qs)) << "seed " << seed;
+    // Every row of the columns in order, without a list of rows.
+    std::vector<std::uint32_t> every_key(columns);
+    std::vector<std::int64_t> every_duration(columns);
+    for (std::size_t i = 0; i < columns; ++i) {
+      every_key[i] = static_cast<std::uint32_t>(rng() % 5);
+      every_duration[i] = end[i] - start[i];
+    }
+    row_durations const every{start, end, {}, every_key, true};
+    ASSERT_EQ(make_cpu_backend(1 + seed % 3)->duration_stats(every, qs),
+              oracle_stats(every_key, every_duration, qs))
+        << "seed " << seed;
   }
+}
+
+TEST(segmented_stats, every_row_takes_no_rows_and_a_key_per_row) {
+  std::vector<std::int64_t> const start{0, 10, 20}, end{5, 15, 30};
+  std::vector<std::size_t> const rows{0, 1, 2};
+  std::vector<std::uint32_t> const keys{0, 0, 1}, short_keys{0, 1};
+  auto be = make_cpu_backend(1);
+  EXPECT_THROW((void)be->duration_stats({start, end, rows, keys, true}, {}), std::invalid_argument);
+  EXPECT_THROW((void)be->duration_stats({start, end, {}, short_keys, true}, {}),
+               std::invalid_argument);
+  auto const got = be->duration_stats({start, end, {}, keys, true}, {});
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].count, 2u);
+  EXPECT_TRUE(got[0].sum == 10);
+  EXPECT_EQ(got[1].count, 1u);
+  EXPECT_EQ(got[1].max, 10);
 }
 
 TEST(segmented_stats, multithreaded_equals_single_thread) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
+#include <numeric>
 #include <random>
 #include <span>
 #include <sstream>
@@ -174,6 +175,24 @@ TEST(HeldColumns, DurationStatsEqualTheHostDurationsStatisticsHeldOrNot) {
     twin_backend limited(host_context{}, 0, "twin", 1 + rng() % 100);
     limited.hold(std::span(r.start)), limited.hold(std::span(r.end));
     EXPECT_EQ(limited.duration_stats(in, quantiles), want);
+    // Every row of the columns, without a list of rows: only the keys go up beside the columns.
+    random_rows every = r;
+    every.rows.resize(r.start.size());
+    std::iota(every.rows.begin(), every.rows.end(), std::size_t{0});
+    std::vector<std::uint32_t> every_key;
+    for (std::size_t k = 0; k < every.rows.size(); ++k) every_key.push_back(rng() % 17);
+    auto const want_every = host_duration_stats(every, every_key, quantiles);
+    row_durations const all{r.start, r.end, {}, every_key, true};
+    EXPECT_EQ(make_cpu_backend(2)->duration_stats(all, quantiles), want_every);
+    twin_backend held_every(host_context{}, 0, "twin");
+    held_every.hold(std::span(r.start)), held_every.hold(std::span(r.end));
+    EXPECT_EQ(held_every.duration_stats(all, quantiles), want_every);
+    EXPECT_EQ(held_every.context().transfers().upload_bytes,
+              2 * r.start.size() * 8 + r.start.size() * 4 +
+                  want_every.size() * (4 + 2 * quantiles.size()) * 8);
+    twin_backend limited_every(host_context{}, 0, "twin", 1 + rng() % 100);
+    limited_every.hold(std::span(r.start)), limited_every.hold(std::span(r.end));
+    EXPECT_EQ(limited_every.duration_stats(all, quantiles), want_every);
   }
 }
 
