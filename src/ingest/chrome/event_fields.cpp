@@ -161,19 +161,22 @@ simdjson::error_code read_time(od::value& v, time_field& out, char const*& at) {
 
 /// The text of a string token without escapes (`"cpu_op"` and the blanks after it, as a raw
 /// token carries them): the bytes between its quotes, which stage 1 has checked (UTF-8, no
-/// control bytes). False for any other token.
-bool unescaped_string(std::string_view token, std::string_view& out) {
+/// control bytes). False for any other token. `backslash_free`: the text around the token is
+/// known to hold no backslash (event_chunk::backslash_free), so the text is not searched for one.
+bool unescaped_string(std::string_view token, std::string_view& out, bool backslash_free) {
   token = trimmed_token(token);
   if (token.size() < 2 || token.front() != '"' || token.back() != '"') return false;
   auto const text = token.substr(1, token.size() - 2);
-  if (text.find('\\') != std::string_view::npos) return false;
+  if (!backslash_free && text.find('\\') != std::string_view::npos) return false;
   out = text;
   return true;
 }
 
 /// A string field (`ph`, `cat`, `name`): its text when it is a string, else left as it is.
-simdjson::error_code read_text(od::value& v, std::string_view& out, char const*& at) {
-  if (unescaped_string(v.raw_json_token(), out)) return simdjson::SUCCESS;
+/// `backslash_free` as unescaped_string takes it.
+simdjson::error_code read_text(od::value& v, std::string_view& out, char const*& at,
+                               bool backslash_free = false) {
+  if (unescaped_string(v.raw_json_token(), out, backslash_free)) return simdjson::SUCCESS;
   od::json_type type;
   if (auto e = checked_type(v, type, at)) return e;
   return type == od::json_type::string ? v.get_string().get(out) : simdjson::SUCCESS;
@@ -364,7 +367,7 @@ simdjson::error_code read_args(od::value& v, event_fields& f) {
 
 }  // namespace
 
-simdjson::error_code read_event(od::object& obj, event_fields& f) {
+simdjson::error_code read_event(od::object& obj, event_fields& f, bool backslash_free) {
   bool not_complete = false;  // ph is neither "X" nor "i": leave the rest of the event unread
   return for_each_field(obj, not_complete, [&](od::raw_json_string key, od::value& v) {
     auto& at = f.fault_at;
@@ -372,7 +375,7 @@ simdjson::error_code read_event(od::object& obj, event_fields& f) {
     switch (key.raw()[0]) {  // dispatch on the first byte: most keys are rejected at once
       case 'p':
         if (key == "ph") {
-          if ((e = read_text(v, f.ph, at))) return e;
+          if ((e = read_text(v, f.ph, at, backslash_free))) return e;
           // Complete events become rows and instant events may be memory events: leave the
           // rest of any other event unread.
           not_complete = f.ph != "X" && f.ph != "i";
@@ -395,13 +398,13 @@ simdjson::error_code read_event(od::object& obj, event_fields& f) {
         if (key == "dur") e = read_time(v, f.dur, at);
         break;
       case 'c':
-        if (key == "cat") e = read_text(v, f.cat, at);
+        if (key == "cat") e = read_text(v, f.cat, at, backslash_free);
         break;
       case 'n':
         if (key == "name" && f.ph == "i")
           f.memory_name = is_memory_name(v.raw_json_token());
         else if (key == "name")
-          e = read_text(v, f.name, at);
+          e = read_text(v, f.name, at, backslash_free);
         break;
       case 'a':
         if (key == "args") e = read_args(v, f);

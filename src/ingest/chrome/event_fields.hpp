@@ -96,8 +96,11 @@ struct event_fields {
 };
 
 /// Reads the fields of one event object. Returns an error code from simdjson; f.fault_at is
-/// where the offending value starts when it is known.
-[[nodiscard]] simdjson::error_code read_event(simdjson::ondemand::object& obj, event_fields& f);
+/// where the offending value starts when it is known. `backslash_free`: the event's text holds
+/// no backslash (event_chunk::backslash_free), so ph, cat and name are taken between their
+/// quotes without a look for escapes.
+[[nodiscard]] simdjson::error_code read_event(simdjson::ondemand::object& obj, event_fields& f,
+                                              bool backslash_free = false);
 
 /// A string holding an integer: decimal, or 0x-hex of at most 15 digits.
 [[nodiscard]] bool integer_text(std::string_view s, std::int64_t& out);

@@ -399,7 +399,7 @@ void event_parser::parse(event_chunk const& chunk, bool paddle_schema, std::stri
     od::object obj;
     if (auto e = element.get_object().get(obj)) fail_json(path, chunk, index, stopped_at(), e);
     event_fields f;
-    if (auto e = read_event(obj, f))
+    if (auto e = read_event(obj, f, chunk.backslash_free))
       fail_json(path, chunk, index, f.fault_at ? f.fault_at : stopped_at(), e);
     ++index;
     if (f.is_memory_event()) add_memory_event(f, out);

@@ -300,6 +300,7 @@ template <class Classify>
   _stack.clear();
   std::uint64_t in_string_carry = 0;  // all ones when the previous block ended in a string
   bool escape_carry = false;
+  std::uint64_t backslashes = 0;  // of the blocks before (the chunk's backslash_free)
   std::size_t p = _pos;
   char tail[64];
   for (;;) {
@@ -337,10 +338,14 @@ template <class Classify>
       _stack.pop_back();
       if (_stack.empty()) {
         _pos = p + static_cast<std::size_t>(i) + 1;
+        // This block's backslashes up to the closing bracket: those past it are the next event's.
+        auto const through = i == 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << i) - 1;
+        _chunk_backslash = _chunk_backslash || (backslashes | (m.backslash & through)) != 0;
         return;
       }
     }
     if (avail < 64) fail_truncated(start);
+    backslashes |= m.backslash;
     p += 64;
   }
 }
@@ -376,6 +381,7 @@ void event_splitter::scan_string(std::uint64_t start) {
       continue;
     }
     if (*q == '\\') {
+      _chunk_backslash = true;
       if (q + 1 == end) {  // the escaped byte is not here yet
         _pos = static_cast<std::size_t>(q - buf);
         if (!refill()) fail_truncated(start);
@@ -481,6 +487,7 @@ void event_splitter::emit_chunk(event_chunk& out, std::uint64_t last_end) {
   out.text[len + 1] = ']';
   std::memset(out.text.data() + len + 2, 0, simdjson::SIMDJSON_PADDING);
   out.length = len + 2;
+  out.backslash_free = !_chunk_backslash;
   _mark = npos;
 }
 
@@ -508,6 +515,7 @@ bool event_splitter::next(event_chunk& out) {
     if (out.events == 0) {
       _mark = _pos;
       out.byte_offset = _base + _pos;
+      _chunk_backslash = false;
     }
     auto const event_start = _base + _pos;
     scan_value();

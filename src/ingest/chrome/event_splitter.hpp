@@ -45,6 +45,9 @@ struct event_chunk {
   std::size_t events = 0;
   std::vector<char> text;  ///< size() = length + padding
   std::size_t length = 0;  ///< bytes of JSON in `text`
+  /// No byte of the text is a backslash (the splitter saw none while it scanned the events):
+  /// every string's text is the bytes between its quotes. False when one may be.
+  bool backslash_free = false;
 };
 
 /// Whether the splitter may classify its 64-byte blocks with AVX-512 where the CPU has it (the
@@ -124,6 +127,7 @@ class event_splitter {
   bool _eof = false;
   phase _phase = phase::start;
   bool _seen_events = false;
+  bool _chunk_backslash = false;  ///< a backslash among the bytes scanned since the chunk began
   std::uint64_t _event_index = 0;
   std::vector<char> _stack;  ///< open brackets while scanning a value
   trace_header _header;

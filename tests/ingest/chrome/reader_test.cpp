@@ -256,6 +256,56 @@ TEST_F(ChromeReader, BackslashRunsAndQuotedBracketsAtEveryBlockOffset) {
   chrome::allow_avx512_blocks(true);
 }
 
+TEST_F(ChromeReader, ChunksWithAndWithoutBackslashesReadTheSameNames) {
+  // Names are taken between their quotes without a look for escapes only in a chunk where the
+  // splitter saw no backslash: with chunks of about 200 bytes (a few events each), escapes in
+  // every seventh event (in the name, the category or an arg) leave some chunks free of them and
+  // put others right after a free one; every name and category reads as decoded, with 1 and 2
+  // threads. Each chunk's flag is checked against a search of its text.
+  std::string text = R"({"traceEvents": [)";
+  std::vector<std::string> names, cats;
+  for (int i = 0; i < 120; ++i) {
+    bool const escaped = i % 7 == 3;
+    std::string json_name = "op" + std::to_string(i), json_cat = "cpu_op", arg = "1";
+    std::string name = json_name, cat = json_cat;
+    if (escaped && i % 3 == 0) json_name += R"(\"q\\)", name += "\"q\\";
+    if (escaped && i % 3 == 1) json_cat += R"(\u0041)", cat += "A";
+    if (escaped && i % 3 == 2) arg = R"("\n")";
+    names.push_back(name), cats.push_back(cat);
+    if (i) text += ",";
+    text += R"({"ph": "X", "cat": ")" + json_cat + R"(", "name": ")" + json_name +
+            R"(", "pid": 0, "tid": 7, "ts": )" + std::to_string(i) +
+            R"(, "dur": 1, "args": {"x": )" + arg + "}}";
+  }
+  text += "]}";
+  std::size_t free_chunks = 0, chunks = 0;
+  {
+    auto source = chrome::open_memory_source("mixed.json", std::span(text.data(), text.size()));
+    chrome::event_splitter splitter(*source, "mixed.json", 200);
+    chrome::event_chunk chunk;
+    while (splitter.next(chunk)) {
+      std::string_view const json(chunk.text.data(), chunk.length);
+      EXPECT_EQ(chunk.backslash_free, json.find('\\') == std::string_view::npos) << chunks;
+      free_chunks += chunk.backslash_free ? 1 : 0;
+      ++chunks;
+    }
+  }
+  EXPECT_GT(free_chunks, 0u);
+  EXPECT_LT(free_chunks, chunks);
+  for (unsigned const threads : {1u, 2u}) {
+    auto source = chrome::open_memory_source("mixed.json", std::span(text.data(), text.size()));
+    event_table t;
+    read_options o;
+    o.threads = threads;
+    chrome::read_chrome_source(*source, "mixed.json", t, o, 200);
+    ASSERT_EQ(t.size(), names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      EXPECT_EQ(name_of(t, i), names[i]) << i;
+      EXPECT_EQ(t.strings().at(t.category[i]), cats[i]) << i;
+    }
+  }
+}
+
 TEST_F(ChromeReader, IntegerArgsOutsideInt64AreNotIntegers) {
   // Found by fuzz_chrome_events: a non-integral JSON number arg (1e300) was cast to int64 before
   // its range was checked (undefined behaviour). Out of range, it is no integer: the fallbacks
