@@ -5,7 +5,8 @@
 #      replicate_kineto.py (plain .json and .json.gz), and generated nsys exports of about 1 M
 #      and 10 M kernels (as many runtime rows);
 #   2. runs tracesweep and every peer of ../shared/bench on the same files, interleaved, three
-#      times, and takes the median: `summary --format json` (Kineto; nsys too) and
+#      times (each timed run right after an untimed one of the same command: see measure), and
+#      takes the median: `summary --format json` (Kineto; nsys too) and
 #      `stats --report cuda_gpu_kern_sum --format csv` (nsys) at 1 thread and at all threads;
 #      `diagnose --format json` at 1 thread and at all threads (plain Kineto file and nsys);
 #      the pandas script (needs python3-pandas); the nsys report SQL in sqlite3; HTA when
@@ -92,9 +93,20 @@ fi
 results="$work/results.tsv"
 : >"$results"
 # measure LABEL INPUT TOOL THREADS CMD...: one run, "label input tool threads seconds kb" appended.
+# Each timed run follows an untimed run of the same command (every tool alike; set
+# TRACESWEEP_BENCH_WARMUP=0 to leave it out): on the development VM the guest reports memory
+# free for about 2 s to the host (virtio-balloon free page reporting, page_reporting_order=11),
+# and touching it again costs a host fault, so a run that followed a pause or a small peer paid
+# for its fresh pages several times what the same run paid right after another (diagnose on the
+# 1 M export, 1 thread: 0.24–0.36 s of system time after 3–5 s of idle, 0.03–0.12 s within 1 s),
+# and the order of the runs, not the tools, decided ratios such as 2 threads against 1.
 measure() {
   local label=$1 input=$2 tool=$3 threads=$4
   shift 4
+  if [[ ${TRACESWEEP_BENCH_WARMUP:-1} != 0 ]]; then
+    "$@" >/dev/null 2>"$work/stderr.txt" ||
+      { echo "bench/run.sh: failed: $*" >&2; cat "$work/stderr.txt" >&2; exit 1; }
+  fi
   /usr/bin/time -o "$work/time.txt" -f '%e %M' "$@" >/dev/null 2>"$work/stderr.txt" ||
     { echo "bench/run.sh: failed: $*" >&2; cat "$work/stderr.txt" >&2; exit 1; }
   printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$input" "$tool" "$threads" \
@@ -327,8 +339,9 @@ printf '\nIssue 31 targets (1 thread, medians):\n%s\n' "$targets"
   echo "### bench/run.sh$([[ $quick == 1 ]] && echo ' --quick'), $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo
   echo "$(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)" \
-    "before the runs ended. Median of 3 interleaved runs; peak RSS the largest of the 3; a peer's ratio" \
-    "is its time over the fastest tracesweep command at 1 thread on the same file."
+    "before the runs ended. Median of 3 interleaved runs$([[ ${TRACESWEEP_BENCH_WARMUP:-1} != 0 ]] &&
+      echo ', each right after an untimed run of the same command'); peak RSS the largest of the 3;" \
+    "a peer's ratio is its time over the fastest tracesweep command at 1 thread on the same file."
   echo
   echo "$table"
   echo
