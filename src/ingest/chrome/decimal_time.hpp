@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "ingest/chrome/json_space.hpp"
+
 namespace tracesweep::chrome {
 
 enum class number_status : std::uint8_t {
@@ -14,14 +16,6 @@ enum class number_status : std::uint8_t {
   not_a_number,  ///< the text is not a JSON number (strict RFC 8259 grammar)
   out_of_range,  ///< the scaled value does not fit in int64
 };
-
-/// `token` without the JSON whitespace after it, which simdjson's raw tokens carry.
-[[nodiscard]] constexpr std::string_view trimmed_token(std::string_view token) noexcept {
-  while (!token.empty() && (token.back() == ' ' || token.back() == '\t' || token.back() == '\n' ||
-                            token.back() == '\r'))
-    token.remove_suffix(1);
-  return token;
-}
 
 /// Whether `token` (trailing JSON whitespace ignored) is a number by the strict RFC 8259
 /// grammar: `-`? (`0` | [1-9][0-9]*) (`.` [0-9]+)? ([eE] [+-]? [0-9]+)?. "NaN", "+5", "5.",

@@ -17,6 +17,8 @@
 #define TRACESWEEP_AVX512_SPLITTER 1
 #endif
 
+#include "ingest/chrome/json_space.hpp"
+
 namespace tracesweep::chrome {
 
 namespace {
@@ -30,10 +32,6 @@ std::size_t read_size(byte_source const& source) noexcept {
   auto const size = source.file_size();
   return !source.compressed() && size > 0 && size < min_read ? static_cast<std::size_t>(size) + 1
                                                              : min_read;
-}
-
-constexpr bool is_space(char c) noexcept {
-  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
 /// First '"' or '\\' in [p, end), or end.
@@ -220,7 +218,7 @@ bool event_splitter::refill() {
 
 int event_splitter::peek_nonspace() {
   for (;;) {
-    while (_pos < _fill && is_space(_buf[_pos])) ++_pos;
+    while (_pos < _fill && is_json_space(_buf[_pos])) ++_pos;
     if (_pos < _fill) return static_cast<unsigned char>(_buf[_pos]);
     if (!refill()) return -1;
   }
@@ -399,7 +397,7 @@ void event_splitter::scan_scalar() {
   for (;;) {
     while (_pos < _fill) {
       char const c = _buf[_pos];
-      if (c == ',' || c == '}' || c == ']' || is_space(c)) return;
+      if (c == ',' || c == '}' || c == ']' || is_json_space(c)) return;
       ++_pos;
     }
     if (!refill()) return;
