@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Union per group: drop empty intervals, sort by (group, start) with the radix sort (a packed
-// 64-bit key when group and start range fit, and not when the keys come in order; else two
-// stable passes), then the host sweep (union_builder) in contiguous chunks that are stitched
-// afterwards. Of intervals, or of rows of whole columns (gathered once, into the sort's keys).
+// 64-bit key when group and start range fit: not sorted when the keys come in order, merged when
+// they come as a few ascending runs; else two stable passes), then the host sweep
+// (union_builder) in contiguous chunks that are stitched afterwards. Of intervals, or of rows
+// of whole columns (gathered once into the sort's keys, or not at all when not sorted).
 #include <algorithm>
 #include <bit>
 #include <limits>
 #include <tuple>
+#include <utility>
 #include <vector>
 
+#include "ascending_runs.hpp"
 #include "parallel.hpp"
 #include "primitives.hpp"
 #include "radix_sort.hpp"
@@ -16,33 +19,86 @@
 namespace tracesweep::cpu {
 namespace {
 
+/// Keys in few long ascending runs are merged rather than sorted: at most this many runs, of
+/// this many keys on average at least (a merge costs the log of the runs interleaving at a key;
+/// the radix sort a pass per byte of the key).
+constexpr std::size_t max_merged_runs = std::size_t{1} << 16;
+constexpr std::size_t min_run_length = 8;
+
+/// Whether the items swept may hold empty intervals (end <= start), which add nothing.
+enum class empties : bool { none, skipped };
+
 /// Sweep of items [begin, end) in (group, start) order; `get(i)` yields (group, start, end).
 template <typename Get>
-interval_union sweep_range(Get const& get, std::size_t begin, std::size_t end) {
+interval_union sweep_range(Get const& get, std::size_t begin, std::size_t end, empties e) {
   // At most one member per item. Reserving that bound up front costs only address space (pages
   // are touched as members are written) and avoids the regrowth copies, which dominated when
   // nearly every interval is its own member.
   union_builder out(end - begin);
-  out.add_all(get, begin, end);
+  if (e == empties::none) {
+    out.add_all(get, begin, end);
+  } else {
+    for (std::size_t i = begin; i < end; ++i)
+      if (auto const [g, s, e2] = get(i); e2 > s) out.add(g, s, e2);
+  }
   return out.finish();
 }
 
-/// Runs the sweep on `threads` chunks and joins the chunk results: a chunk's leading members
+/// The union of unions of consecutive chunks of the sorted items: a chunk's leading members
 /// that overlap or touch the previous chunk's last member of the same group merge into it.
-template <typename Get>
-interval_union sweep(Get const& get, std::size_t n, unsigned threads) {
-  unsigned const workers = useful_threads(threads, n, 1 << 18);
-  std::vector<interval_union> parts(workers);
-  fork_join(workers, [&](unsigned w) {
-    auto const [b, e] = chunk_range(n, workers, w);
-    parts[w] = sweep_range(get, b, e);
-  });
-  if (workers == 1) return std::move(parts[0]);
+interval_union joined(std::vector<interval_union>&& parts) {
+  if (parts.size() == 1) return std::move(parts[0]);
   std::size_t total = 0;
   for (auto const& part : parts) total += part.size();
   union_builder out(total);
   for (auto const& part : parts) out.append(part);
   return out.finish();
+}
+
+/// Runs the sweep on `threads` chunks and joins the chunk results.
+template <typename Get>
+interval_union sweep(Get const& get, std::size_t n, unsigned threads, empties e = empties::none) {
+  unsigned const workers = useful_threads(threads, n, 1 << 18);
+  std::vector<interval_union> parts(workers);
+  fork_join(workers, [&](unsigned w) {
+    auto const [b, end] = chunk_range(n, workers, w);
+    parts[w] = sweep_range(get, b, end, e);
+  });
+  return joined(std::move(parts));
+}
+
+/// A merge of the ascending runs of the items' keys into the sweep, on `threads` key ranges
+/// whose results are joined as the sweep's chunks are; `get(i)` yields (group, start, end) of
+/// item i, key(i) its (group, start) as one ascending key.
+template <typename Get, typename Key>
+interval_union merged_sweep(Get const& get, ascending_runs<Key> const& runs, unsigned threads) {
+  unsigned const workers = useful_threads(threads, runs.n, 1 << 18);
+  auto const cursors = split_runs(runs, workers);
+  std::vector<interval_union> parts(workers);
+  fork_join(workers, [&](unsigned w) {
+    std::size_t n = 0;
+    for (auto const c : cursors[w]) n += c.end - c.at;
+    union_builder out(n);
+    merge_runs(runs.key, cursors[w], [&](std::size_t i) {
+      if (auto const [g, s, e] = get(i); e > s) out.add(g, s, e);
+    });
+    parts[w] = out.finish();
+  });
+  return joined(std::move(parts));
+}
+
+/// The sweep over n items whose keys come in order (one run starting at 0), or a merged sweep
+/// of their ascending runs.
+template <typename Get, typename Key>
+interval_union sweep_runs(Get const& get, Key const& key, std::size_t n,
+                          std::vector<std::size_t> const& run_starts, empties e, unsigned threads) {
+  if (run_starts.size() == 1) return sweep(get, n, threads, e);
+  return merged_sweep(get, ascending_runs<Key>{key, n, run_starts}, threads);
+}
+
+/// At most this many runs are merged of n items (see max_merged_runs).
+std::size_t most_merged_runs(std::size_t n) {
+  return std::min<std::size_t>(max_merged_runs, n / min_run_length);
 }
 
 }  // namespace
@@ -56,50 +112,100 @@ interval_union union_of_sorted(sorted_intervals sorted, unsigned threads) {
 
 namespace {
 
+/// (group, start) as one 64-bit key ascending in both: (group << bits) | (start - base).
+struct key_packing {
+  std::uint64_t base = 0;
+  int bits = 0;
+  int group_bits = 0;
+  [[nodiscard]] bool fits() const noexcept { return bits + group_bits <= 64; }
+  [[nodiscard]] std::uint64_t operator()(group_id g, std::int64_t start) const noexcept {
+    std::uint64_t const off = static_cast<std::uint64_t>(start) - base;
+    return bits == 64 ? off : (std::uint64_t{g} << bits) | off;
+  }
+  [[nodiscard]] group_id group(std::uint64_t key) const noexcept {
+    return static_cast<group_id>(bits == 64 ? 0 : key >> bits);
+  }
+  [[nodiscard]] std::int64_t start(std::uint64_t key) const noexcept {
+    std::uint64_t const mask = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+    return static_cast<std::int64_t>((key & mask) + base);
+  }
+};
+
+/// The range of the starts and groups of some intervals.
+struct start_range {
+  std::size_t count = 0;
+  std::int64_t min = std::numeric_limits<std::int64_t>::max();
+  std::int64_t max = std::numeric_limits<std::int64_t>::min();
+  group_id max_group = 0;
+  group_id last_group = 0;  ///< of the interval added last
+  std::int64_t last_start = 0;
+  void add(std::int64_t start, group_id g) noexcept {
+    ++count, min = std::min(min, start), max = std::max(max, start);
+    max_group = std::max(max_group, g);
+    last_group = g, last_start = start;
+  }
+  [[nodiscard]] key_packing packing() const noexcept {
+    auto const base = static_cast<std::uint64_t>(min);
+    return {base, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(max) - base)),
+            static_cast<int>(std::bit_width(std::uint64_t{max_group}))};
+  }
+};
+
 /// The union of n intervals, interval i being at(i) = (start, end, group).
 template <typename At>
 interval_union union_of(std::size_t n, At const& at, unsigned threads) {
   threads = std::max(1u, threads);
-  std::size_t m = 0;
-  std::int64_t smin = std::numeric_limits<std::int64_t>::max();
-  std::int64_t smax = std::numeric_limits<std::int64_t>::min();
-  group_id gmax = 0;
+  start_range all, kept;  // of every interval, of the non-empty ones
+  // Where (group, start) descends, the key packing it does too, whichever the packing.
+  run_start_finder runs(most_merged_runs(n));
   for (std::size_t i = 0; i < n; ++i) {
     auto const [start, end, group] = at(i);
-    if (end <= start) continue;
-    ++m;
-    smin = std::min(smin, start);
-    smax = std::max(smax, start);
-    gmax = std::max(gmax, group);
+    if (i > 0 && std::pair(group, start) < std::pair(all.last_group, all.last_start))
+      runs.descent_at(i);
+    all.add(start, group);
+    if (end > start) kept.add(start, group);
   }
+  std::size_t const m = kept.count;
   if (m == 0) return {};
 
-  auto const base = static_cast<std::uint64_t>(smin);
-  int const rbits = std::bit_width(static_cast<std::uint64_t>(smax) - base);
-  int const gbits = std::bit_width(std::uint64_t{gmax});
+  // Items in order (rows read in order, grouped as they come) or in a few ascending runs (each
+  // stream's rows in start order, stream after stream) are swept as they are, empty ones
+  // skipped, without gathering them.
+  auto const direct = all.packing();
+  auto const run_starts = std::move(runs).starts();
+  if (direct.fits() && !run_starts.empty()) {
+    auto get = [&](std::size_t i) {
+      auto const [start, end, group] = at(i);
+      return std::tuple{group, start, end};
+    };
+    auto key = [&](std::size_t i) {
+      auto const [start, end, group] = at(i);
+      return direct(group, start);
+    };
+    return sweep_runs(get, key, n, run_starts, m < n ? empties::skipped : empties::none, threads);
+  }
 
-  if (rbits + gbits <= 64) {
-    // Packed key (group << rbits) | (start - smin), the end travels as payload; no sort when the
-    // keys come in order already (rows read in order, grouped as they come).
+  // Else the non-empty ones are gathered as packed keys with the end as payload, and sorted
+  // unless they come as above once the empty ones are left out.
+  auto const packed = kept.packing();
+  if (packed.fits()) {
     std::vector<std::uint64_t> keys(m);
     std::vector<std::int64_t> ends(m);
-    bool in_order = true;
     for (std::size_t i = 0, j = 0; i < n; ++i) {
       auto const [start, end, group] = at(i);
       if (end <= start) continue;
-      std::uint64_t const off = static_cast<std::uint64_t>(start) - base;
-      keys[j] = rbits == 64 ? off : (std::uint64_t{group} << rbits) | off;
-      ends[j] = end;
-      in_order = in_order && (j == 0 || keys[j - 1] <= keys[j]);
+      keys[j] = packed(group, start), ends[j] = end;
       ++j;
     }
-    if (!in_order) radix_sort<std::int64_t>(keys, ends, std::max(1, rbits + gbits), threads);
-    std::uint64_t const mask = rbits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << rbits) - 1;
     auto get = [&](std::size_t i) {
-      std::uint64_t const k = keys[i];
-      auto const g = static_cast<group_id>(rbits == 64 ? 0 : k >> rbits);
-      return std::tuple{g, static_cast<std::int64_t>((k & mask) + base), ends[i]};
+      return std::tuple{packed.group(keys[i]), packed.start(keys[i]), ends[i]};
     };
+    auto key = [&](std::size_t i) { return keys[i]; };
+    if (m < n) {  // runs among the non-empty ones only
+      auto const starts = ascending_run_starts(key, m, most_merged_runs(m));
+      if (!starts.empty()) return sweep_runs(get, key, m, starts, empties::none, threads);
+    }
+    radix_sort<std::int64_t>(keys, ends, std::max(1, packed.bits + packed.group_bits), threads);
     return sweep(get, m, threads);
   }
 
@@ -109,13 +215,13 @@ interval_union union_of(std::size_t n, At const& at, unsigned threads) {
   for (std::size_t i = 0, j = 0; i < n; ++i) {
     auto const [start, end, group] = at(i);
     if (end <= start) continue;
-    keys[j] = static_cast<std::uint64_t>(start) - base;
+    keys[j] = static_cast<std::uint64_t>(start) - packed.base;
     index[j] = i;
     ++j;
   }
-  radix_sort<std::uint64_t>(keys, index, std::max(1, rbits), threads);
+  radix_sort<std::uint64_t>(keys, index, std::max(1, packed.bits), threads);
   for (std::size_t j = 0; j < m; ++j) keys[j] = std::get<2>(at(index[j]));
-  radix_sort<std::uint64_t>(keys, index, std::max(1, gbits), threads);
+  radix_sort<std::uint64_t>(keys, index, std::max(1, packed.group_bits), threads);
   auto get = [&](std::size_t i) {
     auto const [start, end, group] = at(index[i]);
     return std::tuple{group, start, end};

@@ -188,6 +188,79 @@ TEST(union_gap, rows_of_columns_and_rows_in_order_against_the_oracle) {
   }
 }
 
+/// Intervals listed group by group, lane by lane (a lane: one stream's rows), each lane in
+/// start order: ascending runs of (group, start), as the device activity lists a trace's rows.
+/// Some intervals are empty or inverted; lanes overlap one another.
+intervals stream_by_stream(std::mt19937_64& rng, std::size_t groups, std::size_t lanes,
+                           std::size_t per_lane, std::int64_t horizon, std::uint64_t step = 30) {
+  intervals out;
+  for (std::size_t g = 0; g < groups; ++g)
+    for (std::size_t l = 0; l < lanes; ++l) {
+      std::int64_t t = static_cast<std::int64_t>(rng() % 50);
+      for (std::size_t k = 0; k < per_lane && t < horizon; ++k) {
+        auto const shape = rng() % 10;
+        std::int64_t const len = shape == 0   ? 0
+                                 : shape == 1 ? -static_cast<std::int64_t>(rng() % 5)
+                                              : static_cast<std::int64_t>(rng() % 40);
+        out.add(static_cast<group_id>(g), t, t + len);
+        t += static_cast<std::int64_t>(rng() % step);  // may repeat a start
+      }
+    }
+  return out;
+}
+
+TEST(union_gap, streams_listed_one_after_another_against_the_oracle) {
+  // Keys that come as a few ascending runs are merged, not sorted: the rows as they come, and
+  // as rows of columns listed in that order (the columns themselves in another).
+  for (std::uint64_t seed = 0; seed < 300; ++seed) {
+    std::mt19937_64 rng(seed);
+    std::size_t const groups = 1 + rng() % 4, lanes = 1 + rng() % 5;
+    auto const in = stream_by_stream(rng, groups, lanes, 8 + rng() % 40, 2000);
+    auto const want = test::oracle_union(in);
+    auto be = make_cpu_backend(1 + seed % 3);
+    expect_same_union(be->union_by_group(in.view()), want, seed);
+    // The columns in reverse; rows list them in the runs' order.
+    intervals columns;
+    std::vector<std::size_t> rows;
+    for (std::size_t i = in.start.size(); i-- > 0;) columns.add(0, in.start[i], in.end[i]);
+    for (std::size_t k = 0; k < in.start.size(); ++k) rows.push_back(in.start.size() - 1 - k);
+    expect_same_union(be->union_of_rows({columns.start, columns.end, rows, in.group}), want, seed);
+  }
+}
+
+TEST(union_gap, merged_runs_equal_the_sorted_union_on_many_threads) {
+  // Enough rows for several threads, each merging the runs' part of one key range; against the
+  // union of the same intervals shuffled (too many runs: sorted).
+  std::mt19937_64 rng(7);
+  auto const in = stream_by_stream(rng, 3, 7, 40000, std::int64_t{1} << 40, 1000);
+  intervals shuffled = in;
+  std::vector<std::size_t> perm(in.start.size());
+  for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+  std::shuffle(perm.begin(), perm.end(), rng);
+  for (std::size_t i = 0; i < perm.size(); ++i) {
+    shuffled.start[i] = in.start[perm[i]];
+    shuffled.end[i] = in.end[perm[i]];
+    shuffled.group[i] = in.group[perm[i]];
+  }
+  interval_union const want = make_cpu_backend(1)->union_by_group(shuffled.view());
+  ASSERT_GT(want.size(), 100000u);
+  for (unsigned threads : {1u, 2u, 3u, 4u})
+    expect_same_union(make_cpu_backend(threads)->union_by_group(in.view()), want, threads);
+}
+
+TEST(union_gap, runs_among_the_non_empty_intervals_when_an_empty_one_is_far_away) {
+  // An empty interval far before the others widens the keys of all beyond 64 bits with the
+  // groups: the non-empty ones are gathered, and their runs merged, not sorted.
+  for (std::uint64_t seed = 0; seed < 50; ++seed) {
+    std::mt19937_64 rng(seed);
+    auto in = stream_by_stream(rng, 3, 4, 30, 3000);
+    for (auto& g : in.group) g = g << 20;  // 23 bits of groups
+    in.add(1 << 20, -(std::int64_t{1} << 61), -(std::int64_t{1} << 61));
+    auto const want = test::oracle_union(in);
+    expect_same_union(make_cpu_backend(1 + seed % 2)->union_by_group(in.view()), want, seed);
+  }
+}
+
 TEST(union_gap, multithreaded_sweep_equals_single_thread) {
   for (std::uint64_t seed = 0; seed < 4; ++seed) {
     std::mt19937_64 rng(seed);
