@@ -39,6 +39,9 @@ struct activity_request {
   /// Also return the unions themselves (activity, kernels, communication and computation
   /// kernels), for analyses that ask how much of a window they cover.
   bool keep_unions = false;
+  /// Optional: the stream per row. Where each stream lists its rows in start order (nsys
+  /// exports do), the unions of a device merge its streams' rows instead of sorting them.
+  std::span<std::int64_t const> stream = {};
 };
 
 /// The numbers of one device (index = dense device id). A device without activity rows has the

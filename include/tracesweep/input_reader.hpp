@@ -84,11 +84,12 @@ struct read_options {
   /// nsys: also record each NVTX range's rowid and whether its name carries its domain's
   /// (event_table::range_sources).
   bool range_sources = false;
-  /// nsys: read the device tables' stream and every table's correlation column. An analysis
-  /// that uses neither (the summary, the per-name GPU and API summaries) turns this off: each
-  /// column costs about a tenth of an nsys read. Rows then hold -1 in both. Chrome readers
-  /// always fill them.
-  bool streams_and_correlations = true;
+  /// nsys: read the device tables' stream column. An analysis that does not use it (the per-name
+  /// GPU and API summaries) turns this off: each column costs about a tenth of an nsys read.
+  /// Rows then hold -1. Chrome readers always fill it.
+  bool streams = true;
+  /// nsys: read every table's correlation column; the same (the summary turns it off too).
+  bool correlations = true;
   /// The event kinds the caller needs (kind_bit set). A reader may leave rows of other kinds
   /// out without reading them (the nsys reader skips whole tables); it may also keep them. The
   /// checks on the file stay the same: an nsys export without GPU activity is an error even

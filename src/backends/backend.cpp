@@ -2,6 +2,7 @@
 // The public backend calls: each checks its arguments once, then runs the backend's
 // implementation. Also the host composition of device_activity from the other primitives.
 #include <tracesweep/backend.hpp>
+#include <tracesweep/stream_lanes.hpp>
 
 #include <algorithm>
 #include <stdexcept>
@@ -136,9 +137,10 @@ std::vector<std::int64_t> backend::intersection_by_group(interval_union const& a
 
 activity_result backend::device_activity(activity_request const& r) {
   std::size_t const n = r.start.size();
-  if (r.end.size() != n || r.kind.size() != n || r.device_group.size() != n || r.name.size() != n)
+  if (r.end.size() != n || r.kind.size() != n || r.device_group.size() != n || r.name.size() != n ||
+      (!r.stream.empty() && r.stream.size() != n))
     throw std::invalid_argument(
-        "device_activity: start, end, kind, device_group and name differ in size");
+        "device_activity: start, end, kind, device_group, name and stream differ in size");
   for (std::size_t i = 0; i < n; ++i)
     if (is_device_activity(r.kind[i]) && r.device_group[i] >= r.device_count)
       throw std::invalid_argument("device_activity: row " + std::to_string(i) +
@@ -156,10 +158,7 @@ namespace {
 
 /// Rows of the request's columns taken for a union, each with its group: 12 bytes a row where
 /// gathering the intervals themselves took 20.
-struct taken_rows {
-  std::vector<std::size_t> rows;
-  std::vector<group_id> group;
-};
+using taken_rows = rows_in_runs;
 
 /// The four disjoint classes of device activity, each device's rows in one group per class.
 enum activity_class : group_id { comm_class, comp_class, copy_class, set_class, class_count };
@@ -193,6 +192,42 @@ taken_rows classed_rows(activity_request const& r, std::vector<device_activity_r
     if (!is_device_activity(r.kind[i])) continue;
     out.rows.push_back(i), out.group.push_back(classed_group(r, i));
     widen_window(r, i, rows);
+  }
+  return out;
+}
+
+/// Whether classed_rows_by_stream's counters stay small beside the rows.
+bool few_stream_runs(activity_request const& r) {
+  return !r.stream.empty() &&
+         r.device_count <= (std::size_t{1} << 20) / (class_count * stream_lanes::per_group);
+}
+
+/// The same rows as classed_rows, listed by (group, stream) and in row order within a stream
+/// (a stable counting sort, as list_by_run, without a list of the device rows first): where each
+/// stream's rows come in start order, the keys of a union over them come as one ascending run per
+/// stream of a group, which the union merges.
+taken_rows classed_rows_by_stream(activity_request const& r,
+                                  std::vector<device_activity_row>& rows) {
+  std::size_t n = 0;
+  for (auto const k : r.kind) n += is_device_activity(k) ? 1 : 0;
+  stream_lanes lanes(r.device_count);
+  std::vector<std::size_t> next(r.device_count * class_count * stream_lanes::per_group + 1, 0);
+  std::vector<group_id> run;  // (group, lane) of each device row, in row order
+  run.reserve(n);
+  for (std::size_t i = 0; i < r.kind.size(); ++i) {
+    if (!is_device_activity(r.kind[i])) continue;
+    auto const lane = lanes.lane(r.device_group[i], r.stream[i]);
+    run.push_back(classed_group(r, i) * stream_lanes::per_group + lane);
+    ++next[run.back() + 1];
+    widen_window(r, i, rows);
+  }
+  for (std::size_t k = 1; k < next.size(); ++k) next[k] += next[k - 1];
+  taken_rows out;
+  out.rows.resize(n), out.group.resize(n);
+  for (std::size_t i = 0, k = 0; i < r.kind.size(); ++i) {
+    if (!is_device_activity(r.kind[i])) continue;
+    auto const at = next[run[k]]++;
+    out.rows[at] = i, out.group[at] = run[k++] / stream_lanes::per_group;
   }
   return out;
 }
@@ -243,7 +278,9 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
   }
 
   // Row selection: every device row in group (device × class); the windows on the way.
-  taken_rows classed = r.order.empty() ? classed_rows(r, rows) : classed_rows_in_order(r, rows);
+  taken_rows classed = !r.order.empty()     ? classed_rows_in_order(r, rows)
+                       : few_stream_runs(r) ? classed_rows_by_stream(r, rows)
+                                            : classed_rows(r, rows);
 
   // One union (one sort) per device × class; the classes are disjoint, so every other union is a
   // linear merge of theirs: kernels = communication ∪ computation, activity = kernels ∪ copies.

@@ -56,7 +56,7 @@ void summary_reads(report_spec const& spec, read_options& o) {
   if (spec.nvtx_name) o.kinds |= kind_bit(event_kind::api_call) | kind_bit(event_kind::user_range);
   o.launch_details = R == stats_report::cuda_gpu_kern_gb_sum;
   // Only the API ↔ GPU summary and the NVTX projection link rows by correlation.
-  o.streams_and_correlations = R == stats_report::cuda_api_gpu_sum || spec.nvtx_name;
+  o.streams = o.correlations = R == stats_report::cuda_api_gpu_sum || spec.nvtx_name;
   if (spec.naming) o.kernel_names = *spec.naming;
 }
 

@@ -32,7 +32,8 @@ void add_summary_command(CLI::App& app, context& ctx) {
     ctx.run = [&ctx, args] {
       read_options reading;
       reading.kinds = gpu_operation_kinds;
-      reading.streams_and_correlations = false;
+      // The streams let the unions merge each stream's kernels instead of sorting a device's.
+      reading.correlations = false;
       return ctx.run_analysis(
           args->common, reading, args->table,
           [&](job_session const& session) {

@@ -10,7 +10,7 @@ namespace {
 /// What the job reads: every kind, with the launch configurations the diagnosis groups by.
 read_options job_reading(read_options base) {
   base.kinds = all_event_kinds;
-  base.streams_and_correlations = true;
+  base.streams = base.correlations = true;
   base.launch_shapes = true;
   base.launch_details = base.range_sources = base.gpu_contexts = false;
   base.kernel_names = kernel_naming::demangled;
@@ -50,8 +50,8 @@ bool python_job::serves(read_options const& w) const noexcept {
          covers(_held.launch_details, w.launch_details) &&
          covers(_held.launch_shapes, w.launch_shapes) &&
          covers(_held.range_sources, w.range_sources) &&
-         covers(_held.gpu_contexts, w.gpu_contexts) &&
-         covers(_held.streams_and_correlations, w.streams_and_correlations);
+         covers(_held.gpu_contexts, w.gpu_contexts) && covers(_held.streams, w.streams) &&
+         covers(_held.correlations, w.correlations);
 }
 
 event_table const& python_job::serving(read_options const& wanted) {

@@ -15,6 +15,7 @@ activity_result compute_activity(job_session const& session) {
   request.kind = table.kind;
   request.device_group = model.device_group();
   request.name = table.name;
+  request.stream = table.stream;
   request.communication = model.communication_names();
   request.device_count = model.devices().size();
   request.min_gap = needs.min_gap_ns;

@@ -102,11 +102,12 @@ TEST(StatsReportRegistry, ReadsAskForTheKindsEachReportIsComputedFrom) {
     return o;
   };
   EXPECT_EQ(reads("cuda_gpu_kern_sum").kinds, ts::kind_bit(ts::event_kind::kernel));
-  EXPECT_FALSE(reads("cuda_gpu_kern_sum").streams_and_correlations);
+  EXPECT_FALSE(reads("cuda_gpu_kern_sum").streams);
+  EXPECT_FALSE(reads("cuda_gpu_kern_sum").correlations);
   EXPECT_EQ(reads("cuda_gpu_kern_sum:mangled").kernel_names, ts::kernel_naming::mangled);
-  EXPECT_TRUE(reads("cuda_gpu_kern_sum:nvtx-name").streams_and_correlations);
+  EXPECT_TRUE(reads("cuda_gpu_kern_sum:nvtx-name").correlations);
   EXPECT_TRUE(reads("cuda_gpu_kern_gb_sum").launch_details);
-  EXPECT_TRUE(reads("cuda_api_gpu_sum").streams_and_correlations);
+  EXPECT_TRUE(reads("cuda_api_gpu_sum").correlations);
   EXPECT_TRUE(reads("cuda_kern_exec_trace").launch_details);
   EXPECT_FALSE(reads("cuda_kern_exec_sum").launch_details);
   EXPECT_TRUE(reads("nvtx_pushpop_trace").range_sources);

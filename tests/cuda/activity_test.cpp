@@ -4,6 +4,7 @@
 // a whole summary (one upload per column read, one download per result table); the fallback
 // to the chunked primitives under a memory limit; and a device error injected at every
 // allocation of a summary, which must surface as tracesweep::device_error.
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
@@ -45,6 +46,7 @@ struct random_table {
   std::vector<group_id> device;
   std::vector<std::uint32_t> name;
   std::vector<std::uint8_t> communication;
+  std::vector<std::int64_t> stream;
   std::size_t devices = 0;
   [[nodiscard]] activity_request request(std::int64_t min_gap, std::size_t top) const {
     return {start, end, kind, device, name, communication, devices, min_gap, top};
@@ -69,7 +71,24 @@ random_table make_table(std::mt19937_64& rng, std::size_t n, std::size_t devices
     t.device.push_back(is_device_activity(k) ? static_cast<group_id>(rng() % devices)
                                              : static_cast<group_id>(UINT32_MAX));
     t.name.push_back(static_cast<std::uint32_t>(rng() % names));
+    t.stream.push_back(static_cast<std::int64_t>(rng() % 3));
   }
+  return t;
+}
+
+/// The table's rows in start order, as a profiler lists them: each stream's too.
+random_table in_start_order(random_table t) {
+  std::vector<std::size_t> order(t.start.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return t.start[a] < t.start[b]; });
+  auto const permuted = [&](auto const& column) {
+    std::remove_cvref_t<decltype(column)> out;
+    for (auto const i : order) out.push_back(column[i]);
+    return out;
+  };
+  t.kind = permuted(t.kind), t.start = permuted(t.start), t.end = permuted(t.end);
+  t.device = permuted(t.device), t.name = permuted(t.name), t.stream = permuted(t.stream);
   return t;
 }
 
@@ -95,12 +114,16 @@ TEST(DeviceActivity, ResidentMatchesCpuAndChunkedOnRandomTables) {
   int with_unions = 0;  // trials whose kept unions are all non-empty
   for (int trial = 0; trial < 40; ++trial) {
     std::size_t const devices = 1 + rng() % 5;  // some devices may have no rows
-    auto const t = make_table(rng, rng() % 800, devices);
+    auto const made = make_table(rng, rng() % 800, devices);
+    auto const t = trial % 3 == 0 ? in_start_order(made) : made;
     std::int64_t const min_gap = static_cast<std::int64_t>(rng() % 50);
     std::size_t const top = rng() % 4;
     auto request = t.request(min_gap, top);
     request.keep_unions = trial % 2 == 1;  // the unions come back from the device too
     auto const expect = cpu->device_activity(request);
+    auto by_stream = request;  // the CPU merges each stream's rows where they come in order
+    by_stream.stream = t.stream;
+    expect_same(expect, cpu->device_activity(by_stream));
     if (request.keep_unions && !expect.communication_union.group.empty() &&
         !expect.computation_union.group.empty())
       ++with_unions;
@@ -154,6 +177,9 @@ TEST(DeviceActivity, PreconditionsAreCheckedOnceForEveryBackend) {
   for (backend* be : {cpu.get(), static_cast<backend*>(&twin)}) {
     auto r = t.request(0, 0);
     r.name = r.name.first(10);
+    EXPECT_THROW((void)be->device_activity(r), std::invalid_argument) << be->name();
+    r = t.request(0, 0);
+    r.stream = std::span(t.stream).first(10);
     EXPECT_THROW((void)be->device_activity(r), std::invalid_argument) << be->name();
     auto bad = t;
     for (std::size_t i = 0; i < bad.kind.size(); ++i)

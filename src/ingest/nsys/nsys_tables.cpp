@@ -245,12 +245,12 @@ std::optional<table_plan> plan_table(export_schema const& schema, std::string co
                            source == source_table::synchronization;
   if (device_side) {
     pick(f_device, {"deviceId"});
-    if (options.streams_and_correlations) pick(f_stream, {"streamId"});
+    if (options.streams) pick(f_stream, {"streamId"});
     pick(f_global_pid, {"globalPid"});
   } else {
     pick(f_global_tid, {"globalTid"});
   }
-  if (options.streams_and_correlations) pick(f_correlation, {"correlationId"});
+  if (options.correlations) pick(f_correlation, {"correlationId"});
   pick_source_columns(pick, schema, path, table, source, options);
   bool const all_details =
       options.launch_details && (source == source_table::kernel || source == source_table::memcpy ||

@@ -38,12 +38,13 @@ constexpr source_table every_source[] = {
 
 /// The option sets that change what a plan selects.
 std::vector<read_options> option_sets() {
-  std::vector<read_options> out(5);
+  std::vector<read_options> out(6);
   out[1].launch_details = out[1].range_sources = true;
   out[2].launch_shapes = true;
-  out[2].streams_and_correlations = false;
+  out[2].streams = out[2].correlations = false;
   out[3].kernel_names = kernel_naming::mangled;
   out[4].kernel_names = kernel_naming::base;
+  out[5].correlations = false;  // the summary's: streams without correlations
   return out;
 }
 
@@ -113,7 +114,8 @@ TEST(nsys_direct_read, every_plan_of_every_real_export_reads_as_through_sqlite) 
     // Every table nsys writes has INTEGER columns the plans read: only NVTX (text) needs SQLite.
     oracle_db oracle(f);
     kernel_files += oracle.has_table("CUPTI_ACTIVITY_KIND_KERNEL");
-    EXPECT_EQ(c.sqlite_plans, oracle.has_table("NVTX_EVENTS") ? 5 : 0);
+    auto const option_count = static_cast<int>(option_sets().size());
+    EXPECT_EQ(c.sqlite_plans, oracle.has_table("NVTX_EVENTS") ? option_count : 0);
   }
   EXPECT_GE(kernel_files, 8);
 }

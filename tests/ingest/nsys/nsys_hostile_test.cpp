@@ -200,11 +200,12 @@ TEST(nsys_hostile, non_integer_values_are_skipped_and_counted) {
   }
   auto const [pristine_skipped, pristine_events] = skipped_and_events(pristine);
   EXPECT_EQ(pristine_skipped, "");
-  // The summary reads the kernels' times, device and process, not their stream: three rows go.
+  // The summary reads the kernels' times, device, process and stream (its unions merge each
+  // stream's kernels), not their correlation: four rows go.
   auto const [skipped, events] = skipped_and_events(file);
-  EXPECT_EQ(skipped, "non_integer_value=3");
-  EXPECT_EQ(std::stoll(events), std::stoll(pristine_events) - 3);
-  // So does the kernel report, which reads no stream either.
+  EXPECT_EQ(skipped, "non_integer_value=4");
+  EXPECT_EQ(std::stoll(events), std::stoll(pristine_events) - 4);
+  // The kernel report reads no stream: three.
   EXPECT_EQ(kernel_instances(file), kernels - 3);
   // The GPU trace reads streams and correlations too: the fourth kernel goes as well.
   EXPECT_EQ(gpu_trace_rows(file), gpu_trace_rows(pristine) - 4);

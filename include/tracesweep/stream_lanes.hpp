@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// Dense lanes for the streams (or threads) of each group of rows: a profiler lists the rows of
+// one stream in start order, so rows listed lane by lane come as a few ascending runs, which a
+// union merges instead of sorting.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <tracesweep/intervals.hpp>
+
+namespace tracesweep {
+
+/// The first streams a group shows get lanes 0, 1, … in the order they come; any stream past
+/// `shared_lane` of them shares that lane. Stream ids below `direct_ids` (nsys numbers streams
+/// and threads from 0) find their lane in one look-up.
+class stream_lanes {
+ public:
+  static constexpr group_id shared_lane = 31;
+  static constexpr group_id per_group = shared_lane + 1;
+  static constexpr std::int64_t direct_ids = 64;
+
+  explicit stream_lanes(std::size_t groups = 0) { grow(groups); }
+
+  /// The lane of `stream` in group `g`.
+  group_id lane(group_id g, std::int64_t stream) {
+    if (g >= _count.size()) grow(std::size_t{g} + 1);
+    if (stream >= 0 && stream < direct_ids) {
+      group_id& lane = _direct[std::size_t{g} * direct_ids + static_cast<std::size_t>(stream)];
+      if (lane == unknown) lane = search(g, stream);
+      return lane;
+    }
+    return search(g, stream);
+  }
+
+  /// (group, lane) as one dense id: g × per_group + lane.
+  group_id run(group_id g, std::int64_t stream) { return g * per_group + lane(g, stream); }
+
+ private:
+  static constexpr group_id unknown = ~group_id{0};
+  void grow(std::size_t groups) {
+    _direct.resize(groups * direct_ids, unknown);
+    _seen.resize(groups * shared_lane);
+    _count.resize(groups, 0);
+  }
+  group_id search(group_id g, std::int64_t stream) {
+    std::int64_t* const seen = _seen.data() + std::size_t{g} * shared_lane;
+    group_id& count = _count[g];
+    for (group_id l = 0; l < count; ++l)
+      if (seen[l] == stream) return l;
+    if (count == shared_lane) return shared_lane;
+    seen[count] = stream;
+    return count++;
+  }
+  std::vector<group_id> _direct;    ///< lane of (group, stream id < direct_ids), or unknown
+  std::vector<std::int64_t> _seen;  ///< group g's streams from g × shared_lane
+  std::vector<group_id> _count;     ///< streams seen per group
+};
+
+/// Rows listed run by run, each with its group.
+struct rows_in_runs {
+  std::vector<std::size_t> rows;
+  std::vector<group_id> group;
+};
+
+/// `rows` listed by run (run[k] for rows[k], below run_group.size()), in their order within a
+/// run (a stable counting sort), each with its run's group.
+[[nodiscard]] inline rows_in_runs list_by_run(std::span<std::size_t const> rows,
+                                              std::span<group_id const> run,
+                                              std::span<group_id const> run_group) {
+  std::vector<std::size_t> next(run_group.size() + 1, 0);
+  for (auto const r : run) ++next[r + 1];
+  for (std::size_t k = 1; k < next.size(); ++k) next[k] += next[k - 1];
+  rows_in_runs out;
+  out.rows.resize(rows.size()), out.group.resize(rows.size());
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    auto const at = next[run[k]]++;
+    out.rows[at] = rows[k], out.group[at] = run_group[run[k]];
+  }
+  return out;
+}
+
+/// The group of each stream_lanes::run id below groups × stream_lanes::per_group.
+[[nodiscard]] inline std::vector<group_id> groups_of_runs(std::size_t groups) {
+  std::vector<group_id> out(groups * stream_lanes::per_group);
+  for (std::size_t r = 0; r < out.size(); ++r)
+    out[r] = static_cast<group_id>(r / stream_lanes::per_group);
+  return out;
+}
+
+}  // namespace tracesweep

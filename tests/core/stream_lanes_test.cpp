@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// stream_lanes: dense lanes per group in the order streams first come, one look-up for small
+// ids and a search for others, one shared lane past the last; list_by_run: a stable counting
+// sort of rows by run, each with its run's group.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include <tracesweep/stream_lanes.hpp>
+
+namespace {
+
+using namespace tracesweep;
+
+TEST(stream_lanes, lanes_are_dense_per_group_in_the_order_streams_come) {
+  stream_lanes lanes(1);  // groups past the first are added as they come
+  EXPECT_EQ(lanes.lane(0, 7), 0u);
+  EXPECT_EQ(lanes.lane(0, 1'000'000), 1u);  // past the directly indexed ids
+  EXPECT_EQ(lanes.lane(0, -3), 2u);
+  EXPECT_EQ(lanes.lane(0, 7), 0u);
+  EXPECT_EQ(lanes.lane(0, 1'000'000), 1u);
+  EXPECT_EQ(lanes.lane(3, 1'000'000), 0u);  // another group numbers its own
+  EXPECT_EQ(lanes.lane(3, 7), 1u);
+  EXPECT_EQ(lanes.run(3, 7), 3 * stream_lanes::per_group + 1);
+  EXPECT_EQ(lanes.lane(0, -3), 2u);
+}
+
+TEST(stream_lanes, streams_past_the_last_lane_share_it) {
+  stream_lanes lanes(2);
+  for (std::int64_t s = 0; s < stream_lanes::shared_lane; ++s)
+    EXPECT_EQ(lanes.lane(1, s * 1000), static_cast<group_id>(s));
+  EXPECT_EQ(lanes.lane(1, 5), stream_lanes::shared_lane);
+  EXPECT_EQ(lanes.lane(1, 123'456'789), stream_lanes::shared_lane);
+  EXPECT_EQ(lanes.lane(1, 2000), 2u);  // the others keep theirs
+  EXPECT_EQ(lanes.lane(0, 5), 0u);
+}
+
+TEST(list_by_run, rows_come_run_by_run_in_their_order_with_their_groups) {
+  std::vector<std::size_t> const rows{10, 11, 12, 13, 14, 15, 16};
+  std::vector<group_id> const run{2, 0, 2, 1, 0, 2, 1};
+  std::vector<group_id> const run_group{5, 4, 5};  // runs 0 and 2 are of group 5
+  auto const listed = list_by_run(rows, run, run_group);
+  EXPECT_EQ(listed.rows, (std::vector<std::size_t>{11, 14, 13, 16, 10, 12, 15}));
+  EXPECT_EQ(listed.group, (std::vector<group_id>{5, 5, 4, 4, 5, 5, 5}));
+  auto const of = groups_of_runs(2);
+  ASSERT_EQ(of.size(), 2 * stream_lanes::per_group);
+  EXPECT_EQ(of[stream_lanes::per_group - 1], 0u);
+  EXPECT_EQ(of[stream_lanes::per_group], 1u);
+  EXPECT_EQ(of.back(), 1u);
+}
+
+}  // namespace
