@@ -7,9 +7,50 @@
 
 #include <algorithm>
 
+#include <tracesweep/stream_lanes.hpp>
+
 #include "reports/paddle/paddle_comm.hpp"
 
 namespace tracesweep {
+
+namespace {
+
+/// Rows of a union by rank, listed lane by lane (a lane: a device's stream, or a rank's host
+/// thread), in which a profiler's rows come in start order: the union merges them.
+class rows_by_rank {
+ public:
+  explicit rows_by_rank(trace_model const& model)
+      : _model(model), _device(model.device_group()), _devices(model.devices().size()) {}
+  void reserve(std::size_t n) { _rows.reserve(n), _run.reserve(n); }
+  void add(std::size_t i) {
+    auto const& t = _model.table();
+    auto const lane_group = _device[i] != no_device
+                                ? _device[i]
+                                : static_cast<group_id>(_devices + _model.rank_index(t.rank[i]));
+    _rows.push_back(i), _run.push_back(_lanes.run(lane_group, t.stream[i]));
+  }
+  /// The rows listed by lane, each with its rank index.
+  [[nodiscard]] rows_in_runs listed() const {
+    auto const lane_groups = _devices + _model.ranks().size();
+    std::vector<group_id> rank_of_run(lane_groups * stream_lanes::per_group);
+    for (std::size_t r = 0; r < rank_of_run.size(); ++r) {
+      auto const g = r / stream_lanes::per_group;
+      rank_of_run[r] = static_cast<group_id>(
+          g < _devices ? _model.rank_index(_model.devices()[g].rank) : g - _devices);
+    }
+    return list_by_run(_rows, _run, rank_of_run);
+  }
+
+ private:
+  trace_model const& _model;
+  std::span<group_id const> _device;
+  std::size_t _devices;
+  stream_lanes _lanes;
+  std::vector<std::size_t> _rows;
+  std::vector<group_id> _run;
+};
+
+}  // namespace
 
 distributed_summary compute_distributed(job_session const& session) {
   auto const& model = session.model();
@@ -18,19 +59,15 @@ distributed_summary compute_distributed(job_session const& session) {
   auto const nr = model.ranks().size();
   auto const split = tables::paddle_comm_split(model);
 
-  std::vector<std::size_t> cr, pr;  // communication rows, computation rows
-  std::vector<group_id> cg, pg;
+  rows_by_rank comm_rows(model), comp_rows(model);
   // Sized once: nearly every kernel is computation (no regrowth copies of a million rows).
   auto const kernels = static_cast<std::size_t>(
       std::count(table.kind.begin(), table.kind.end(), event_kind::kernel));
-  pr.reserve(kernels), pg.reserve(kernels);
-  auto add = [&](std::vector<std::size_t>& rows, std::vector<group_id>& g, std::size_t i) {
-    rows.push_back(i), g.push_back(static_cast<group_id>(model.rank_index(table.rank[i])));
-  };
+  comp_rows.reserve(kernels);
   for (auto const& sp : split) {
-    for (auto i : sp.cpu_comm) add(cr, cg, i);
-    for (auto i : sp.gpu_comm) add(cr, cg, i);
-    for (auto i : sp.compute) add(pr, pg, i);
+    for (auto i : sp.cpu_comm) comm_rows.add(i);
+    for (auto i : sp.gpu_comm) comm_rows.add(i);
+    for (auto i : sp.compute) comp_rows.add(i);
   }
   std::vector<std::int64_t> step_sum(nr, 0), step_count(nr, 0);
   for (std::size_t r = 0; r < nr; ++r)
@@ -38,13 +75,14 @@ distributed_summary compute_distributed(job_session const& session) {
       step_sum[r] += table.end_ns[i] - table.start_ns[i], ++step_count[r];
   for (std::size_t i = 0; i < table.size(); ++i) {
     if (table.kind[i] != event_kind::kernel || model.row_producer(i) == producer::paddle) continue;
-    if (model.is_communication(table.name[i]))
-      add(cr, cg, i);
-    else
-      add(pr, pg, i);
+    (model.is_communication(table.name[i]) ? comm_rows : comp_rows).add(i);
   }
-  auto const comm = be.union_of_rows({table.start_ns, table.end_ns, cr, cg});
-  auto const comp = be.union_of_rows({table.start_ns, table.end_ns, pr, pg});
+  auto const union_of = [&](rows_by_rank const& rows) {
+    auto const listed = rows.listed();
+    return be.union_of_rows({table.start_ns, table.end_ns, listed.rows, listed.group});
+  };
+  auto const comm = union_of(comm_rows);
+  auto const comp = union_of(comp_rows);
   auto const comm_ns = busy_per_group(comm, nr);
   auto const comp_ns = busy_per_group(comp, nr);
   auto const overlap_ns = be.intersection_by_group(comm, comp, nr);

@@ -5,6 +5,7 @@
 #include <tracesweep/reports/paddle/overview.hpp>
 
 #include <tracesweep/reports/paddle/model_summary.hpp>
+#include <tracesweep/stream_lanes.hpp>
 
 #include <algorithm>
 #include <array>
@@ -159,12 +160,15 @@ label_groups group_by_label(trace_model const& model, backend& be) {
   // Host rows and device rows apart: each side's union is built and summed on its own, so the
   // union's keys and members (52 B a row) are held for one side at a time (on nsys half the rows:
   // a tenth less peak memory, which is time on a machine where fresh pages are dear).
+  // Each side's rows are listed by (group, stream or thread): rows of one stream come in start
+  // order, so the union merges them instead of sorting.
   std::array<std::vector<std::size_t>, 2> rows;
-  std::array<std::vector<group_id>, 2> group;
+  std::array<std::vector<group_id>, 2> run;  // group × stream_lanes::per_group + lane
+  stream_lanes lanes;
   std::array<std::size_t, 2> sides{};
   for (auto const d : table.device) ++sides[d >= 0 ? 1 : 0];
   for (int side = 0; side < 2; ++side)
-    rows[side].reserve(sides[side]), group[side].reserve(sides[side]);
+    rows[side].reserve(sides[side]), run[side].reserve(sides[side]);
   for (std::size_t k = 0; k < table.inputs().size(); ++k) {
     auto const p = model.input_producer(static_cast<std::int32_t>(k));
     auto const [first, end] = table.input_rows(k);
@@ -181,18 +185,19 @@ label_groups group_by_label(trace_model const& model, backend& be) {
         out.ids.emplace(std::tuple(r, dev, labels.label(label)), id);
       }
       ++out.calls[id];
-      rows[dev].push_back(i), group[dev].push_back(id);
+      rows[dev].push_back(i), run[dev].push_back(lanes.run(id, table.stream[i]));
     }
   }
   out.busy.assign(out.calls.size(), 0);
   for (int side = 0; side < 2; ++side) {
     if (rows[side].empty()) continue;
+    auto const listed = list_by_run(rows[side], run[side], groups_of_runs(out.calls.size()));
+    rows[side] = {}, run[side] = {};
     auto const busy =
-        busy_per_group(be.union_of_rows({table.start_ns, table.end_ns, rows[side], group[side]}),
+        busy_per_group(be.union_of_rows({table.start_ns, table.end_ns, listed.rows, listed.group}),
                        out.calls.size());
     // A group is of one side: the other side's sum for it is 0.
     for (std::size_t k = 0; k < busy.size(); ++k) out.busy[k] += busy[k];
-    rows[side] = {}, group[side] = {};
   }
   return out;
 }
