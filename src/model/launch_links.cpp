@@ -51,64 +51,93 @@ class rank_groups {
 /// The first api_call row of each (input, rank, correlation). Correlation ids are unique within
 /// one process (CUPTI's, and Kineto's per rank); an nsys export of several processes repeats
 /// them, so a link never crosses ranks. Ids count up within a process, so an (input, rank) whose
-/// ids are dense gets a direct table (8 bytes an id, a cache-friendly index); the calls of the
-/// others share one open-addressing table (linear probing, at most half full; one allocation).
-/// Nothing is sized by the job's inputs × ranks.
+/// ids fill the pages of ids they touch well enough gets a direct table of those pages (8 bytes an
+/// id, read nearly in order: kernels come in the order of their calls); the calls of the others
+/// share one open-addressing table (linear probing, at most half full; one allocation). Nothing
+/// is sized by the job's inputs × ranks.
 class call_index {
  public:
   explicit call_index(event_table const& t) : _t(t) {
     std::size_t sparse_calls = 0;
-    for (std::size_t i = 0; i < t.size(); ++i) {
-      if (!is_call(i)) continue;
-      auto const g = _groups.add(_t.input_of(i), _t.rank[i]);
+    for_each_row([&](std::size_t i, std::int32_t input) {
+      if (!is_call(i)) return;
+      auto const g = _groups.add(input, _t.rank[i]);
       if (g == _ranges.size()) _ranges.emplace_back();
       auto& r = _ranges[g];
       auto const c = _t.correlation_of(i);
       r.lo = std::min(r.lo, c), r.hi = std::max(r.hi, c);
       ++r.count;
-    }
+      if (r.pages.empty() || r.pages.back() != c >> page_bits) r.pages.push_back(c >> page_bits);
+    });
     for (auto& r : _ranges) {
-      auto const span = static_cast<std::uint64_t>(r.hi - r.lo) + 1;
-      r.dense = span <= 4 * r.count + 1024;
-      if (r.dense) r.slots.assign(span, -1);
-      if (!r.dense) sparse_calls += r.count;
+      std::sort(r.pages.begin(), r.pages.end());
+      r.pages.erase(std::unique(r.pages.begin(), r.pages.end()), r.pages.end());
+      r.dense = (r.pages.size() << page_bits) <= 8 * r.count + (std::size_t{1} << 16);
+      if (r.dense) r.slots.assign(r.pages.size() << page_bits, -1);
+      if (!r.dense) sparse_calls += r.count, r.pages = {};
     }
     _sparse.resize(sparse_calls == 0 ? 0
                                      : std::bit_ceil(std::max<std::size_t>(16, 2 * sparse_calls)));
-    for (std::size_t i = 0; i < t.size(); ++i) {
-      if (!is_call(i)) continue;
-      auto const g = _groups.find(_t.input_of(i), _t.rank[i]);
+    for_each_row([&](std::size_t i, std::int32_t input) {
+      if (!is_call(i)) return;
+      auto const g = _groups.find(input, _t.rank[i]);
       auto const c = _t.correlation_of(i);
       auto const row = static_cast<std::int64_t>(i);
       auto& r = _ranges[g];
       if (r.dense) {
-        auto& slot = r.slots[static_cast<std::size_t>(c - r.lo)];
+        auto& slot = r.slots[r.slot_of(c)];
         if (slot < 0) slot = row;  // the first call wins
-        continue;
+        return;
       }
       auto& s = _sparse[probe(g, c)];
       if (s.row < 0) s = {{c, g}, row};
+    });
+  }
+
+  /// Calls fn(i, input_of(i)) for every row, in order, input by input (no search per row).
+  template <typename Fn>
+  void for_each_row(Fn&& fn) const {
+    auto const inputs = _t.inputs().size();
+    for (std::size_t k = 0, i = 0; k < std::max<std::size_t>(1, inputs); ++k) {
+      auto const end = k + 1 < inputs ? _t.input_rows(k).second : _t.size();
+      for (; i < end; ++i) fn(i, static_cast<std::int32_t>(k));
     }
   }
 
-  /// The call row with device row `i`'s (input, rank, correlation), or -1.
-  [[nodiscard]] std::int64_t find(std::size_t i) const {
+  /// The call row with device row `i`'s (input `input`, rank, correlation), or -1.
+  [[nodiscard]] std::int64_t find(std::size_t i, std::int32_t input) const {
     auto const c = _t.correlation_of(i);
     if (c < 0) return -1;
-    auto const g = _groups.find(_t.input_of(i), _t.rank[i]);
+    auto const g = _groups.find(input, _t.rank[i]);
     if (g == rank_groups::npos) return -1;
     auto const& r = _ranges[g];
     if (c < r.lo || c > r.hi) return -1;
-    return r.dense ? r.slots[static_cast<std::size_t>(c - r.lo)] : _sparse[probe(g, c)].row;
+    if (!r.dense) return _sparse[probe(g, c)].row;
+    auto const at = r.slot_of(c);
+    return at < r.slots.size() ? r.slots[at] : -1;
   }
 
  private:
+  static constexpr int page_bits = 12;  ///< ids per page of a direct table: 4096
   struct range {
     std::int64_t lo = std::numeric_limits<std::int64_t>::max();
     std::int64_t hi = std::numeric_limits<std::int64_t>::min();
     std::size_t count = 0;
     bool dense = false;
-    std::vector<std::int64_t> slots;
+    std::vector<std::int64_t> pages;  ///< the pages (id >> page_bits) of its ids, ascending
+    std::vector<std::int64_t> slots;  ///< page k's ids from k << page_bits (dense only)
+    mutable std::size_t last = 0;     ///< the page looked up last: calls come nearly in order
+    /// The slot of id c (slots.size() when its page holds no call).
+    [[nodiscard]] std::size_t slot_of(std::int64_t c) const {
+      auto const page = c >> page_bits;
+      if (last >= pages.size() || pages[last] != page) {
+        auto const it = std::lower_bound(pages.begin(), pages.end(), page);
+        if (it == pages.end() || *it != page) return slots.size();
+        last = static_cast<std::size_t>(it - pages.begin());
+      }
+      return (last << page_bits) |
+             static_cast<std::size_t>(c & ((std::int64_t{1} << page_bits) - 1));
+    }
   };
   struct key {
     std::int64_t correlation = 0;
@@ -151,13 +180,13 @@ trace_model::links_part::links_part(trace_model const& model) {
   launcher = row_refs(n);
   kept.assign(n, 1);
   launches.assign(n, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!is_device_activity(t.kind[i])) continue;
-    auto const call = calls.find(i);
+  calls.for_each_row([&](std::size_t i, std::int32_t input) {
+    if (!is_device_activity(t.kind[i])) return;
+    auto const call = calls.find(i, input);
     launcher.set(i, call);
     if (call >= 0) launches[static_cast<std::size_t>(call)] = 1;
     if (call < 0 && model.row_producer(i) == producer::paddle) kept[i] = 0;
-  }
+  });
 }
 
 trace_model::call_times_part::call_times_part(trace_model const& model) {

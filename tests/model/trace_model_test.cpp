@@ -153,7 +153,8 @@ TEST(TraceModel, LaunchLinks) {
 }
 
 // Launch links against a brute-force map of (input, rank, correlation) to the first call, on
-// random tables of many inputs and ranks, dense and sparse ids, repeated ids across ranks.
+// random tables of many inputs and ranks, dense ids, sparse ids, ids in a few clusters far apart
+// (the pages of a direct table), repeated ids across ranks.
 TEST(TraceModel, LaunchLinksEqualAMapOfTheFirstCall) {
   std::mt19937_64 rng(41);
   for (int round = 0; round < 10; ++round) {
@@ -163,11 +164,14 @@ TEST(TraceModel, LaunchLinksEqualAMapOfTheFirstCall) {
     std::vector<std::tuple<std::size_t, std::int32_t, std::int32_t, std::int64_t>> devices;
     for (std::int32_t input = 0; input < 6; ++input) {
       b.input("kineto-json");
-      bool const sparse = rng() % 2 == 0;
+      auto const ids = rng() % 3;  // 0 dense, 1 sparse, 2 clustered
       for (int k = 0; k < 300; ++k) {
         auto const rank = static_cast<std::int32_t>(rng() % 4);
-        std::int64_t const corr =
-            static_cast<std::int64_t>(rng() % 200) * (sparse ? std::int64_t{1'000'003} : 1);
+        auto const draw = static_cast<std::int64_t>(rng() % 200);
+        std::int64_t const corr = ids == 0 ? draw
+                                  : ids == 1
+                                      ? draw * 1'000'003
+                                      : draw % 4 * (std::int64_t{1} << 26) + 4090 + draw / 4 * 7;
         auto const t = static_cast<std::int64_t>(k) * 10;
         if (rng() % 2 == 0) {
           auto const row = b.host(event_kind::api_call, t, t + 5, 1, rank, corr);

@@ -148,6 +148,30 @@ std::vector<idle_cause> causes_of(trace_model const& model, neighbours const& ne
   return out;
 }
 
+/// The host windows a gap's attribution reads: each gap's interval on its launching threads, in
+/// hole order (found in parallel, by chunks of holes, joined in order).
+std::vector<host_index::query> wanted_windows(
+    trace_model const& model, neighbours const& near, std::span<gap const> holes,
+    std::span<std::optional<host_index::key> const> fallback) {
+  std::size_t const chunks = std::min<std::size_t>(64, holes.size() / 1024 + 1);
+  std::vector<std::vector<host_index::query>> parts(chunks);
+  tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t c) {
+    auto const from = holes.size() * c / chunks, to = holes.size() * (c + 1) / chunks;
+    parts[c].reserve(to - from);
+    for (auto i = from; i < to; ++i) {
+      auto const sides = sides_of(model, near, holes[i], fallback);  // keys() points into it
+      for (auto const& k : sides.keys()) parts[c].push_back({k, holes[i].start, holes[i].end});
+    }
+  });
+  if (chunks == 1) return std::move(parts[0]);
+  std::size_t n = 0;
+  for (auto const& p : parts) n += p.size();
+  std::vector<host_index::query> out;
+  out.reserve(n);
+  for (auto& p : parts) out.insert(out.end(), p.begin(), p.end()), p = {};
+  return out;
+}
+
 }  // namespace
 
 std::vector<attributed_gap> attribute_gaps(trace_model const& model, device_rows const& order,
@@ -156,13 +180,7 @@ std::vector<attributed_gap> attribute_gaps(trace_model const& model, device_rows
                                            std::span<std::optional<host_index::key> const> fallback,
                                            diagnosis& out) {
   neighbours const near(order, model.table());
-  std::vector<host_index::query> wanted;
-  wanted.reserve(holes.size());
-  for (auto const& g : holes) {
-    auto const sides = sides_of(model, near, g, fallback);  // keys() points into it
-    for (auto const& k : sides.keys()) wanted.push_back({k, g.start, g.end});
-  }
-  host_index const index(model, classifier, std::move(wanted));
+  host_index const index(model, classifier, wanted_windows(model, near, holes, fallback));
 
   // The top of them (every gap with --top 0) in hole order, each with its place in the list.
   auto const top = longest(holes, out.options.top);

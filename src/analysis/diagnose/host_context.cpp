@@ -11,6 +11,8 @@
 #include <span>
 #include <tuple>
 
+#include <tbb/parallel_for.h>
+
 #include "analysis/diagnose/diagnose_parts.hpp"
 
 namespace tracesweep::diagnose_detail {
@@ -107,7 +109,11 @@ host_index::host_index(trace_model const& model, host_classifier const& classifi
     if (classifier.is_sync(i)) th->sync_ends.push_back(t.end_ns[i]);
     if (meets(*near(k), t.start_ns[i], t.end_ns[i])) th->rows.push_back(i);
   }
-  for (auto& [k, th] : _threads) {
+  // Each thread's rows sorted and classified, the threads in parallel.
+  std::vector<thread_rows*> each;
+  for (auto& entry : _threads) each.push_back(&entry.second);
+  tbb::parallel_for(std::size_t{0}, each.size(), [&](std::size_t e) {
+    auto& th = *each[e];
     auto const by_start = [&](std::size_t a, std::size_t b) {
       return std::tie(t.start_ns[a], a) < std::tie(t.start_ns[b], b);
     };
@@ -127,7 +133,7 @@ host_index::host_index(trace_model const& model, host_classifier const& classifi
       auto const first = std::lower_bound(th.launches.begin(), th.launches.end(), t.start_ns[r]);
       th.cls.push_back(classifier.classify(r, first != th.launches.end() && *first <= t.end_ns[r]));
     }
-  }
+  });
 }
 
 thread_rows const* host_index::find(key k) const {
