@@ -232,6 +232,38 @@ taken_rows classed_rows_by_stream(activity_request const& r,
   return out;
 }
 
+/// Per name id, 1 where kernels bear it, when the kernels' statistics may be taken over every
+/// row of the columns, each under its name, the other rows' names dropped afterwards: no other
+/// row bears a kernel's name and the other rows are few beside the kernels (their durations are
+/// sorted too). Empty otherwise.
+std::vector<std::uint8_t> names_of_kernels_alone(activity_request const& r, std::size_t kernels) {
+  if (r.start.size() - kernels > kernels / 8) return {};
+  std::uint32_t most = 0;
+  for (auto const id : r.name) most = std::max(most, id);
+  std::vector<std::uint8_t> used(std::size_t{most} + 1, 0);  // 1: a kernel's, 2: another row's
+  for (std::size_t i = 0; i < r.name.size(); ++i)
+    used[r.name[i]] |= r.kind[i] == event_kind::kernel ? 1 : 2;
+  if (std::find(used.begin(), used.end(), std::uint8_t{3}) != used.end()) return {};
+  return used;
+}
+
+/// Segmented statistics of the kernels' durations by name id.
+std::vector<exact_stats> kernel_stats(backend& be, activity_request const& r, std::size_t kernels) {
+  if (auto const used = names_of_kernels_alone(r, kernels); !used.empty()) {
+    // No list of the kernels (12 bytes a kernel).
+    auto all = be.duration_stats({r.start, r.end, {}, r.name, true}, {});
+    std::erase_if(all, [&](exact_stats const& s) { return used[s.key] != 1; });
+    return all;
+  }
+  std::vector<std::uint32_t> names;
+  std::vector<std::int64_t> durations;
+  names.reserve(kernels), durations.reserve(kernels);
+  for (std::size_t i = 0; i < r.start.size(); ++i)
+    if (r.kind[i] == event_kind::kernel)
+      names.push_back(r.name[i]), durations.push_back(r.end[i] - r.start[i]);
+  return be.segmented_stats(names, durations, {});
+}
+
 /// The same rows sorted by (group, start), from `r.order` (by device, start) by a stable
 /// counting pass over the classes: a union over them has nothing left to sort.
 taken_rows classed_rows_in_order(activity_request const& r,
@@ -260,22 +292,12 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
   out.devices.resize(devices);
   auto& rows = out.devices;
 
-  // Kernel durations by name first, so that their columns are gone before the unions'. Columns
-  // are sized once: growing by doubling copied each and faulted its pages in twice.
+  // Kernel durations by name first, so that their columns (if any) are gone before the unions'.
+  // Columns are sized once: growing by doubling copied each and faulted its pages in twice.
   std::size_t kernels = 0;
-  for (auto const k : r.kind) kernels += k == event_kind::kernel ? 1 : 0;
-  {
-    std::vector<std::uint32_t> kernel_names;
-    std::vector<std::int64_t> kernel_durations;
-    kernel_names.reserve(kernels), kernel_durations.reserve(kernels);
-    for (std::size_t i = 0; i < r.start.size(); ++i) {
-      if (r.kind[i] != event_kind::kernel) continue;
-      ++rows[r.device_group[i]].kernel_count;
-      kernel_names.push_back(r.name[i]);
-      kernel_durations.push_back(r.end[i] - r.start[i]);
-    }
-    out.kernels = be.segmented_stats(kernel_names, kernel_durations, {});
-  }
+  for (std::size_t i = 0; i < r.kind.size(); ++i)
+    if (r.kind[i] == event_kind::kernel) ++kernels, ++rows[r.device_group[i]].kernel_count;
+  out.kernels = kernel_stats(be, r, kernels);
 
   // Row selection: every device row in group (device × class); the windows on the way.
   taken_rows classed = !r.order.empty()     ? classed_rows_in_order(r, rows)

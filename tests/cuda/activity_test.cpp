@@ -144,6 +144,39 @@ TEST(DeviceActivity, ResidentMatchesCpuAndChunkedOnRandomTables) {
   EXPECT_GE(with_unions, 10);
 }
 
+/// Where nearly every row is a kernel and no other row shares a kernel's name, the CPU takes the
+/// kernels' statistics over every row and drops the other names: the same as the device's, which
+/// takes the kernels only; and where a memcpy shares a kernel's name, from the kernels' list.
+TEST(DeviceActivity, KernelStatisticsOverEveryRowEqualTheKernelsOwn) {
+  std::mt19937_64 rng(15);
+  auto cpu = make_cpu_backend(2);
+  for (int trial = 0; trial < 20; ++trial) {
+    auto t = make_table(rng, 400 + rng() % 400, 3);
+    auto const names = static_cast<std::uint32_t>(t.communication.size() + 2);
+    for (std::size_t i = 0; i < t.kind.size(); ++i) {
+      bool const other = rng() % 12 == 0;
+      t.kind[i] =
+          other ? (rng() % 2 ? event_kind::memcpy : event_kind::api_call) : event_kind::kernel;
+      if (!is_device_activity(t.kind[i]))
+        t.device[i] = UINT32_MAX;
+      else if (t.device[i] == UINT32_MAX)
+        t.device[i] = 0;
+      if (other) t.name[i] = names + static_cast<std::uint32_t>(rng() % 3);  // names of their own
+    }
+    if (trial % 2 == 1)  // a memcpy under a kernel's name: the kernels' list
+      for (std::size_t i = 0; i < t.kind.size(); ++i)
+        if (t.kind[i] == event_kind::memcpy) {
+          t.name[i] = 0;
+          break;
+        }
+    auto const request = t.request(0, 0);
+    twin_backend twin(host_context{}, 0, "twin");
+    auto const expect = twin.device_activity(request);
+    ASSERT_FALSE(expect.kernels.empty());
+    expect_same(expect, cpu->device_activity(request));
+  }
+}
+
 /// More rows than one device pass may hold: composed from chunked primitives, equal to the CPU.
 TEST(DeviceActivity, RowLimitFallsBackToChunksAndEqualsCpu) {
   std::mt19937_64 rng(14);
