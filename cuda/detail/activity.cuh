@@ -416,6 +416,7 @@ activity_result activity_on_device(Context& ctx, typename Context::stream_type s
   // Kernels = communication ∪ computation (disjoint classes): one linear merge on the host.
   if (r.keep_unions)
     out.kernel_union = merge_unions(out.communication_union, out.computation_union);
+  out.computation_union_kept = r.keep_unions;
   fill_activity_result(h_table, devices, h_gaps, h_stats, out);
   return out;
 }

@@ -39,6 +39,10 @@ struct activity_request {
   /// Also return the unions themselves (activity, kernels, communication and computation
   /// kernels), for analyses that ask how much of a window they cover.
   bool keep_unions = false;
+  /// Also return the union of the computation kernels, where the backend holds it on the host
+  /// anyway (the CPU composition does; the CUDA backend does not copy it down for this):
+  /// activity_result::computation_union_kept says whether it did.
+  bool keep_computation_union = false;
   /// Optional: the stream per row. Where each stream lists its rows in start order (nsys
   /// exports do), the unions of a device merge its streams' rows instead of sorting them.
   std::span<std::int64_t const> stream = {};
@@ -70,6 +74,9 @@ struct activity_result {
   interval_union kernel_union;
   interval_union communication_union;  ///< communication kernels
   interval_union computation_union;    ///< the other kernels
+  /// Whether computation_union holds the union (with keep_unions, or keep_computation_union
+  /// where the backend kept it), even an empty one.
+  bool computation_union_kept = false;
 };
 
 /// Rows of whole start and end columns (as a job keeps them, see backend::hold) taken as

@@ -317,8 +317,9 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
                              union_class(by_class, class_count, set_class));
   by_class = {};
   auto const overlap = be.intersection_by_group(comm_union, comp_union, devices);
-  auto kernel_union = r.keep_unions ? merge_unions(comm_union, comp_union)
-                                    : merge_unions(std::move(comm_union), std::move(comp_union));
+  bool const keep_computation = r.keep_unions || r.keep_computation_union;
+  auto kernel_union = keep_computation ? merge_unions(comm_union, comp_union)
+                                       : merge_unions(std::move(comm_union), std::move(comp_union));
   auto const kernel_busy = busy_per_group(kernel_union, devices);
   auto activity_union = r.keep_unions ? merge_unions(kernel_union, copies)
                                       : merge_unions(std::move(kernel_union), std::move(copies));
@@ -347,8 +348,9 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
     out.activity_union = std::move(activity_union);
     out.kernel_union = std::move(kernel_union);
     out.communication_union = std::move(comm_union);
-    out.computation_union = std::move(comp_union);
   }
+  if (keep_computation) out.computation_union = std::move(comp_union);
+  out.computation_union_kept = keep_computation;
   return out;
 }
 

@@ -21,6 +21,10 @@ activity_result compute_activity(job_session const& session) {
   request.min_gap = needs.min_gap_ns;
   request.top_per_group = needs.gaps_per_device;
   request.keep_unions = needs.unions;
+  // With more host threads the summary's split builds the part of that union it reads beside the
+  // activity instead (in parallel): keeping it then only holds memory.
+  request.keep_computation_union =
+      needs.computation_union && session.primitives().host_threads() <= 1;
   // An analysis that reads the unions reads each device's rows in start order too: with that
   // order the unions sort nothing more.
   if (needs.unions) request.order = session.device_order().rows;

@@ -17,13 +17,15 @@ activity_needs operator|(activity_needs const& a, activity_needs const& b) noexc
                             ? 0
                             : std::max(a.gaps_per_device, b.gaps_per_device);
   out.unions = a.unions || b.unions;
+  out.computation_union = a.computation_union || b.computation_union;
   return out;
 }
 
 bool activity_needs::covers(activity_needs const& asked) const noexcept {
   bool const enough_gaps = gaps_per_device == 0 ||
                            (asked.gaps_per_device != 0 && asked.gaps_per_device <= gaps_per_device);
-  return min_gap_ns <= asked.min_gap_ns && enough_gaps && (unions || !asked.unions);
+  return min_gap_ns <= asked.min_gap_ns && enough_gaps && (unions || !asked.unions) &&
+         (unions || computation_union || !asked.computation_union);
 }
 
 std::int64_t union_members::total() const noexcept {

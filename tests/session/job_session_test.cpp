@@ -281,6 +281,33 @@ TEST(JobSession, NeedsCombineAndCover) {
   EXPECT_TRUE(summary.covers({200, 5, false}));
   EXPECT_EQ((ts::activity_needs{10, 3, false} | ts::activity_needs{20, 7, false}).gaps_per_device,
             7u);
+  // The computation union: kept by needs that keep it or every union.
+  ts::activity_needs const computation{100, 20, false, true};
+  EXPECT_TRUE((summary | computation).computation_union);
+  EXPECT_FALSE(summary.covers(computation));
+  EXPECT_TRUE(computation.covers(summary));
+  EXPECT_TRUE(diagnose.covers({100, 20, false, true}));
+}
+
+TEST(JobSession, KeepsTheComputationUnionOnOneHostThreadOnly) {
+  // The CPU backend keeps it where the needs ask for it on one thread (the summary's split reads
+  // it after the activity); on more threads the split builds its own beside the activity.
+  for (unsigned threads : {1u, 2u}) {
+    ts::test::table_builder b;
+    ts::trace_model const model(random_table(7, b));
+    auto be = ts::make_cpu_backend(threads);
+    ts::job_session const session(model, *be, {0, 0, false, true});
+    auto const& a = session.activity({0, 0, false, true});
+    EXPECT_EQ(a.computation_union_kept, threads == 1) << threads;
+    if (threads > 1) continue;
+    ts::job_session const all(model, *be, {0, 0, true});
+    auto const& u = all.activity({0, 0, true}).computation_union;
+    EXPECT_GT(u.size(), 0u);
+    EXPECT_EQ(a.computation_union.start, u.start);
+    EXPECT_EQ(a.computation_union.end, u.end);
+    EXPECT_EQ(a.computation_union.group, u.group);
+    EXPECT_TRUE(a.activity_union.start.empty());  // the others are not kept
+  }
 }
 
 /// A random job with its model, a CPU backend and a session for `needs`.

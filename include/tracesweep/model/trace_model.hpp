@@ -78,6 +78,12 @@ struct step_window {
          k == event_kind::optimizer;
 }
 
+/// Whether `flags` (trace_model::communication_names) marks `name` as communication.
+[[nodiscard]] inline bool names_communication(std::span<std::uint8_t const> flags,
+                                              string_id name) noexcept {
+  return name < flags.size() && flags[name] != 0;
+}
+
 class trace_model {
  public:
   /// Derives the model from `table`, which must outlive it. Throws pattern_error when a pattern
@@ -126,7 +132,8 @@ class trace_model {
   /// Whether string `name` is a communication kernel name (kernels_by_pattern), per string id of
   /// the pool.
   [[nodiscard]] bool is_communication(string_id name) const;
-  /// The kernels_by_pattern flag (0/1) of every string id (set only for names kernels carry).
+  /// The kernels_by_pattern flag (0/1) of every string id (set only for names kernels carry): a
+  /// loop over rows takes it once and tests each row with names_communication.
   [[nodiscard]] std::span<std::uint8_t const> communication_names() const;
   /// Whether `name` is communication by `policy` (see communication_policy).
   [[nodiscard]] bool is_communication(std::string_view name, communication_policy policy) const;

@@ -25,6 +25,11 @@ struct activity_needs {
   std::int64_t min_gap_ns = 0;      ///< the shortest idle gap kept
   std::size_t gaps_per_device = 0;  ///< the longest gaps kept per device (0 = all)
   bool unions = false;              ///< keep the unions themselves, not only their lengths
+  /// Keep the computation kernels' union where the backend has it on the host anyway
+  /// (activity_request::keep_computation_union) and the backend works on one host thread: the
+  /// summary's exposed split then reads it after the activity (with more threads it builds what
+  /// it reads beside the activity).
+  bool computation_union = false;
 
   /// Needs that cover both: the shorter gaps, more of them, the unions if either keeps them.
   friend activity_needs operator|(activity_needs const& a, activity_needs const& b) noexcept;

@@ -62,9 +62,10 @@ grouping group_kernels(trace_model const& model, std::size_t min_count) {
   std::unordered_map<group_key, std::uint32_t> index;
   std::size_t next_shape = 0;  // rows ascend in both: one walk instead of a search per row
   std::optional<std::pair<group_key, std::uint32_t>> last;  // kernels repeat in runs
+  auto const communication = model.communication_names();
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (devices[i] == no_device || t.kind[i] != event_kind::kernel) continue;
-    if (model.is_communication(t.name[i])) continue;
+    if (names_communication(communication, t.name[i])) continue;
     std::uint32_t shape = 0;
     while (next_shape < shapes.size() && shapes.row[next_shape] < i) ++next_shape;
     if (next_shape < shapes.size() && shapes.row[next_shape] == i) {

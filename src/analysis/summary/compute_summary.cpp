@@ -16,7 +16,7 @@
 namespace tracesweep {
 
 activity_needs summary_needs(summary_options const& options) noexcept {
-  return {options.min_gap_ns, options.top, false};
+  return {options.min_gap_ns, options.top, false, true};
 }
 
 summary compute_summary(trace_model const& model, backend& be, summary_options const& options) {
@@ -99,20 +99,22 @@ struct activity_and_exposed {
 };
 
 /// The session's device activity and the exposed communication split. The split reads the model
-/// (and the activity only where the session keeps its unions): with more than one host thread
-/// it runs beside the activity, as a task of an arena of that many threads. The same either way.
+/// and the computation kernels' union: the activity's where it kept it (then after the
+/// activity), else one of its own, beside the activity as a task of an arena of the host
+/// threads when there are more than one. The same either way.
 activity_and_exposed activity_and_split(job_session const& session, activity_needs const& needs) {
   auto const threads = session.primitives().host_threads();
   if (threads <= 1 || session.needs().unions) {
     auto const& activity = session.activity(needs);
-    return {activity, summary_detail::split_exposed_communication(session)};
+    auto const* kept = activity.computation_union_kept ? &activity.computation_union : nullptr;
+    return {activity, summary_detail::split_exposed_communication(session, kept)};
   }
   std::vector<summary_detail::exposed_split> split;
   activity_result const* activity = nullptr;
   tbb::task_arena arena(static_cast<int>(threads));
   arena.execute([&] {
     tbb::task_group beside;
-    beside.run([&] { split = summary_detail::split_exposed_communication(session); });
+    beside.run([&] { split = summary_detail::split_exposed_communication(session, nullptr); });
     activity = &session.activity(needs);
     beside.wait();
   });

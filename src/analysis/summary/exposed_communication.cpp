@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Exposed communication split into wait and transfer: the wait part [start, start + wait) and
 // the transfer part [start + wait, end) of each matched NCCL kernel, each united per device by
-// the backend, less their intersection with the device's computation union (the session's when
-// it keeps its unions, else one union of the computation kernels' rows that meet them).
+// the backend, less their intersection with the device's computation union (the session's
+// activity's where it kept it, else one union of the computation kernels' rows that meet them).
 #include "analysis/summary/exposed_communication.hpp"
 
 #include <algorithm>
 
 #include <tracesweep/analysis/collectives.hpp>
+#include <tracesweep/stream_lanes.hpp>
 
 namespace tracesweep::summary_detail {
 
@@ -35,12 +36,11 @@ bool meets(union_members const& members, std::int64_t start, std::int64_t end, s
 }
 
 /// The computation kernels' union per device (kernels on a GPU that are not communication), as
-/// far as intersections with `near` (a union by device) see it: the session's when it keeps its
-/// unions, else one union of the rows of computation kernels that meet `near` on their device.
-/// A row that meets no member of `near` adds nothing to an intersection with it, and leaving
-/// those out spares sorting every kernel of a long run for the few that meet its collectives.
+/// far as intersections with `near` (a union by device) see it: one union of the rows of
+/// computation kernels that meet `near` on their device. A row that meets no member of `near` adds
+/// nothing to an intersection with it, and leaving those out spares sorting every kernel of a long
+/// run for the few that meet its collectives.
 interval_union computation_union(job_session const& session, interval_union const& near) {
-  if (session.needs().unions) return session.activity(session.needs()).computation_union;
   auto const& model = session.model();
   auto const& t = model.table();
   auto const groups = model.device_group();
@@ -48,16 +48,21 @@ interval_union computation_union(job_session const& session, interval_union cons
   for (std::size_t g = 0; g < model.devices().size(); ++g)
     near_of.push_back(members_of(near, static_cast<group_id>(g)));
   std::vector<std::size_t> hint(near_of.size(), 0);
+  auto const communication = model.communication_names();
+  // Listed by (device, stream) for the union, which then merges each stream's rows (in start
+  // order) instead of sorting them.
+  stream_lanes lanes(near_of.size());
   std::vector<std::size_t> rows;
-  std::vector<group_id> of;
+  std::vector<group_id> run;
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (groups[i] == no_device || t.kind[i] != event_kind::kernel) continue;
-    if (model.is_communication(t.name[i])) continue;
+    if (names_communication(communication, t.name[i])) continue;
     if (!meets(near_of[groups[i]], t.start_ns[i], t.end_ns[i], hint[groups[i]])) continue;
     rows.push_back(i);
-    of.push_back(groups[i]);
+    run.push_back(lanes.run(groups[i], t.stream[i]));
   }
-  return session.primitives().union_of_rows({t.start_ns, t.end_ns, rows, of});
+  auto const listed = list_by_run(rows, run, groups_of_runs(near_of.size()));
+  return session.primitives().union_of_rows({t.start_ns, t.end_ns, listed.rows, listed.group});
 }
 
 /// Σ member lengths per group.
@@ -69,7 +74,8 @@ std::vector<std::int64_t> lengths(interval_union const& u, std::size_t groups) {
 
 }  // namespace
 
-std::vector<exposed_split> split_exposed_communication(job_session const& session) {
+std::vector<exposed_split> split_exposed_communication(job_session const& session,
+                                                       interval_union const* computation) {
   auto const& model = session.model();
   auto const matching = match_collectives(model);
   if (!matching.across_ranks()) return {};
@@ -92,10 +98,12 @@ std::vector<exposed_split> split_exposed_communication(job_session const& sessio
   std::vector<exposed_split> out(n);
   auto const w = be.union_by_group({wait.start, wait.end, wait.group});
   auto const x = be.union_by_group({transfer.start, transfer.end, transfer.group});
-  auto const computation = computation_union(session, merge_unions(w, x));
+  interval_union own;
+  if (computation == nullptr) own = computation_union(session, merge_unions(w, x));
+  auto const& c = computation != nullptr ? *computation : own;
   auto const w_total = lengths(w, n), x_total = lengths(x, n);
-  auto const w_hidden = be.intersection_by_group(w, computation, n);
-  auto const x_hidden = be.intersection_by_group(x, computation, n);
+  auto const w_hidden = be.intersection_by_group(w, c, n);
+  auto const x_hidden = be.intersection_by_group(x, c, n);
   for (std::size_t g = 0; g < n; ++g) out[g] = {w_total[g] - w_hidden[g], x_total[g] - x_hidden[g]};
   return out;
 }

@@ -17,7 +17,10 @@ struct exposed_split {
 
 /// Per dense device id: |W \ C| and |X \ C|, W and X the unions of the wait and the transfer
 /// parts of the device's NCCL kernels in instances matched across ranks (collectives.hpp), C
-/// the union of its computation kernels. Empty when no collective is matched across ranks.
-[[nodiscard]] std::vector<exposed_split> split_exposed_communication(job_session const& session);
+/// the union of its computation kernels: `computation` where given (the session's activity kept
+/// it), else the part of it that meets W ∪ X, built here. Empty when no collective is matched
+/// across ranks.
+[[nodiscard]] std::vector<exposed_split> split_exposed_communication(
+    job_session const& session, interval_union const* computation);
 
 }  // namespace tracesweep::summary_detail

@@ -73,9 +73,10 @@ distributed_summary compute_distributed(job_session const& session) {
   for (std::size_t r = 0; r < nr; ++r)
     for (auto i : model.steps(r))
       step_sum[r] += table.end_ns[i] - table.start_ns[i], ++step_count[r];
+  auto const communication = model.communication_names();
   for (std::size_t i = 0; i < table.size(); ++i) {
     if (table.kind[i] != event_kind::kernel || model.row_producer(i) == producer::paddle) continue;
-    (model.is_communication(table.name[i]) ? comm_rows : comp_rows).add(i);
+    (names_communication(communication, table.name[i]) ? comm_rows : comp_rows).add(i);
   }
   auto const union_of = [&](rows_by_rank const& rows) {
     auto const listed = rows.listed();
