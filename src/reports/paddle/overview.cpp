@@ -158,10 +158,10 @@ label_groups group_by_label(trace_model const& model, backend& be) {
   label_cache labels;
   label_group_ids ids(model.ranks().size());
   // Host rows and device rows apart: each side's union is built and summed on its own, so the
-  // union's keys and members (52 B a row) are held for one side at a time (on nsys half the rows:
-  // a tenth less peak memory, which is time on a machine where fresh pages are dear).
-  // Each side's rows are listed by (group, stream or thread): rows of one stream come in start
-  // order, so the union merges them instead of sorting.
+  // union's rows and members (32 B a row) are held for one side at a time (on nsys half the rows:
+  // less peak memory, which is time on a machine where fresh pages are dear). Each side's rows
+  // are listed by (group, stream or thread): rows of one stream come in start order, so the
+  // union merges them instead of sorting.
   std::array<std::vector<std::size_t>, 2> rows;
   std::array<std::vector<group_id>, 2> run;  // group × stream_lanes::per_group + lane
   stream_lanes lanes;
