@@ -4,6 +4,7 @@
 // union merges instead of sorting.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -44,20 +45,38 @@ class stream_lanes {
     _direct.resize(groups * direct_ids, unknown);
     _seen.resize(groups * shared_lane);
     _count.resize(groups, 0);
+    _last.resize(groups);
   }
+  /// The lane of a stream id past the direct ones (host thread ids are): the group's last one
+  /// found first (a thread's rows come together), then the group's streams in turn.
   group_id search(group_id g, std::int64_t stream) {
+    auto& last = _last[g];
+    if (last.lane != unknown && last.stream == stream) return last.lane;
     std::int64_t* const seen = _seen.data() + std::size_t{g} * shared_lane;
     group_id& count = _count[g];
-    for (group_id l = 0; l < count; ++l)
-      if (seen[l] == stream) return l;
-    if (count == shared_lane) return shared_lane;
-    seen[count] = stream;
-    return count++;
+    group_id l = 0;
+    while (l < count && seen[l] != stream) ++l;
+    if (l == count && count < shared_lane) seen[count++] = stream;
+    last = {stream, l};
+    return l;
   }
   std::vector<group_id> _direct;    ///< lane of (group, stream id < direct_ids), or unknown
   std::vector<std::int64_t> _seen;  ///< group g's streams from g × shared_lane
   std::vector<group_id> _count;     ///< streams seen per group
+  struct found {
+    std::int64_t stream = 0;
+    group_id lane = unknown;
+  };
+  std::vector<found> _last;  ///< per group: the stream search found last and its lane
 };
+
+/// At most how many of `total` rows a caller lists for one union call, taking whole groups a
+/// batch (a larger group alone): an eighth, within [2^16, 2^21]. A batch's lists and union (about
+/// 44 bytes a row) are freed and taken again by the next, so their pages are touched once, not
+/// once for every row (fresh pages are dear), for a scan of the rows a batch.
+[[nodiscard]] constexpr std::size_t rows_per_union_batch(std::size_t total) noexcept {
+  return std::clamp(total / 8, std::size_t{1} << 16, std::size_t{1} << 21);
+}
 
 /// Rows listed run by run, each with its group.
 struct rows_in_runs {

@@ -26,11 +26,24 @@ TEST(stream_lanes, lanes_are_dense_per_group_in_the_order_streams_come) {
   EXPECT_EQ(lanes.lane(0, -3), 2u);
 }
 
+TEST(stream_lanes, a_stream_asked_again_keeps_its_lane_whatever_was_asked_between) {
+  stream_lanes lanes(2);
+  EXPECT_EQ(lanes.lane(0, 1'000'000), 0u);
+  EXPECT_EQ(lanes.lane(0, 1'000'000), 0u);
+  EXPECT_EQ(lanes.lane(1, 2'000'000), 0u);  // another group's last look-up is its own
+  EXPECT_EQ(lanes.lane(0, 2'000'000), 1u);
+  EXPECT_EQ(lanes.lane(0, 2'000'000), 1u);
+  EXPECT_EQ(lanes.lane(0, 1'000'000), 0u);
+  EXPECT_EQ(lanes.lane(1, 1'000'000), 1u);
+  EXPECT_EQ(lanes.lane(1, 2'000'000), 0u);
+}
+
 TEST(stream_lanes, streams_past_the_last_lane_share_it) {
   stream_lanes lanes(2);
   for (std::int64_t s = 0; s < stream_lanes::shared_lane; ++s)
     EXPECT_EQ(lanes.lane(1, s * 1000), static_cast<group_id>(s));
   EXPECT_EQ(lanes.lane(1, 5), stream_lanes::shared_lane);
+  EXPECT_EQ(lanes.lane(1, 123'456'789), stream_lanes::shared_lane);
   EXPECT_EQ(lanes.lane(1, 123'456'789), stream_lanes::shared_lane);
   EXPECT_EQ(lanes.lane(1, 2000), 2u);  // the others keep theirs
   EXPECT_EQ(lanes.lane(0, 5), 0u);

@@ -10,11 +10,13 @@
 #include <set>
 
 #include <tracesweep/backend.hpp>
+#include <tracesweep/generator/synthetic_trace.hpp>
 #include <tracesweep/input_reader.hpp>
 #include <tracesweep/model/trace_model.hpp>
 #include <tracesweep/reports/paddle/distributed.hpp>
 #include <tracesweep/reports/paddle/model_summary.hpp>
 #include <tracesweep/reports/paddle/overview.hpp>
+#include <tracesweep/stream_lanes.hpp>
 
 #include "support/counting_backend.hpp"
 #include "support/trace_paths.hpp"
@@ -61,6 +63,17 @@ std::string label(ts::event_table const& t, std::size_t i) {
     default:
       return std::string(t.strings().at(t.category[i]));
   }
+}
+
+/// |a ∩ b| of two merged lists, by one walk.
+std::int64_t overlap_of_merged(std::vector<ivl> const& a, std::vector<ivl> const& b) {
+  std::int64_t s = 0;
+  for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    s += std::max<std::int64_t>(
+        0, std::min(a[i].second, b[j].second) - std::max(a[i].first, b[j].first));
+    (a[i].second < b[j].second ? i : j) += 1;
+  }
+  return s;
 }
 
 /// Every Kineto trace file below traces/kineto, sorted.
@@ -140,6 +153,60 @@ TEST(KinetoOracle, OverviewAndDistributedOnEveryTrace) {
       ++k;
     }
   }
+}
+
+// A generated job of four ranks with 220 k rows: the overview lists its types' rows for the
+// unions a batch of groups at a time, and the distributed split a batch of ranks at a time
+// (rows_per_union_batch), several batches here; each figure against the oracle.
+TEST(KinetoOracle, OverviewAndDistributedTakenInBatches) {
+  ts::synthetic_options o;
+  o.seed = 31;
+  o.ranks = 4;
+  o.devices_per_rank = 2;
+  o.target_events = 220'000;
+  o.host_ops_per_1000_launches = 200;
+  ts::event_table t;
+  ts::generate_synthetic_trace(o, t);
+  ASSERT_GE(t.size(), 220'000u);
+  std::size_t kernels = 0;
+  for (auto const k : t.kind) kernels += k == ts::event_kind::kernel ? 1 : 0;
+  // Ranks of about equal kernels, two a batch: batches of several ranks, and several batches.
+  auto const per_batch = ts::rows_per_union_batch(kernels);
+  ASSERT_GT(kernels, per_batch);
+  ASSERT_LT(kernels, 2 * per_batch);
+  auto be = ts::make_cpu_backend(2);
+  ts::trace_model const model(t);
+  ts::job_session const session(model, *be, {});
+  auto const ov = ts::compute_overview(session);
+  auto const dist = ts::compute_distributed(session);
+
+  std::map<std::int32_t, std::vector<ivl>> comm, comp;
+  std::map<std::tuple<std::int32_t, bool, std::string>, std::vector<ivl>> by_type;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    ivl const x{t.start_ns[i], t.end_ns[i]};
+    by_type[{t.rank[i], t.device[i] >= 0, label(t, i)}].push_back(x);
+    if (t.kind[i] == ts::event_kind::kernel)
+      (is_comm_kernel(t, i) ? comm : comp)[t.rank[i]].push_back(x);
+  }
+  ASSERT_EQ(ov.size(), 4u);
+  ASSERT_EQ(dist.ranks.size(), 4u);
+  std::size_t unions = 0;
+  for (std::size_t k = 0; k < 4; ++k) {
+    auto const r = ov[k].rank;
+    for (auto const& row : ov[k].rows) {
+      if (row.rule != "union" || row.type == "Communication") continue;
+      auto const& v = by_type.at({r, row.device, row.type});
+      EXPECT_EQ(row.calls, static_cast<std::int64_t>(v.size())) << row.type;
+      EXPECT_EQ(row.time_ns, length(merged(v))) << row.type;
+      ++unions;
+    }
+    auto const cm = merged(comm[r]), cp = merged(comp[r]);
+    EXPECT_EQ(dist.ranks[k].rank, r);
+    EXPECT_EQ(dist.ranks[k].communication_ns, length(cm));
+    EXPECT_EQ(dist.ranks[k].computation_ns, length(cp));
+    EXPECT_EQ(dist.ranks[k].overlap_ns, overlap_of_merged(cm, cp));
+  }
+  EXPECT_GE(unions, 4 * 3u);  // host and device types of every rank
 }
 
 namespace {

@@ -50,6 +50,67 @@ class rows_by_rank {
   std::vector<group_id> _run;
 };
 
+/// Per rank index: |∪ communication|, |∪ computation| and their intersection.
+struct rank_split {
+  std::vector<std::int64_t> communication, computation, overlap;
+};
+
+/// The kernels (not Paddle's: those are in `split`) whose rank index is in [lo, hi), and the
+/// split's rows of those ranks, as communication or computation.
+void add_rank_rows(trace_model const& model, std::span<tables::comm_split const> split,
+                   std::size_t lo, std::size_t hi, rows_by_rank& comm, rows_by_rank& comp) {
+  auto const& table = model.table();
+  for (auto r = lo; r < hi; ++r) {
+    for (auto i : split[r].cpu_comm) comm.add(i);
+    for (auto i : split[r].gpu_comm) comm.add(i);
+    for (auto i : split[r].compute) comp.add(i);
+  }
+  auto const communication = model.communication_names();
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (table.kind[i] != event_kind::kernel || model.row_producer(i) == producer::paddle) continue;
+    if (auto const r = model.rank_index(table.rank[i]); r < lo || r >= hi) continue;
+    (names_communication(communication, table.name[i]) ? comm : comp).add(i);
+  }
+}
+
+/// The unions and their intersection by the backend, ranks taken in batches (rows_per_union_batch).
+rank_split split_by_rank_batches(trace_model const& model, backend& be,
+                                 std::span<tables::comm_split const> split) {
+  auto const& table = model.table();
+  auto const nr = model.ranks().size();
+  std::vector<std::size_t> rows_of(nr + 1, 0);  // rows add_rank_rows takes per rank index
+  for (std::size_t i = 0; i < table.size(); ++i)
+    if (table.kind[i] == event_kind::kernel && model.row_producer(i) != producer::paddle)
+      ++rows_of[model.rank_index(table.rank[i])];
+  for (std::size_t r = 0; r < nr; ++r)
+    rows_of[r] += split[r].cpu_comm.size() + split[r].gpu_comm.size() + split[r].compute.size();
+  std::size_t total = 0;
+  for (auto const n : rows_of) total += n;
+  auto const per_batch = rows_per_union_batch(total);
+  rank_split out{std::vector<std::int64_t>(nr, 0), std::vector<std::int64_t>(nr, 0),
+                 std::vector<std::int64_t>(nr, 0)};
+  for (std::size_t lo = 0, hi = 0; lo < nr; lo = hi) {
+    std::size_t taken = 0;
+    for (; hi < nr && (hi == lo || taken + rows_of[hi] <= per_batch); ++hi) taken += rows_of[hi];
+    rows_by_rank comm_rows(model), comp_rows(model);
+    comp_rows.reserve(taken);  // nearly every kernel is computation: no regrowth copies
+    add_rank_rows(model, split, lo, hi, comm_rows, comp_rows);
+    auto const union_of = [&](rows_by_rank const& rows) {
+      auto const listed = rows.listed();
+      return be.union_of_rows({table.start_ns, table.end_ns, listed.rows, listed.group});
+    };
+    auto const comm = union_of(comm_rows);
+    auto const comp = union_of(comp_rows);
+    auto const comm_ns = busy_per_group(comm, nr);
+    auto const comp_ns = busy_per_group(comp, nr);
+    auto const overlap_ns = be.intersection_by_group(comm, comp, nr);
+    for (auto r = lo; r < hi; ++r)
+      out.communication[r] = comm_ns[r], out.computation[r] = comp_ns[r],
+      out.overlap[r] = overlap_ns[r];
+  }
+  return out;
+}
+
 }  // namespace
 
 distributed_summary compute_distributed(job_session const& session) {
@@ -59,34 +120,11 @@ distributed_summary compute_distributed(job_session const& session) {
   auto const nr = model.ranks().size();
   auto const split = tables::paddle_comm_split(model);
 
-  rows_by_rank comm_rows(model), comp_rows(model);
-  // Sized once: nearly every kernel is computation (no regrowth copies of a million rows).
-  auto const kernels = static_cast<std::size_t>(
-      std::count(table.kind.begin(), table.kind.end(), event_kind::kernel));
-  comp_rows.reserve(kernels);
-  for (auto const& sp : split) {
-    for (auto i : sp.cpu_comm) comm_rows.add(i);
-    for (auto i : sp.gpu_comm) comm_rows.add(i);
-    for (auto i : sp.compute) comp_rows.add(i);
-  }
   std::vector<std::int64_t> step_sum(nr, 0), step_count(nr, 0);
   for (std::size_t r = 0; r < nr; ++r)
     for (auto i : model.steps(r))
       step_sum[r] += table.end_ns[i] - table.start_ns[i], ++step_count[r];
-  auto const communication = model.communication_names();
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    if (table.kind[i] != event_kind::kernel || model.row_producer(i) == producer::paddle) continue;
-    (names_communication(communication, table.name[i]) ? comm_rows : comp_rows).add(i);
-  }
-  auto const union_of = [&](rows_by_rank const& rows) {
-    auto const listed = rows.listed();
-    return be.union_of_rows({table.start_ns, table.end_ns, listed.rows, listed.group});
-  };
-  auto const comm = union_of(comm_rows);
-  auto const comp = union_of(comp_rows);
-  auto const comm_ns = busy_per_group(comm, nr);
-  auto const comp_ns = busy_per_group(comp, nr);
-  auto const overlap_ns = be.intersection_by_group(comm, comp, nr);
+  auto const [comm_ns, comp_ns, overlap_ns] = split_by_rank_batches(model, be, split);
 
   distributed_summary out;
   std::vector<std::uint32_t> keys;

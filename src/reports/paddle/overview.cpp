@@ -8,7 +8,6 @@
 #include <tracesweep/stream_lanes.hpp>
 
 #include <algorithm>
-#include <array>
 #include <map>
 #include <set>
 #include <tuple>
@@ -93,12 +92,12 @@ constexpr int communication_order = 4;
 
 namespace {
 
-/// The kept rows grouped by (rank index, device side, type label): each group's calls, first row
-/// and union length (one backend union).
+/// The kept rows grouped by (rank index, device side, type label): each group's calls, first and
+/// last rows and union length (backend unions, a batch of groups each).
 struct label_groups {
   std::map<std::tuple<std::size_t, bool, std::string>, group_id> ids;
   std::vector<std::int64_t> calls, busy;
-  std::vector<std::size_t> first_row;
+  std::vector<std::size_t> first_row, last_row;
 };
 
 /// Type labels by what decides them (producer, kind, category): each made once, not per row.
@@ -152,23 +151,12 @@ class label_group_ids {
   std::vector<std::vector<group_id>> _slots;
 };
 
-label_groups group_by_label(trace_model const& model, backend& be) {
+/// Each kept row's group (none: the row has no type), counting the groups' calls.
+std::vector<group_id> label_group_of_rows(trace_model const& model, label_groups& out) {
   auto const& table = model.table();
-  label_groups out;
+  std::vector<group_id> of(table.size(), label_group_ids::unseen);
   label_cache labels;
   label_group_ids ids(model.ranks().size());
-  // Host rows and device rows apart: each side's union is built and summed on its own, so the
-  // union's rows and members (32 B a row) are held for one side at a time (on nsys half the rows:
-  // less peak memory, which is time on a machine where fresh pages are dear). Each side's rows
-  // are listed by (group, stream or thread): rows of one stream come in start order, so the
-  // union merges them instead of sorting.
-  std::array<std::vector<std::size_t>, 2> rows;
-  std::array<std::vector<group_id>, 2> run;  // group × stream_lanes::per_group + lane
-  stream_lanes lanes;
-  std::array<std::size_t, 2> sides{};
-  for (auto const d : table.device) ++sides[d >= 0 ? 1 : 0];
-  for (int side = 0; side < 2; ++side)
-    rows[side].reserve(sides[side]), run[side].reserve(sides[side]);
   for (std::size_t k = 0; k < table.inputs().size(); ++k) {
     auto const p = model.input_producer(static_cast<std::int32_t>(k));
     auto const [first, end] = table.input_rows(k);
@@ -181,23 +169,48 @@ label_groups group_by_label(trace_model const& model, backend& be) {
       auto& id = ids.of(label, r, dev);
       if (id == label_group_ids::unseen) {
         id = static_cast<group_id>(out.calls.size());
-        out.calls.push_back(0), out.first_row.push_back(i);
+        out.calls.push_back(0), out.first_row.push_back(i), out.last_row.push_back(i);
         out.ids.emplace(std::tuple(r, dev, labels.label(label)), id);
       }
-      ++out.calls[id];
-      rows[dev].push_back(i), run[dev].push_back(lanes.run(id, table.stream[i]));
+      ++out.calls[id], out.last_row[id] = i;
+      of[i] = id;
     }
   }
-  out.busy.assign(out.calls.size(), 0);
-  for (int side = 0; side < 2; ++side) {
-    if (rows[side].empty()) continue;
-    auto const listed = list_by_run(rows[side], run[side], groups_of_runs(out.calls.size()));
-    rows[side] = {}, run[side] = {};
-    auto const busy =
-        busy_per_group(be.union_of_rows({table.start_ns, table.end_ns, listed.rows, listed.group}),
-                       out.calls.size());
-    // A group is of one side: the other side's sum for it is 0.
-    for (std::size_t k = 0; k < busy.size(); ++k) out.busy[k] += busy[k];
+  return of;
+}
+
+label_groups group_by_label(trace_model const& model, backend& be) {
+  auto const& table = model.table();
+  label_groups out;
+  auto const of = label_group_of_rows(model, out);
+  auto const groups = out.calls.size();
+  out.busy.assign(groups, 0);
+  std::size_t total = 0;
+  for (auto const c : out.calls) total += static_cast<std::size_t>(c);
+  auto const per_batch = rows_per_union_batch(total);
+  // Batches of whole groups in id order; each batch's rows are listed by (group, stream or
+  // thread): rows of one stream come in start order, so the union merges them, not sorts.
+  auto const run_group = groups_of_runs(groups);
+  stream_lanes lanes(groups);
+  std::vector<std::size_t> rows;
+  std::vector<group_id> run;
+  for (std::size_t lo = 0, hi = 0; lo < groups; lo = hi) {
+    std::size_t taken = 0, first = table.size(), last = 0;
+    for (;
+         hi < groups && (hi == lo || taken + static_cast<std::size_t>(out.calls[hi]) <= per_batch);
+         ++hi) {
+      taken += static_cast<std::size_t>(out.calls[hi]);
+      first = std::min(first, out.first_row[hi]), last = std::max(last, out.last_row[hi]);
+    }
+    rows.clear(), run.clear();
+    rows.reserve(taken), run.reserve(taken);
+    for (auto i = first; i <= last; ++i)
+      if (of[i] >= lo && of[i] < hi)
+        rows.push_back(i), run.push_back(lanes.run(of[i], table.stream[i]));
+    auto const listed = list_by_run(rows, run, run_group);
+    auto const busy = busy_per_group(
+        be.union_of_rows({table.start_ns, table.end_ns, listed.rows, listed.group}), groups);
+    for (auto g = lo; g < hi; ++g) out.busy[g] = busy[g];
   }
   return out;
 }
