@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <tracesweep/intervals.hpp>
+#include <tracesweep/uninitialized_vector.hpp>
 
 namespace tracesweep {
 
@@ -78,10 +79,10 @@ class stream_lanes {
   return std::clamp(total / 8, std::size_t{1} << 16, std::size_t{1} << 21);
 }
 
-/// Rows listed run by run, each with its group.
+/// Rows listed run by run, each with its group (filled by a scatter: not zeroed first).
 struct rows_in_runs {
-  std::vector<std::size_t> rows;
-  std::vector<group_id> group;
+  uninitialized_vector<std::size_t> rows;
+  uninitialized_vector<group_id> group;
 };
 
 /// `rows` listed by run (run[k] for rows[k], below run_group.size()), in their order within a

@@ -54,8 +54,10 @@ TEST(list_by_run, rows_come_run_by_run_in_their_order_with_their_groups) {
   std::vector<group_id> const run{2, 0, 2, 1, 0, 2, 1};
   std::vector<group_id> const run_group{5, 4, 5};  // runs 0 and 2 are of group 5
   auto const listed = list_by_run(rows, run, run_group);
-  EXPECT_EQ(listed.rows, (std::vector<std::size_t>{11, 14, 13, 16, 10, 12, 15}));
-  EXPECT_EQ(listed.group, (std::vector<group_id>{5, 5, 4, 4, 5, 5, 5}));
+  EXPECT_EQ(std::vector<std::size_t>(listed.rows.begin(), listed.rows.end()),
+            (std::vector<std::size_t>{11, 14, 13, 16, 10, 12, 15}));
+  EXPECT_EQ(std::vector<group_id>(listed.group.begin(), listed.group.end()),
+            (std::vector<group_id>{5, 5, 4, 4, 5, 5, 5}));
   auto const of = groups_of_runs(2);
   ASSERT_EQ(of.size(), 2 * stream_lanes::per_group);
   EXPECT_EQ(of[stream_lanes::per_group - 1], 0u);
