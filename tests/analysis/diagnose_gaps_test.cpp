@@ -245,8 +245,11 @@ idle_cause oracle_at(std::int64_t t, std::vector<host_row> const& host,
 
 /// Random tables, times multiplied by `scale` (large scales make host rows of several duration
 /// classes, up to tens of ms); the oracle is evaluated per elementary segment (between any two
-/// consecutive endpoints nothing the rules read changes), per nanosecond at scale 1.
-void random_tables_match_the_oracle(std::int64_t scale, std::uint64_t seed) {
+/// consecutive endpoints nothing the rules read changes), per nanosecond at scale 1. With
+/// `filler`, that many rows of another thread, long after the rest, come before each row: the
+/// thread's rows then lie in several of the chunks the host index reads the table in.
+void random_tables_match_the_oracle(std::int64_t scale, std::uint64_t seed, int rounds = 300,
+                                    int filler = 0) {
   std::mt19937_64 rng(seed);
   auto between = [&](std::int64_t lo, std::int64_t hi) {
     return scale * std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
@@ -257,10 +260,15 @@ void random_tables_match_the_oracle(std::int64_t scale, std::uint64_t seed) {
   char const* const names[] = {
       "cudaStreamSynchronize", "aten::item", "cudaMemcpyAsync", "ncclAllReduce",
       "DataLoader.__next__",   "aten::add",  "forward",         "cudaEventQuery"};
-  for (int round = 0; round < 300; ++round) {
+  for (int round = 0; round < rounds; ++round) {
     SCOPED_TRACE(round);
     ts::test::table_builder b;
     b.input("kineto-json");
+    auto pad = [&] {
+      for (int f = 0; f < filler; ++f)
+        b.host(event_kind::cpu_op, 1'000'000 * scale + f, 1'000'000 * scale + f + 1, thread + 1, 0,
+               -1, "filler");
+    };
     std::vector<host_row> host;
     std::vector<std::int64_t> launches;
     std::int64_t corr = 0;
@@ -268,6 +276,7 @@ void random_tables_match_the_oracle(std::int64_t scale, std::uint64_t seed) {
     for (int k = 0; k < 12; ++k) {
       std::int64_t const s = between(0, 1500);
       ++corr;
+      pad();
       auto const r =
           b.host(event_kind::api_call, s, s + between(1, 8), thread, 0, corr, "cudaLaunchKernel");
       host.push_back({event_kind::api_call, "cudaLaunchKernel", s, b.table.end_ns[r], r});
@@ -281,6 +290,7 @@ void random_tables_match_the_oracle(std::int64_t scale, std::uint64_t seed) {
                             ? event_kind::api_call
                             : event_kind::cpu_op;
       std::int64_t const s = between(0, 1500);
+      pad();
       auto const r = b.host(kind, s, s + between(1, 300), thread, 0, -1, name);
       host.push_back({kind, name, s, b.table.end_ns[r], r});
     }
@@ -326,6 +336,10 @@ TEST(DiagnoseGaps, RandomTablesMatchThePerNanosecondOracle) {
 
 TEST(DiagnoseGaps, RandomTablesWithLongHostRowsMatchTheOracle) {
   random_tables_match_the_oracle(40'000, 777);
+}
+
+TEST(DiagnoseGaps, RandomTablesReadInManyChunksMatchTheOracle) {
+  random_tables_match_the_oracle(1, 4242, 3, 12'000);  // 26 rows × 12 000: over 300 000 rows
 }
 
 }  // namespace

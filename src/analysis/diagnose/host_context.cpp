@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <map>
 #include <set>
 #include <span>
 #include <tuple>
@@ -82,6 +83,60 @@ class cached_lookup {
   typename Map::mapped_type* _value = nullptr;
 };
 
+/// One chunk's share of the pass over the table for one thread: its launches, synchronising
+/// calls' ends and rows near a window, in row order.
+struct found_rows {
+  thread_rows* thread = nullptr;
+  std::vector<std::int64_t> launches, sync_ends;
+  std::vector<std::size_t> rows;
+};
+
+/// Rows a chunk of the pass takes: the chunks are fixed by the table's size, not by the threads,
+/// and joined in order, so the result is the one pass's on any number of threads.
+constexpr std::size_t rows_per_chunk = std::size_t{1} << 18;
+
+/// The pass over the host rows of the threads in `threads`, in chunks of the table on the
+/// threads TBB has: per chunk, what each thread found there.
+template <class Threads, class Wanted>
+std::vector<std::vector<found_rows>> find_thread_rows(trace_model const& model,
+                                                      host_classifier const& classifier,
+                                                      Threads& threads, Wanted& wanted) {
+  auto const& t = model.table();
+  if (t.size() > 0)
+    (void)model.launches_device_work(0);  // the launch links built before the chunks read them
+  std::vector<std::vector<found_rows>> found((t.size() + rows_per_chunk - 1) / rows_per_chunk);
+  tbb::parallel_for(std::size_t{0}, found.size(), [&](std::size_t c) {
+    cached_lookup thread_of(threads);  // look-ups only: the maps do not change here
+    cached_lookup near(wanted);
+    auto& mine = found[c];
+    found_rows* last = nullptr;
+    auto const end = std::min(t.size(), (c + 1) * rows_per_chunk);
+    for (auto i = c * rows_per_chunk; i < end; ++i) {
+      if (t.device[i] >= 0) continue;
+      host_index::key const k{t.input_of(i), t.stream[i]};
+      auto* th = thread_of(k);
+      if (th == nullptr) continue;
+      if (last == nullptr || last->thread != th) {
+        auto const at = std::find_if(mine.begin(), mine.end(),
+                                     [&](found_rows const& f) { return f.thread == th; });
+        last = at != mine.end() ? &*at : &mine.emplace_back(found_rows{th, {}, {}, {}});
+      }
+      if (t.kind[i] == event_kind::api_call && model.launches_device_work(i))
+        last->launches.push_back(t.start_ns[i]);
+      if (classifier.is_sync(i)) last->sync_ends.push_back(t.end_ns[i]);
+      if (meets(*near(k), t.start_ns[i], t.end_ns[i])) last->rows.push_back(i);
+    }
+  });
+  return found;
+}
+
+/// A thread's parts from the chunks, in chunk order, appended to its lists.
+void join(std::vector<found_rows const*> const& parts, thread_rows& th) {
+  auto append = [](auto& to, auto const& from) { to.insert(to.end(), from.begin(), from.end()); };
+  for (auto const* f : parts)
+    append(th.launches, f->launches), append(th.sync_ends, f->sync_ends), append(th.rows, f->rows);
+}
+
 }  // namespace
 
 host_index::host_index(trace_model const& model, host_classifier const& classifier,
@@ -95,25 +150,17 @@ host_index::host_index(trace_model const& model, host_classifier const& classifi
   }
   if (_threads.empty()) return;
   auto const& t = model.table();
-  cached_lookup threads(_threads);
-  cached_lookup near(wanted);
-  // One pass in table order: host rows of a thread mostly come by start, so the sorts below
-  // find them sorted.
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    if (t.device[i] >= 0) continue;
-    key const k{t.input_of(i), t.stream[i]};
-    auto* th = threads(k);
-    if (th == nullptr) continue;
-    if (t.kind[i] == event_kind::api_call && model.launches_device_work(i))
-      th->launches.push_back(t.start_ns[i]);
-    if (classifier.is_sync(i)) th->sync_ends.push_back(t.end_ns[i]);
-    if (meets(*near(k), t.start_ns[i], t.end_ns[i])) th->rows.push_back(i);
-  }
-  // Each thread's rows sorted and classified, the threads in parallel.
+  auto const found = find_thread_rows(model, classifier, _threads, wanted);
+  // Each thread's parts joined in chunk order (table order again), sorted and classified, the
+  // threads in parallel.
+  std::map<thread_rows*, std::vector<found_rows const*>> parts;
+  for (auto const& chunk : found)
+    for (auto const& f : chunk) parts[f.thread].push_back(&f);
   std::vector<thread_rows*> each;
   for (auto& entry : _threads) each.push_back(&entry.second);
   tbb::parallel_for(std::size_t{0}, each.size(), [&](std::size_t e) {
     auto& th = *each[e];
+    if (auto const it = parts.find(&th); it != parts.end()) join(it->second, th);
     auto const by_start = [&](std::size_t a, std::size_t b) {
       return std::tie(t.start_ns[a], a) < std::tie(t.start_ns[b], b);
     };
