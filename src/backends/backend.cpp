@@ -3,8 +3,10 @@
 // implementation. Also the host composition of device_activity from the other primitives.
 #include <tracesweep/backend.hpp>
 #include <tracesweep/stream_lanes.hpp>
+#include <tracesweep/task_threads.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -232,6 +234,107 @@ taken_rows classed_rows_by_stream(activity_request const& r,
   return out;
 }
 
+/// One chunk of rows as classed_rows_by_stream_in_chunks sees it: its devices' streams numbered
+/// as they first come (lanes of its own), each row's run under that numbering, and the rows per
+/// run and the devices' windows of the chunk.
+struct stream_chunk {
+  std::size_t first = 0, end = 0;
+  std::vector<std::vector<std::int64_t>> streams;  ///< per device, in the order they came
+  uninitialized_vector<group_id> run;              ///< per device row of the chunk, in row order
+  std::vector<std::size_t> count;                  ///< rows per run
+  std::vector<device_activity_row> windows;
+  bool overflow = false;  ///< a device showed more streams than the lanes
+};
+
+void scan_stream_chunk(activity_request const& r, stream_chunk& c, std::size_t runs) {
+  stream_lanes lanes(r.device_count);
+  c.streams.resize(r.device_count), c.count.assign(runs, 0), c.windows.resize(r.device_count);
+  std::size_t n = 0;
+  for (auto i = c.first; i < c.end; ++i) n += is_device_activity(r.kind[i]) ? 1 : 0;
+  c.run.resize(n);
+  for (std::size_t i = c.first, k = 0; i < c.end; ++i) {
+    if (!is_device_activity(r.kind[i])) continue;
+    auto const g = r.device_group[i];
+    auto const lane = lanes.lane(g, r.stream[i]);
+    if (lane == stream_lanes::shared_lane) c.overflow = true;
+    if (lane == c.streams[g].size()) c.streams[g].push_back(r.stream[i]);
+    c.run[k] = classed_group(r, i) * stream_lanes::per_group + lane;
+    ++c.count[c.run[k++]];
+    widen_window(r, i, c.windows);
+  }
+}
+
+/// classed_rows_by_stream on `workers` contiguous chunks of the rows, in parallel: the chunks'
+/// lanes are mapped to those one pass in row order gives (each device's streams numbered as they
+/// first come, chunk after chunk), and each chunk places its rows after the earlier chunks' rows
+/// of the same run. The same lists as classed_rows_by_stream; nullopt when a chunk sees more
+/// streams of a device than there are lanes (which of them share the last lane is the one
+/// pass's to say).
+std::optional<taken_rows> classed_rows_by_stream_in_chunks(activity_request const& r,
+                                                           std::vector<device_activity_row>& rows,
+                                                           unsigned workers) {
+  auto const runs = r.device_count * class_count * stream_lanes::per_group;
+  std::vector<stream_chunk> chunks(workers);
+  run_workers(workers, [&](unsigned w) {
+    chunks[w].first = r.kind.size() * w / workers;
+    chunks[w].end = r.kind.size() * (w + 1) / workers;
+    scan_stream_chunk(r, chunks[w], runs);
+  });
+  // Each chunk's lanes as the one pass numbers them; the runs' places, chunk after chunk.
+  stream_lanes lanes(r.device_count);
+  std::vector<std::vector<group_id>> lane_of(workers);  // chunk lane of device g at g × per_group
+  for (unsigned w = 0; w < workers; ++w) {
+    if (chunks[w].overflow) return std::nullopt;
+    lane_of[w].assign(r.device_count * stream_lanes::per_group, 0);
+    for (std::size_t g = 0; g < r.device_count; ++g)
+      for (std::size_t l = 0; l < chunks[w].streams[g].size(); ++l)
+        lane_of[w][g * stream_lanes::per_group + l] =
+            lanes.lane(static_cast<group_id>(g), chunks[w].streams[g][l]);
+  }
+  // A chunk's run (device × class, its lane) as the one pass numbers it.
+  auto const run_of = [&](unsigned w, group_id local) {
+    auto const group = local / stream_lanes::per_group;
+    auto const device = group / class_count;
+    return group * stream_lanes::per_group +
+           lane_of[w][device * stream_lanes::per_group + local % stream_lanes::per_group];
+  };
+  std::vector<std::size_t> next(runs * workers, 0);  // (run, chunk) → its first place
+  for (unsigned w = 0; w < workers; ++w)
+    for (group_id local = 0; local < runs; ++local)
+      next[std::size_t{run_of(w, local)} * workers + w] += chunks[w].count[local];
+  std::size_t total = 0;
+  for (auto& at : next) total += std::exchange(at, total);
+  taken_rows out;
+  out.rows.resize(total), out.group.resize(total);
+  run_workers(workers, [&](unsigned w) {
+    auto const& c = chunks[w];
+    for (std::size_t i = c.first, k = 0; i < c.end; ++i) {
+      if (!is_device_activity(r.kind[i])) continue;
+      auto const run = run_of(w, c.run[k++]);
+      auto const at = next[std::size_t{run} * workers + w]++;
+      out.rows[at] = i, out.group[at] = run / stream_lanes::per_group;
+    }
+  });
+  for (auto const& c : chunks)
+    for (std::size_t g = 0; g < r.device_count; ++g) {
+      rows[g].window_start = std::min(rows[g].window_start, c.windows[g].window_start);
+      rows[g].window_end = std::max(rows[g].window_end, c.windows[g].window_end);
+    }
+  return out;
+}
+
+/// The rows by (device × class, stream): in chunks on the backend's host threads where there are
+/// enough rows, else (or when the chunks cannot say) in one pass.
+taken_rows classed_by_stream(activity_request const& r, std::vector<device_activity_row>& rows,
+                             unsigned threads) {
+  auto const workers = static_cast<unsigned>(
+      std::min<std::size_t>(std::max(1u, threads), r.kind.size() / (std::size_t{1} << 18)));
+  if (workers > 1)
+    if (auto chunked = classed_rows_by_stream_in_chunks(r, rows, workers))
+      return std::move(*chunked);
+  return classed_rows_by_stream(r, rows);
+}
+
 /// Per name id, 1 where kernels bear it, when the kernels' statistics may be taken over every
 /// row of the columns, each under its name, the other rows' names dropped afterwards: no other
 /// row bears a kernel's name and the other rows are few beside the kernels (their durations are
@@ -301,7 +404,7 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
 
   // Row selection: every device row in group (device × class); the windows on the way.
   taken_rows classed = !r.order.empty()     ? classed_rows_in_order(r, rows)
-                       : few_stream_runs(r) ? classed_rows_by_stream(r, rows)
+                       : few_stream_runs(r) ? classed_by_stream(r, rows, be.host_threads())
                                             : classed_rows(r, rows);
 
   // One union (one sort) per device × class; the classes are disjoint, so every other union is a
