@@ -172,8 +172,7 @@ std::span<group_id const> trace_model::device_group() const {
 }
 
 bool trace_model::is_communication(string_id name) const {
-  auto const& c = device_part().communication;
-  return name < c.size() && c[name] != 0;
+  return names_communication(device_part().communication, name);
 }
 
 std::span<std::uint8_t const> trace_model::communication_names() const {
