@@ -79,6 +79,26 @@ class stream_lanes {
   return std::clamp(total / 8, std::size_t{1} << 16, std::size_t{1} << 21);
 }
 
+/// Calls f(lo, hi, rows) for consecutive batches [lo, hi) of the groups whose row counts are
+/// `rows_of` (in group order), each batch as many whole groups as rows_per_union_batch of the
+/// total allows (at least one), `rows` its row count.
+template <class Counts, class F>
+void for_each_union_batch(Counts const& rows_of, F&& f) {
+  std::size_t total = 0;
+  for (auto const n : rows_of) total += static_cast<std::size_t>(n);
+  auto const per_batch = rows_per_union_batch(total);
+  std::size_t const groups = std::size(rows_of);
+  for (std::size_t lo = 0, hi = 0; lo < groups; lo = hi) {
+    std::size_t taken = 0;
+    for (; hi < groups; ++hi) {
+      auto const n = static_cast<std::size_t>(rows_of[hi]);
+      if (hi > lo && taken + n > per_batch) break;
+      taken += n;
+    }
+    f(lo, hi, taken);
+  }
+}
+
 /// Rows listed run by run, each with its group (filled by a scatter: not zeroed first).
 struct rows_in_runs {
   uninitialized_vector<std::size_t> rows;

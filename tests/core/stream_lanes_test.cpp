@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 #include <tracesweep/stream_lanes.hpp>
@@ -47,6 +48,31 @@ TEST(stream_lanes, streams_past_the_last_lane_share_it) {
   EXPECT_EQ(lanes.lane(1, 123'456'789), stream_lanes::shared_lane);
   EXPECT_EQ(lanes.lane(1, 2000), 2u);  // the others keep theirs
   EXPECT_EQ(lanes.lane(0, 5), 0u);
+}
+
+TEST(for_each_union_batch, batches_take_whole_groups_up_to_an_eighth_of_the_rows) {
+  using batch = std::tuple<std::size_t, std::size_t, std::size_t>;
+  auto batches_of = [](std::vector<std::size_t> const& rows_of) {
+    std::vector<batch> out;
+    for_each_union_batch(rows_of, [&](std::size_t lo, std::size_t hi, std::size_t rows) {
+      out.emplace_back(lo, hi, rows);
+    });
+    return out;
+  };
+  // 2^16 rows a batch at least: small jobs come in one.
+  EXPECT_EQ(batches_of({10, 20, 30}), (std::vector<batch>{{0, 3, 60}}));
+  EXPECT_EQ(batches_of({}), std::vector<batch>{});
+  // 2^20 rows: 2^17 a batch; a larger group alone; an empty group rides along where it fits.
+  std::size_t const k = std::size_t{1} << 16;
+  EXPECT_EQ(batches_of({k, k, k, 5 * k, 0, k, 3 * k, 0, 4 * k}),
+            (std::vector<batch>{{0, 2, 2 * k},
+                                {2, 3, k},
+                                {3, 4, 5 * k},
+                                {4, 6, k},
+                                {6, 7, 3 * k},
+                                {7, 8, 0},
+                                {8, 9, 4 * k}}));
+  EXPECT_EQ(rows_per_union_batch(std::size_t{1} << 30), std::size_t{1} << 21);
 }
 
 TEST(list_by_run, rows_come_run_by_run_in_their_order_with_their_groups) {

@@ -84,30 +84,26 @@ rank_split split_by_rank_batches(trace_model const& model, backend& be,
       ++rows_of[model.rank_index(table.rank[i])];
   for (std::size_t r = 0; r < nr; ++r)
     rows_of[r] += split[r].cpu_comm.size() + split[r].gpu_comm.size() + split[r].compute.size();
-  std::size_t total = 0;
-  for (auto const n : rows_of) total += n;
-  auto const per_batch = rows_per_union_batch(total);
   rank_split out{std::vector<std::int64_t>(nr, 0), std::vector<std::int64_t>(nr, 0),
                  std::vector<std::int64_t>(nr, 0)};
-  for (std::size_t lo = 0, hi = 0; lo < nr; lo = hi) {
-    std::size_t taken = 0;
-    for (; hi < nr && (hi == lo || taken + rows_of[hi] <= per_batch); ++hi) taken += rows_of[hi];
-    rows_by_rank comm_rows(model), comp_rows(model);
-    comp_rows.reserve(taken);  // nearly every kernel is computation: no regrowth copies
-    add_rank_rows(model, split, lo, hi, comm_rows, comp_rows);
-    auto const union_of = [&](rows_by_rank const& rows) {
-      auto const listed = rows.listed();
-      return be.union_of_rows({table.start_ns, table.end_ns, listed.rows, listed.group});
-    };
-    auto const comm = union_of(comm_rows);
-    auto const comp = union_of(comp_rows);
-    auto const comm_ns = busy_per_group(comm, nr);
-    auto const comp_ns = busy_per_group(comp, nr);
-    auto const overlap_ns = be.intersection_by_group(comm, comp, nr);
-    for (auto r = lo; r < hi; ++r)
-      out.communication[r] = comm_ns[r], out.computation[r] = comp_ns[r],
-      out.overlap[r] = overlap_ns[r];
-  }
+  for_each_union_batch(
+      std::span(rows_of).first(nr), [&](std::size_t lo, std::size_t hi, std::size_t taken) {
+        rows_by_rank comm_rows(model), comp_rows(model);
+        comp_rows.reserve(taken);  // nearly every kernel is computation: no regrowth copies
+        add_rank_rows(model, split, lo, hi, comm_rows, comp_rows);
+        auto const union_of = [&](rows_by_rank const& rows) {
+          auto const listed = rows.listed();
+          return be.union_of_rows({table.start_ns, table.end_ns, listed.rows, listed.group});
+        };
+        auto const comm = union_of(comm_rows);
+        auto const comp = union_of(comp_rows);
+        auto const comm_ns = busy_per_group(comm, nr);
+        auto const comp_ns = busy_per_group(comp, nr);
+        auto const overlap_ns = be.intersection_by_group(comm, comp, nr);
+        for (auto r = lo; r < hi; ++r)
+          out.communication[r] = comm_ns[r], out.computation[r] = comp_ns[r],
+          out.overlap[r] = overlap_ns[r];
+      });
   return out;
 }
 

@@ -185,23 +185,16 @@ label_groups group_by_label(trace_model const& model, backend& be) {
   auto const of = label_group_of_rows(model, out);
   auto const groups = out.calls.size();
   out.busy.assign(groups, 0);
-  std::size_t total = 0;
-  for (auto const c : out.calls) total += static_cast<std::size_t>(c);
-  auto const per_batch = rows_per_union_batch(total);
   // Batches of whole groups in id order; each batch's rows are listed by (group, stream or
   // thread): rows of one stream come in start order, so the union merges them, not sorts.
   auto const run_group = groups_of_runs(groups);
   stream_lanes lanes(groups);
   std::vector<std::size_t> rows;
   std::vector<group_id> run;
-  for (std::size_t lo = 0, hi = 0; lo < groups; lo = hi) {
-    std::size_t taken = 0, first = table.size(), last = 0;
-    for (;
-         hi < groups && (hi == lo || taken + static_cast<std::size_t>(out.calls[hi]) <= per_batch);
-         ++hi) {
-      taken += static_cast<std::size_t>(out.calls[hi]);
-      first = std::min(first, out.first_row[hi]), last = std::max(last, out.last_row[hi]);
-    }
+  for_each_union_batch(out.calls, [&](std::size_t lo, std::size_t hi, std::size_t taken) {
+    std::size_t first = table.size(), last = 0;
+    for (auto g = lo; g < hi; ++g)
+      first = std::min(first, out.first_row[g]), last = std::max(last, out.last_row[g]);
     rows.clear(), run.clear();
     rows.reserve(taken), run.reserve(taken);
     for (auto i = first; i <= last; ++i)
@@ -211,7 +204,7 @@ label_groups group_by_label(trace_model const& model, backend& be) {
     auto const busy = busy_per_group(
         be.union_of_rows({table.start_ns, table.end_ns, listed.rows, listed.group}), groups);
     for (auto g = lo; g < hi; ++g) out.busy[g] = busy[g];
-  }
+  });
   return out;
 }
 
