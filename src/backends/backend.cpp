@@ -204,46 +204,16 @@ bool few_stream_runs(activity_request const& r) {
          r.device_count <= (std::size_t{1} << 20) / (class_count * stream_lanes::per_group);
 }
 
-/// The same rows as classed_rows, listed by (group, stream) and in row order within a stream
-/// (a stable counting sort, as list_by_run, without a list of the device rows first): where each
-/// stream's rows come in start order, the keys of a union over them come as one ascending run per
-/// stream of a group, which the union merges.
-taken_rows classed_rows_by_stream(activity_request const& r,
-                                  std::vector<device_activity_row>& rows) {
-  std::size_t n = 0;
-  for (auto const k : r.kind) n += is_device_activity(k) ? 1 : 0;
-  stream_lanes lanes(r.device_count);
-  std::vector<std::size_t> next(r.device_count * class_count * stream_lanes::per_group + 1, 0);
-  std::vector<group_id> run;  // (group, lane) of each device row, in row order
-  run.reserve(n);
-  for (std::size_t i = 0; i < r.kind.size(); ++i) {
-    if (!is_device_activity(r.kind[i])) continue;
-    auto const lane = lanes.lane(r.device_group[i], r.stream[i]);
-    run.push_back(classed_group(r, i) * stream_lanes::per_group + lane);
-    ++next[run.back() + 1];
-    widen_window(r, i, rows);
-  }
-  for (std::size_t k = 1; k < next.size(); ++k) next[k] += next[k - 1];
-  taken_rows out;
-  out.rows.resize(n), out.group.resize(n);
-  for (std::size_t i = 0, k = 0; i < r.kind.size(); ++i) {
-    if (!is_device_activity(r.kind[i])) continue;
-    auto const at = next[run[k]]++;
-    out.rows[at] = i, out.group[at] = run[k++] / stream_lanes::per_group;
-  }
-  return out;
-}
-
-/// One chunk of rows as classed_rows_by_stream_in_chunks sees it: its devices' streams numbered
-/// as they first come (lanes of its own), each row's run under that numbering, and the rows per
-/// run and the devices' windows of the chunk.
+/// One chunk of rows as classed_rows_by_stream sees it: its devices' streams numbered as they
+/// first come (lanes of its own), each row's run under that numbering, and the rows per run and
+/// the devices' windows of the chunk.
 struct stream_chunk {
   std::size_t first = 0, end = 0;
   std::vector<std::vector<std::int64_t>> streams;  ///< per device, in the order they came
   uninitialized_vector<group_id> run;              ///< per device row of the chunk, in row order
   std::vector<std::size_t> count;                  ///< rows per run
   std::vector<device_activity_row> windows;
-  bool overflow = false;  ///< a device showed more streams than the lanes
+  bool overflow = false;  ///< a device showed more streams than the lanes (some share the last)
 };
 
 void scan_stream_chunk(activity_request const& r, stream_chunk& c, std::size_t runs) {
@@ -264,15 +234,18 @@ void scan_stream_chunk(activity_request const& r, stream_chunk& c, std::size_t r
   }
 }
 
-/// classed_rows_by_stream on `workers` contiguous chunks of the rows, in parallel: the chunks'
-/// lanes are mapped to those one pass in row order gives (each device's streams numbered as they
-/// first come, chunk after chunk), and each chunk places its rows after the earlier chunks' rows
-/// of the same run. The same lists as classed_rows_by_stream; nullopt when a chunk sees more
-/// streams of a device than there are lanes (which of them share the last lane is the one
-/// pass's to say).
-std::optional<taken_rows> classed_rows_by_stream_in_chunks(activity_request const& r,
-                                                           std::vector<device_activity_row>& rows,
-                                                           unsigned workers) {
+/// The same rows as classed_rows, listed by (group, stream) and in row order within a stream (a
+/// stable counting sort, as list_by_run, without a list of the device rows first): where each
+/// stream's rows come in start order, the keys of a union over them come as one ascending run per
+/// stream of a group, which the union merges. Made on `workers` contiguous chunks of the rows in
+/// parallel: each chunk's lanes are mapped to those one pass in row order gives (each device's
+/// streams numbered as they first come, chunk after chunk), and each chunk places its rows after
+/// the earlier chunks' rows of the same run. One chunk is that one pass. nullopt when a chunk
+/// past the first sees more streams of a device than there are lanes (which of them share the
+/// last lane is the one pass's to say).
+std::optional<taken_rows> classed_rows_by_stream(activity_request const& r,
+                                                 std::vector<device_activity_row>& rows,
+                                                 unsigned workers) {
   auto const runs = r.device_count * class_count * stream_lanes::per_group;
   std::vector<stream_chunk> chunks(workers);
   run_workers(workers, [&](unsigned w) {
@@ -284,7 +257,7 @@ std::optional<taken_rows> classed_rows_by_stream_in_chunks(activity_request cons
   stream_lanes lanes(r.device_count);
   std::vector<std::vector<group_id>> lane_of(workers);  // chunk lane of device g at g × per_group
   for (unsigned w = 0; w < workers; ++w) {
-    if (chunks[w].overflow) return std::nullopt;
+    if (w > 0 && chunks[w].overflow) return std::nullopt;
     lane_of[w].assign(r.device_count * stream_lanes::per_group, 0);
     for (std::size_t g = 0; g < r.device_count; ++g)
       for (std::size_t l = 0; l < chunks[w].streams[g].size(); ++l)
@@ -330,9 +303,8 @@ taken_rows classed_by_stream(activity_request const& r, std::vector<device_activ
   auto const workers = static_cast<unsigned>(
       std::min<std::size_t>(std::max(1u, threads), r.kind.size() / (std::size_t{1} << 18)));
   if (workers > 1)
-    if (auto chunked = classed_rows_by_stream_in_chunks(r, rows, workers))
-      return std::move(*chunked);
-  return classed_rows_by_stream(r, rows);
+    if (auto chunked = classed_rows_by_stream(r, rows, workers)) return std::move(*chunked);
+  return *classed_rows_by_stream(r, rows, 1);
 }
 
 /// Per name id, 1 where kernels bear it, when the kernels' statistics may be taken over every
