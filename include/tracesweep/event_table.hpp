@@ -104,6 +104,30 @@ struct event {
   event_role role{};  ///< what the reader saw in the category (see event_role)
 };
 
+/// A batch of events as columns, as a reader holds them: append_rows takes it whole. Every span is
+/// as long as `start`, but one with a constant beside it may be empty: every row has the constant
+/// then (`bytes` empty: no row carries bytes).
+struct event_rows {
+  std::span<std::int64_t const> start, end;
+  std::span<event_kind const> kinds;
+  event_kind kind = event_kind::other;
+  std::span<std::uint8_t const> subkind;
+  std::span<std::int32_t const> ranks;
+  std::int32_t rank = 0;
+  std::span<std::int32_t const> device;
+  std::span<std::int64_t const> stream;
+  std::span<string_id const> name;
+  std::span<string_id const> categories;
+  string_id category = 0;
+  std::span<std::int64_t const> correlation;
+  std::span<std::int64_t const> bytes;
+  std::span<event_role const> roles;
+  event_role role{};
+  /// 1 for a row the caller drops itself (counted under its own reason); empty: none.
+  std::span<std::uint8_t const> dropped;
+  [[nodiscard]] std::size_t size() const noexcept { return start.size(); }
+};
+
 /// Optional side table: occupancy estimates some producers record per kernel (Chrome-trace args
 /// "blocks per SM" and "est. achieved occupancy %"). One entry per kernel row that carries either,
 /// `row` ascending; NaN where that arg was absent. Empty when no input has them.
@@ -337,23 +361,35 @@ class event_table {
   /// counted under skip_end_before_start, skip_time_out_of_range, skip_duration_out_of_range or
   /// skip_bytes_out_of_range, and false is returned.
   bool append(event const& e);
+  /// Appends the rows of `rows` in order, each as append(event) would take or skip it (and counts
+  /// it so), column by column; the caller's dropped rows are neither appended nor counted.
+  /// `kept[i]` says afterwards whether row i is in the table. A reader's batch at a time.
+  void append_rows(event_rows const& rows, std::vector<std::uint8_t>& kept);
   /// Appends one memory event of the current input; one outside the accepted ranges is counted
   /// under skip_memory_out_of_range and false is returned.
   bool append_memory(memory_event const& e);
-  /// Records launch metrics (NaN = absent) for the row appended last.
-  void add_launch_metrics(double blocks_per_sm, double est_occupancy_pct);
-  /// Records the launch details of the row appended last.
-  void add_device_details(device_details const& d);
-  /// Records the launch configuration of the row appended last.
-  void add_launch_shape(launch_shape const& s);
-  /// Records the source of the row appended last.
-  void add_range_source(range_source const& s);
-  /// Records the collective args of the row appended last.
-  void add_collective_args(collective_args const& a);
-  /// Records what the synchronization row appended last waits for.
-  void add_sync_wait(sync_wait const& w);
-  /// Records the stream arg of the host row appended last.
-  void add_host_stream(std::int64_t stream);
+  /// Records launch metrics (NaN = absent) for `row` (the row appended last unless said), after
+  /// those of every earlier row; so the other add_ functions.
+  void add_launch_metrics(double blocks_per_sm, double est_occupancy_pct) {
+    add_launch_metrics(blocks_per_sm, est_occupancy_pct, size() - 1);
+  }
+  void add_launch_metrics(double blocks_per_sm, double est_occupancy_pct, std::size_t row);
+  /// Records the launch details of `row`.
+  void add_device_details(device_details const& d) { add_device_details(d, size() - 1); }
+  void add_device_details(device_details const& d, std::size_t row);
+  /// Records the launch configuration of `row`.
+  void add_launch_shape(launch_shape const& s) { add_launch_shape(s, size() - 1); }
+  void add_launch_shape(launch_shape const& s, std::size_t row);
+  /// Records the source of `row`.
+  void add_range_source(range_source const& s) { add_range_source(s, size() - 1); }
+  void add_range_source(range_source const& s, std::size_t row);
+  /// Records the collective args of `row`.
+  void add_collective_args(collective_args const& a) { add_collective_args(a, size() - 1); }
+  void add_collective_args(collective_args const& a, std::size_t row);
+  /// Records what the synchronization row `row` waits for.
+  void add_sync_wait(sync_wait const& w, std::size_t row);
+  /// Records the stream arg of the host row `row`.
+  void add_host_stream(std::int64_t stream, std::size_t row);
   /// Counts a row the reader itself dropped, under `reason`, for the current input.
   void skip(std::string_view reason, std::int64_t n = 1);
   /// Fills inputs()[i].ranks from the rank column; readers call it when an input is done.
@@ -430,7 +466,13 @@ class event_table {
 
  private:
   string_pool _strings;
-  void append_correlation(std::int64_t c);
+  /// Appends `c` to the correlation column, as row `row`.
+  void append_correlation(std::int64_t c, std::size_t row);
+  /// kept[i] = 1 for each row of `r` append would take, 0 for the others (the rejected ones
+  /// counted); the number taken.
+  std::size_t mark_kept(event_rows const& r, std::vector<std::uint8_t>& kept);
+  /// Counts `n` appended rows of kind `k` for the current input.
+  void count_appended(event_kind k, std::int64_t n) noexcept;
   [[nodiscard]] std::int64_t wide_correlation_of(std::size_t row) const noexcept;
   /// Gives every rank r of input `k` renumbered(r) (defined in event_table.cpp).
   template <class Renumbered>

@@ -2,8 +2,11 @@
 #include <tracesweep/event_table.hpp>
 
 #include <algorithm>
+#include <limits>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace tracesweep {
@@ -18,21 +21,49 @@ std::int32_t event_table::begin_input(std::string path, std::string format) {
   return static_cast<std::int32_t>(_inputs.size() - 1);
 }
 
+namespace {
+
+/// The reason append does not keep an event with these times and bytes; empty when it does.
+std::string_view rejection(std::int64_t start, std::int64_t end, std::int64_t bytes) noexcept {
+  if (!time_in_range(start) || !time_in_range(end)) return skip_time_out_of_range;
+  if (end < start) return skip_end_before_start;
+  if (end - start >= time_limit_ns) return skip_duration_out_of_range;
+  if (bytes < 0 || bytes >= bytes_limit) return skip_bytes_out_of_range;
+  return {};
+}
+
+/// Appends every value of `from`, or `n` copies of `constant` when `from` is empty.
+template <class T>
+void append_column(std::vector<T>& to, std::span<T const> from, T constant, std::size_t n) {
+  if (from.empty())
+    to.insert(to.end(), n, constant);
+  else
+    to.insert(to.end(), from.begin(), from.end());
+}
+
+/// Row i's value: from[i], or `constant` when `from` is empty.
+template <class T>
+T value_at(std::span<T const> from, T constant, std::size_t i) noexcept {
+  return from.empty() ? constant : from[i];
+}
+
+/// Row i of `r` as one event.
+event event_at(event_rows const& r, std::size_t i) noexcept {
+  event e;
+  e.start_ns = r.start[i], e.end_ns = r.end[i];
+  e.kind = value_at(r.kinds, r.kind, i), e.subkind = r.subkind[i];
+  e.rank = value_at(r.ranks, r.rank, i), e.device = r.device[i], e.stream = r.stream[i];
+  e.name = r.name[i], e.category = value_at(r.categories, r.category, i);
+  e.correlation = r.correlation[i], e.bytes = value_at(r.bytes, std::int64_t{0}, i);
+  e.role = value_at(r.roles, r.role, i);
+  return e;
+}
+
+}  // namespace
+
 bool event_table::append(event const& e) {
-  if (!time_in_range(e.start_ns) || !time_in_range(e.end_ns)) {
-    skip(skip_time_out_of_range);
-    return false;
-  }
-  if (e.end_ns < e.start_ns) {
-    skip(skip_end_before_start);
-    return false;
-  }
-  if (e.end_ns - e.start_ns >= time_limit_ns) {
-    skip(skip_duration_out_of_range);
-    return false;
-  }
-  if (e.bytes < 0 || e.bytes >= bytes_limit) {
-    skip(skip_bytes_out_of_range);
+  if (auto const why = rejection(e.start_ns, e.end_ns, e.bytes); !why.empty()) {
+    skip(why);
     return false;
   }
   start_ns.push_back(e.start_ns);
@@ -44,21 +75,69 @@ bool event_table::append(event const& e) {
   stream.push_back(e.stream);
   name.push_back(e.name);
   category.push_back(e.category);
-  append_correlation(e.correlation);
+  append_correlation(e.correlation, size() - 1);
   role.push_back(e.role);
   if (e.bytes != 0) byte_counts.row.push_back(size() - 1), byte_counts.values.push_back(e.bytes);
-  ++_inputs.back().events;
-  ++_inputs.back().events_by_kind[static_cast<std::size_t>(e.kind)];
+  count_appended(e.kind, 1);
   return true;
 }
 
-void event_table::append_correlation(std::int64_t c) {
+void event_table::append_rows(event_rows const& r, std::vector<std::uint8_t>& kept) {
+  auto const n = r.size();
+  if (mark_kept(r, kept) < n) {  // rows left out: the others one at a time
+    for (std::size_t i = 0; i < n; ++i)
+      if (kept[i] != 0) append(event_at(r, i));
+    return;
+  }
+  auto const first = size();
+  append_column(start_ns, r.start, std::int64_t{0}, n);
+  append_column(end_ns, r.end, std::int64_t{0}, n);
+  append_column(kind, r.kinds, r.kind, n);
+  append_column(subkind, r.subkind, std::uint8_t{0}, n);
+  append_column(rank, r.ranks, r.rank, n);
+  append_column(device, r.device, std::int32_t{0}, n);
+  append_column(stream, r.stream, std::int64_t{0}, n);
+  append_column(name, r.name, string_id{0}, n);
+  append_column(category, r.categories, r.category, n);
+  append_column(role, r.roles, r.role, n);
+  for (std::size_t i = 0; i < n; ++i) append_correlation(r.correlation[i], first + i);
+  for (std::size_t i = 0; i < r.bytes.size(); ++i)
+    if (r.bytes[i] != 0)
+      byte_counts.row.push_back(first + i), byte_counts.values.push_back(r.bytes[i]);
+  if (r.kinds.empty()) {
+    count_appended(r.kind, static_cast<std::int64_t>(n));
+    return;
+  }
+  for (auto const k : r.kinds) count_appended(k, 1);
+}
+
+std::size_t event_table::mark_kept(event_rows const& r, std::vector<std::uint8_t>& kept) {
+  kept.assign(r.size(), 0);
+  std::size_t taken = 0;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    if (!r.dropped.empty() && r.dropped[i] != 0) continue;
+    auto const why = rejection(r.start[i], r.end[i], value_at(r.bytes, std::int64_t{0}, i));
+    if (!why.empty()) {
+      skip(why);
+      continue;
+    }
+    kept[i] = 1, ++taken;
+  }
+  return taken;
+}
+
+void event_table::count_appended(event_kind k, std::int64_t n) noexcept {
+  _inputs.back().events += n;
+  _inputs.back().events_by_kind[static_cast<std::size_t>(k)] += n;
+}
+
+void event_table::append_correlation(std::int64_t c, std::size_t row) {
   if (c > wide_correlation && c <= std::numeric_limits<std::int32_t>::max()) {
     correlation.push_back(static_cast<std::int32_t>(c));
     return;
   }
   correlation.push_back(wide_correlation);
-  wide_correlations.row.push_back(size() - 1), wide_correlations.values.push_back(c);
+  wide_correlations.row.push_back(row), wide_correlations.values.push_back(c);
 }
 
 std::int64_t event_table::wide_correlation_of(std::size_t row) const noexcept {
@@ -85,8 +164,9 @@ bool event_table::append_memory(memory_event const& e) {
   return true;
 }
 
-void event_table::add_launch_metrics(double blocks_per_sm, double est_occupancy_pct) {
-  launch_metrics.row.push_back(size() - 1);
+void event_table::add_launch_metrics(double blocks_per_sm, double est_occupancy_pct,
+                                     std::size_t row) {
+  launch_metrics.row.push_back(row);
   launch_metrics.blocks_per_sm.push_back(blocks_per_sm);
   launch_metrics.est_occupancy_pct.push_back(est_occupancy_pct);
 }
@@ -128,33 +208,33 @@ void add_interned(Table& t, Ids& ids, Key const& key, Value const& value, std::s
 
 }  // namespace
 
-void event_table::add_device_details(device_details const& d) {
-  add_interned(launch_details, _launch_detail_ids, d, d, size() - 1);
+void event_table::add_device_details(device_details const& d, std::size_t row) {
+  add_interned(launch_details, _launch_detail_ids, d, d, row);
 }
 
-void event_table::add_launch_shape(launch_shape const& s) {
+void event_table::add_launch_shape(launch_shape const& s, std::size_t row) {
   std::array<std::int32_t, 6> const key{s.grid[0],  s.grid[1],  s.grid[2],
                                         s.block[0], s.block[1], s.block[2]};
-  add_interned(launch_shapes, _launch_shape_ids, key, s, size() - 1);
+  add_interned(launch_shapes, _launch_shape_ids, key, s, row);
 }
 
-void event_table::add_range_source(range_source const& s) {
-  range_sources.row.push_back(size() - 1);
+void event_table::add_range_source(range_source const& s, std::size_t row) {
+  range_sources.row.push_back(row);
   range_sources.values.push_back(s);
 }
 
-void event_table::add_collective_args(collective_args const& a) {
-  collectives.row.push_back(size() - 1);
+void event_table::add_collective_args(collective_args const& a, std::size_t row) {
+  collectives.row.push_back(row);
   collectives.values.push_back(a);
 }
 
-void event_table::add_host_stream(std::int64_t stream) {
-  host_streams.row.push_back(size() - 1);
+void event_table::add_host_stream(std::int64_t stream, std::size_t row) {
+  host_streams.row.push_back(row);
   host_streams.values.push_back(stream);
 }
 
-void event_table::add_sync_wait(sync_wait const& w) {
-  sync_waits.row.push_back(size() - 1);
+void event_table::add_sync_wait(sync_wait const& w, std::size_t row) {
+  sync_waits.row.push_back(row);
   sync_waits.values.push_back(w);
 }
 

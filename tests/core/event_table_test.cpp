@@ -3,12 +3,17 @@
 // input entirely, ranks are collected per input, interning is stable.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
+#include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include <tracesweep/event_table.hpp>
 #include <tracesweep/string_pool.hpp>
+
+#include "support/table_compare.hpp"
 
 namespace ts = tracesweep;
 
@@ -339,3 +344,133 @@ TEST(string_pool, interning_is_stable_and_zero_is_empty) {
 }
 
 }  // namespace
+
+namespace {
+
+/// A batch of `n` random rows, some of each kind the table rejects, with each constant column
+/// given row by row where `per_row` says.
+struct random_batch {
+  std::vector<std::int64_t> start, end, stream, correlation, bytes;
+  std::vector<ts::event_kind> kinds;
+  std::vector<std::uint8_t> subkind, dropped;
+  std::vector<std::int32_t> ranks, device;
+  std::vector<ts::string_id> name, categories;
+  std::vector<ts::event_role> roles;
+  ts::event_rows rows;
+
+  /// Names are ids 0 to `names`, interned in the tables before.
+  static constexpr std::int64_t names = 50;
+
+  random_batch(std::mt19937_64& rng, std::size_t n, bool per_row, bool bad) {
+    auto pick = [&](std::int64_t lo, std::int64_t hi) {
+      return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+      auto s = pick(0, 1'000'000), e = s + pick(0, 1000), b = pick(0, 3) == 0 ? pick(1, 99) : 0;
+      auto c = pick(0, 9) == 0 ? pick(std::int64_t{1} << 31, std::int64_t{1} << 40) : pick(-1, 500);
+      if (bad) switch (pick(0, 9)) {
+          case 0:
+            e = s - 1;
+            break;  // end before start
+          case 1:
+            s = -ts::time_limit_ns;
+            break;  // out of range
+          case 2:
+            b = -1;
+            break;  // negative bytes
+          case 3:
+            e = ts::time_limit_ns - 1, s = -ts::time_limit_ns + 1;
+            break;  // too long
+          default:
+            break;
+        }
+      start.push_back(s), end.push_back(e), stream.push_back(pick(-1, 7));
+      correlation.push_back(c), bytes.push_back(b);
+      kinds.push_back(static_cast<ts::event_kind>(pick(0, ts::event_kind_count - 1)));
+      subkind.push_back(static_cast<std::uint8_t>(pick(0, 3)));
+      dropped.push_back(bad && pick(0, 7) == 0 ? 1 : 0);
+      ranks.push_back(static_cast<std::int32_t>(pick(0, 3)));
+      device.push_back(static_cast<std::int32_t>(pick(-1, 3)));
+      name.push_back(static_cast<ts::string_id>(pick(0, names)));
+      categories.push_back(static_cast<ts::string_id>(pick(0, 5)));
+      roles.push_back(ts::event_role(static_cast<ts::category_role>(pick(0, 2)), pick(0, 1) == 1));
+    }
+    rows.start = start, rows.end = end, rows.subkind = subkind, rows.device = device;
+    rows.stream = stream, rows.name = name, rows.correlation = correlation, rows.bytes = bytes;
+    rows.kind = ts::event_kind::memcpy, rows.rank = 2, rows.category = 4;
+    rows.role = ts::event_role(static_cast<ts::category_role>(1), true);
+    if (per_row)
+      rows.kinds = kinds, rows.ranks = ranks, rows.categories = categories, rows.roles = roles;
+    if (bad) rows.dropped = dropped;
+  }
+
+  /// Row i as one event.
+  [[nodiscard]] ts::event event_at(std::size_t i) const {
+    auto const& r = rows;
+    ts::event e;
+    e.start_ns = start[i], e.end_ns = end[i], e.subkind = subkind[i], e.device = device[i];
+    e.stream = stream[i], e.name = name[i], e.correlation = correlation[i], e.bytes = bytes[i];
+    e.kind = r.kinds.empty() ? r.kind : kinds[i];
+    e.rank = r.ranks.empty() ? r.rank : ranks[i];
+    e.category = r.categories.empty() ? r.category : categories[i];
+    e.role = r.roles.empty() ? r.role : roles[i];
+    return e;
+  }
+};
+
+/// The rows and what the table counted of them: the same.
+void expect_same_tables(ts::event_table const& a, ts::event_table const& b) {
+  ts::test::expect_same_rows(a, b);
+  EXPECT_EQ(a.category, b.category);
+  EXPECT_EQ(a.role.size(), b.role.size());
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    EXPECT_EQ(a.role[i], b.role[i]) << i;
+    EXPECT_EQ(a.correlation_of(i), b.correlation_of(i)) << i;
+  }
+  EXPECT_EQ(a.wide_correlations.row, b.wide_correlations.row);
+  ASSERT_EQ(a.inputs().size(), b.inputs().size());
+  for (std::size_t k = 0; k < a.inputs().size(); ++k) {
+    EXPECT_EQ(a.inputs()[k].events, b.inputs()[k].events);
+    EXPECT_EQ(a.inputs()[k].events_by_kind, b.inputs()[k].events_by_kind);
+    EXPECT_EQ(a.inputs()[k].skipped, b.inputs()[k].skipped);
+  }
+}
+
+}  // namespace
+
+TEST(event_table, append_rows_takes_and_skips_what_append_does_row_by_row) {
+  std::mt19937_64 rng(31);
+  for (bool const per_row : {false, true})
+    for (bool const bad : {false, true}) {
+      ts::event_table batched, one_by_one;
+      for (auto* t : {&batched, &one_by_one}) {
+        for (int k = 1; k <= random_batch::names; ++k) t->strings().intern("n" + std::to_string(k));
+        t->begin_input("a", "synthetic");
+        t->append(ev(5, 6));  // rows before the batches: their row numbers follow
+      }
+      std::vector<std::uint8_t> kept;
+      for (std::size_t const n : {1000u, 0u, 1u, 3000u}) {
+        random_batch const b(rng, n, per_row, bad);
+        batched.append_rows(b.rows, kept);
+        ASSERT_EQ(kept.size(), n);
+        std::size_t dropped = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+          if (bad && b.dropped[i] != 0) {
+            EXPECT_EQ(kept[i], 0) << i;
+            ++dropped;
+            continue;
+          }
+          EXPECT_EQ(kept[i] != 0, one_by_one.append(b.event_at(i))) << i;
+        }
+        if (bad && n > 100) {
+          EXPECT_GT(dropped, 0u);
+        }
+      }
+      expect_same_tables(batched, one_by_one);
+      if (bad) {
+        EXPECT_GT(batched.inputs()[0].skipped.size(), 3u);
+      }
+      EXPECT_GT(batched.wide_correlations.row.size(), 0u);
+      EXPECT_GT(batched.size(), bad ? 1500u : 4000u);
+    }
+}

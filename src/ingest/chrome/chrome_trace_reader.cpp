@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -74,54 +75,8 @@ class table_sink {
     for (std::size_t i = 0; i < rows.strings.size(); ++i)
       _global[i] = _table.strings().intern(rows.strings.at(static_cast<string_id>(i)));
     grow_for(rows.size(), text_end);
-    std::size_t next_metric = 0, next_text_thread = 0, next_shape = 0, next_collective = 0,
-                next_sync = 0, next_host_stream = 0;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      event e;
-      e.start_ns = rows.start_ns[i];
-      e.end_ns = rows.end_ns[i];
-      e.kind = rows.kind[i];
-      e.subkind = rows.subkind[i];
-      e.rank = 0;  // set in finish(): distributedInfo may come after traceEvents
-      e.device = rows.device[i];
-      e.stream = rows.stream[i];
-      // A thread named by text only: a stable negative number from the string pool.
-      if (next_text_thread < rows.text_thread.size() &&
-          rows.text_thread[next_text_thread].first == i)
-        e.stream =
-            -2 - static_cast<std::int64_t>(_global[rows.text_thread[next_text_thread++].second]);
-      e.name = _global[rows.name[i]];
-      e.category = _global[rows.category[i]];
-      e.correlation = rows.correlation[i];
-      e.bytes = rows.bytes[i];
-      e.role = rows.role[i];
-      bool const kept = _table.append(e);
-      if (next_metric < rows.metric_row.size() && rows.metric_row[next_metric] == i) {
-        if (kept)
-          _table.add_launch_metrics(rows.blocks_per_sm[next_metric],
-                                    rows.occupancy_pct[next_metric]);
-        ++next_metric;
-      }
-      if (next_collective < rows.collective_row.size() &&
-          rows.collective_row[next_collective] == i) {
-        if (kept) _table.add_collective_args(global_args(rows.collective[next_collective]));
-        ++next_collective;
-      }
-      if (next_sync < rows.sync_row.size() && rows.sync_row[next_sync] == i) {
-        if (kept) _table.add_sync_wait(rows.sync[next_sync]);
-        ++next_sync;
-      }
-      if (next_host_stream < rows.host_stream_row.size() &&
-          rows.host_stream_row[next_host_stream] == i) {
-        if (kept) _table.add_host_stream(rows.host_stream[next_host_stream]);
-        ++next_host_stream;
-      }
-      if (next_shape < rows.shape_row.size() && rows.shape_row[next_shape] == i) {
-        if (kept && _shapes)
-          _table.add_launch_shape({rows.grid[next_shape], rows.block[next_shape]});
-        ++next_shape;
-      }
-    }
+    append_rows(rows);
+    add_side_rows(rows);
   }
 
   void finish(std::string const& path, trace_header const& header, read_options const& options) {
@@ -228,6 +183,53 @@ class table_sink {
         std::max({estimate, static_cast<double>(needed), 1.25 * static_cast<double>(capacity)}));
   }
 
+  /// The chunk's rows, their names and categories as the table's ids; rank 0 (finish() sets it:
+  /// distributedInfo may come after traceEvents). _row_of[i]: chunk row i's table row.
+  void append_rows(chunk_rows const& rows) {
+    auto const n = rows.size();
+    _names.resize(n), _categories.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+      _names[i] = _global[rows.name[i]], _categories[i] = _global[rows.category[i]];
+    event_rows batch;
+    batch.start = rows.start_ns, batch.end = rows.end_ns, batch.kinds = rows.kind;
+    batch.subkind = rows.subkind, batch.device = rows.device, batch.stream = rows.stream;
+    batch.name = _names, batch.categories = _categories, batch.correlation = rows.correlation;
+    batch.bytes = rows.bytes, batch.roles = rows.role;
+    if (!rows.text_thread.empty()) {
+      // A thread named by text only: a stable negative number from the string pool.
+      _streams.assign(rows.stream.begin(), rows.stream.end());
+      for (auto const& [i, text] : rows.text_thread)
+        _streams[i] = -2 - static_cast<std::int64_t>(_global[text]);
+      batch.stream = _streams;
+    }
+    auto row = _table.size();
+    _table.append_rows(batch, _kept);
+    _row_of.resize(n);
+    for (std::size_t i = 0; i < n; ++i) _row_of[i] = _kept[i] != 0 ? row++ : kept_none;
+  }
+
+  /// The side tables' entries of the chunk's rows kept.
+  void add_side_rows(chunk_rows const& rows) {
+    auto each = [&](std::vector<std::uint32_t> const& at, auto&& add) {
+      for (std::size_t k = 0; k < at.size(); ++k)
+        if (auto const row = _row_of[at[k]]; row != kept_none) add(k, row);
+    };
+    each(rows.metric_row, [&](std::size_t k, std::size_t row) {
+      _table.add_launch_metrics(rows.blocks_per_sm[k], rows.occupancy_pct[k], row);
+    });
+    each(rows.collective_row, [&](std::size_t k, std::size_t row) {
+      _table.add_collective_args(global_args(rows.collective[k]), row);
+    });
+    each(rows.sync_row,
+         [&](std::size_t k, std::size_t row) { _table.add_sync_wait(rows.sync[k], row); });
+    each(rows.host_stream_row,
+         [&](std::size_t k, std::size_t row) { _table.add_host_stream(rows.host_stream[k], row); });
+    if (_shapes)
+      each(rows.shape_row, [&](std::size_t k, std::size_t row) {
+        _table.add_launch_shape({rows.grid[k], rows.block[k]}, row);
+      });
+  }
+
   /// Reserves the columns for the whole file from what was seen so far.
   void grow_for(std::size_t more, std::uint64_t text_end) {
     if (auto const n =
@@ -256,6 +258,12 @@ class table_sink {
   std::size_t _first_metric;
   std::map<std::int32_t, std::int64_t> _allocated;  ///< running allocated total per device
   std::vector<string_id> _global;
+  // A chunk's columns as the table takes them, their storage kept for the next chunk.
+  static constexpr std::size_t kept_none = std::numeric_limits<std::size_t>::max();
+  std::vector<string_id> _names, _categories;
+  std::vector<std::int64_t> _streams;
+  std::vector<std::uint8_t> _kept;
+  std::vector<std::size_t> _row_of;  ///< chunk row → table row, kept_none when not kept
   bool _paddle = false;
 };
 

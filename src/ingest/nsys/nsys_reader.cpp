@@ -194,32 +194,24 @@ class appender {
       : _table(table), _ids(ids), _labels(labels) {}
 
   void append(table_plan const& plan, row_batch const& b) {
-    auto& pool = _table.strings();
-    string_id const category = pool.intern(plan.table);
     for (auto const& [reason, n] : b.skipped) _table.skip(reason, n);
     for (auto const& d : b.domains) _domains[{d.pid, d.domain}] = d.name;
-    event e;
-    e.kind = plan.kind;
-    e.category = category;
-    for (std::size_t i = 0; i < b.start.size(); ++i) {
-      e.start_ns = b.start[i];
-      e.end_ns = b.end[i];
-      e.subkind = b.subkind[i];
-      e.rank = b.rank[i];
-      e.device = b.device[i];
-      e.stream = b.stream[i];
-      e.correlation = b.correlation[i];
-      e.bytes = b.bytes[i];
-      bool domain_in_name = false;
-      e.name = name_of(plan, b, i, domain_in_name);
-      if (e.name == string_pool::npos) {  // a name id StringIds lacks: no name to give it
-        _table.skip("unknown_string_id");
-        continue;
-      }
-      if (!_table.append(e)) continue;
-      if (!b.details.empty()) _table.add_device_details(b.details[i]);
-      if (!b.shapes.empty()) _table.add_launch_shape(b.shapes[i]);
-      if (!b.rowid.empty()) _table.add_range_source({b.rowid[i], domain_in_name});
+    auto const n = b.start.size();
+    name_rows(plan, b);
+    event_rows rows;
+    rows.start = b.start, rows.end = b.end, rows.kind = plan.kind, rows.subkind = b.subkind;
+    rows.ranks = b.rank, rows.device = b.device, rows.stream = b.stream, rows.name = _names;
+    rows.category = _table.strings().intern(plan.table);
+    rows.correlation = b.correlation, rows.bytes = b.bytes, rows.dropped = _unnamed;
+    auto row = _table.size();
+    _table.append_rows(rows, _kept);
+    if (b.details.empty() && b.shapes.empty() && b.rowid.empty()) return;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (_kept[i] == 0) continue;
+      if (!b.details.empty()) _table.add_device_details(b.details[i], row);
+      if (!b.shapes.empty()) _table.add_launch_shape(b.shapes[i], row);
+      if (!b.rowid.empty()) _table.add_range_source({b.rowid[i], _domain_in_name[i] != 0}, row);
+      ++row;
     }
   }
 
@@ -231,6 +223,23 @@ class appender {
   }
 
  private:
+  /// Each row's name in _names, whether an NVTX name starts with its domain's in
+  /// _domain_in_name; _unnamed marks (and the table counts) the rows whose name id StringIds
+  /// lacks: no name to give them. _unnamed stays empty when there are none.
+  void name_rows(table_plan const& plan, row_batch const& b) {
+    auto const n = b.start.size();
+    _names.resize(n), _domain_in_name.assign(n, 0), _unnamed.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+      bool domain_in_name = false;
+      _names[i] = name_of(plan, b, i, domain_in_name);
+      _domain_in_name[i] = domain_in_name ? 1 : 0;
+      if (_names[i] != string_pool::npos) continue;
+      _table.skip("unknown_string_id");
+      if (_unnamed.empty()) _unnamed.assign(n, 0);
+      _unnamed[i] = 1;
+    }
+  }
+
   /// The row's name, or string_pool::npos when it names a StringIds id the table lacks;
   /// `domain_in_name` says whether an NVTX name starts with its domain's name.
   string_id name_of(table_plan const& plan, row_batch const& b, std::size_t i,
@@ -268,6 +277,9 @@ class appender {
   string_ids& _ids;
   nsys_labels const& _labels;
   std::map<std::pair<std::int32_t, std::int64_t>, std::string> _domains;
+  // A batch's names and masks, their storage kept for the next batch.
+  std::vector<string_id> _names;
+  std::vector<std::uint8_t> _domain_in_name, _unnamed, _kept;
 };
 
 /// True when the database header says WAL mode (file format read/write versions, bytes 18 and
