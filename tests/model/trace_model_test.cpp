@@ -105,6 +105,36 @@ TEST(TraceModel, DeviceIdsByRankDeviceInput) {
   EXPECT_EQ(g[h], ts::no_device);
 }
 
+// Many devices whose rows interleave, in several inputs (past the few the model searches for
+// before it hashes): each row's id is the rank of its (rank, device, input) among all of them.
+TEST(TraceModel, DeviceIdsOfManyInterleavedDevicesEqualTheirSortedRank) {
+  ts::test::table_builder b;
+  std::mt19937 rng(7);
+  std::vector<std::tuple<std::int32_t, std::int32_t, std::int32_t>> key;  // per row
+  std::vector<std::size_t> rows;
+  for (std::int32_t input = 0; input < 3; ++input) {
+    b.input("kineto-json");
+    for (int i = 0; i < 2000; ++i) {
+      auto const rank = static_cast<std::int32_t>(rng() % 5);
+      auto const device = static_cast<std::int32_t>(rng() % (input == 1 ? 2 : 12));
+      if (rng() % 7 == 0) b.host(event_kind::cpu_op, i, i + 1, 3, rank);
+      rows.push_back(b.device(event_kind::kernel, i, i + 1, device, 7, rank));
+      key.emplace_back(rank, device, input);
+    }
+  }
+  ts::trace_model const m(b.done());
+  auto sorted = key;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  ASSERT_GT(sorted.size(), 64u);
+  ASSERT_EQ(m.devices().size(), sorted.size());
+  auto const g = m.device_group();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    auto const at = std::lower_bound(sorted.begin(), sorted.end(), key[i]) - sorted.begin();
+    ASSERT_EQ(g[rows[i]], static_cast<ts::group_id>(at)) << i;
+  }
+}
+
 // Correlation ids past 32 bits (kept in the table's side table) link exactly: an id that
 // differs from another only above bit 31 links nothing.
 TEST(TraceModel, LaunchLinksWithCorrelationsPast32Bits) {
