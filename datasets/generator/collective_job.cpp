@@ -79,13 +79,15 @@ class rank_timeline {
     std::int64_t const reduced = last + all_reduce_transfer_ns;
     launch(_n.nccl_launch, _n.all_reduce, comm_stream, t, ready, reduced);
     _table.add_collective_args(
-        {_n.allreduce_op, _n.float_type, _n.group, gradient_elements, gradient_elements, _o.ranks});
+        {_n.allreduce_op, _n.float_type, _n.group, gradient_elements, gradient_elements, _o.ranks},
+        _table.size() - 1);
     t += 10'000;
     std::int64_t const gathered = reduced + all_gather_transfer_ns;
     launch(_n.nccl_launch, _n.all_gather, comm_stream, t, reduced, gathered);
     auto const all = shard_elements * _o.ranks;
     _table.add_collective_args(
-        {_n.allgather_op, _n.bf16_type, _n.group, shard_elements, all, _o.ranks});
+        {_n.allgather_op, _n.bf16_type, _n.group, shard_elements, all, _o.ranks},
+        _table.size() - 1);
     t += 10'000;
     host(event_kind::api_call, _n.sync, _n.cat_runtime, t, gathered + 2'000);
     auto const next = gathered + 12'000;

@@ -368,23 +368,16 @@ class event_table {
   /// Appends one memory event of the current input; one outside the accepted ranges is counted
   /// under skip_memory_out_of_range and false is returned.
   bool append_memory(memory_event const& e);
-  /// Records launch metrics (NaN = absent) for `row` (the row appended last unless said), after
-  /// those of every earlier row; so the other add_ functions.
-  void add_launch_metrics(double blocks_per_sm, double est_occupancy_pct) {
-    add_launch_metrics(blocks_per_sm, est_occupancy_pct, size() - 1);
-  }
+  /// Records launch metrics (NaN = absent) for `row`, after those of every earlier row; so the
+  /// other add_ functions for their side tables.
   void add_launch_metrics(double blocks_per_sm, double est_occupancy_pct, std::size_t row);
   /// Records the launch details of `row`.
-  void add_device_details(device_details const& d) { add_device_details(d, size() - 1); }
   void add_device_details(device_details const& d, std::size_t row);
   /// Records the launch configuration of `row`.
-  void add_launch_shape(launch_shape const& s) { add_launch_shape(s, size() - 1); }
   void add_launch_shape(launch_shape const& s, std::size_t row);
   /// Records the source of `row`.
-  void add_range_source(range_source const& s) { add_range_source(s, size() - 1); }
   void add_range_source(range_source const& s, std::size_t row);
   /// Records the collective args of `row`.
-  void add_collective_args(collective_args const& a) { add_collective_args(a, size() - 1); }
   void add_collective_args(collective_args const& a, std::size_t row);
   /// Records what the synchronization row `row` waits for.
   void add_sync_wait(sync_wait const& w, std::size_t row);

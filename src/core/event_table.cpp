@@ -32,13 +32,19 @@ std::string_view rejection(std::int64_t start, std::int64_t end, std::int64_t by
   return {};
 }
 
+/// Appends every value of `from`.
+template <class T>
+void append_column(std::vector<T>& to, std::span<T const> from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
 /// Appends every value of `from`, or `n` copies of `constant` when `from` is empty.
 template <class T>
 void append_column(std::vector<T>& to, std::span<T const> from, T constant, std::size_t n) {
   if (from.empty())
     to.insert(to.end(), n, constant);
   else
-    to.insert(to.end(), from.begin(), from.end());
+    append_column(to, from);
 }
 
 /// Row i's value: from[i], or `constant` when `from` is empty.
@@ -90,14 +96,14 @@ void event_table::append_rows(event_rows const& r, std::vector<std::uint8_t>& ke
     return;
   }
   auto const first = size();
-  append_column(start_ns, r.start, std::int64_t{0}, n);
-  append_column(end_ns, r.end, std::int64_t{0}, n);
+  append_column(start_ns, r.start);
+  append_column(end_ns, r.end);
   append_column(kind, r.kinds, r.kind, n);
-  append_column(subkind, r.subkind, std::uint8_t{0}, n);
+  append_column(subkind, r.subkind);
   append_column(rank, r.ranks, r.rank, n);
-  append_column(device, r.device, std::int32_t{0}, n);
-  append_column(stream, r.stream, std::int64_t{0}, n);
-  append_column(name, r.name, string_id{0}, n);
+  append_column(device, r.device);
+  append_column(stream, r.stream);
+  append_column(name, r.name);
   append_column(category, r.categories, r.category, n);
   append_column(role, r.roles, r.role, n);
   for (std::size_t i = 0; i < n; ++i) append_correlation(r.correlation[i], first + i);

@@ -109,8 +109,8 @@ TEST(event_table, side_tables_follow_their_rows_through_keep_and_abandon) {
   t.begin_input("a", "x");
   for (int i = 0; i < 6; ++i) {
     t.append(ev(i, i + 1));
-    if (i % 2 == 0) t.add_range_source({100 + i, i == 2});
-    if (i % 3 == 0) t.add_device_details({.context = i});
+    if (i % 2 == 0) t.add_range_source({100 + i, i == 2}, t.size() - 1);
+    if (i % 3 == 0) t.add_device_details({.context = i}, t.size() - 1);
   }
   t.finish_input();
   std::vector<std::uint8_t> const keep_row{1, 1, 0, 1, 1, 1}, keep_memory;
@@ -122,8 +122,8 @@ TEST(event_table, side_tables_follow_their_rows_through_keep_and_abandon) {
   EXPECT_EQ(t.launch_details.at(1).context, 3);
   t.begin_input("b", "x");
   t.append(ev(0, 1));
-  t.add_range_source({7, true});
-  t.add_device_details({});
+  t.add_range_source({7, true}, t.size() - 1);
+  t.add_device_details({}, t.size() - 1);
   t.abandon_input();
   EXPECT_EQ(t.range_sources.size(), 2u);
   EXPECT_EQ(t.launch_details.size(), 2u);
@@ -135,7 +135,8 @@ TEST(event_table, launch_shapes_are_kept_once_and_follow_their_rows) {
   ts::launch_shape const wide{{64, 1, 1}, {256, 1, 1}}, narrow{{8, 1, 1}, {32, 1, 1}};
   for (int i = 0; i < 6; ++i) {
     t.append(ev(i, i + 1));
-    if (i != 1) t.add_launch_shape(i % 3 == 0 ? wide : narrow);  // wide, -, narrow, wide, …
+    if (i != 1)
+      t.add_launch_shape(i % 3 == 0 ? wide : narrow, t.size() - 1);  // wide, -, narrow, wide, …
   }
   t.finish_input();
   // Five rows carry a shape; two configurations are kept, each once, in first-seen order.
@@ -153,12 +154,12 @@ TEST(event_table, launch_shapes_are_kept_once_and_follow_their_rows) {
   EXPECT_EQ(*t.launch_shapes.shape_of(3), narrow);
   t.begin_input("b", "x");
   t.append(ev(0, 1));
-  t.add_launch_shape(narrow);
+  t.add_launch_shape(narrow, t.size() - 1);
   t.abandon_input();
   EXPECT_EQ(t.launch_shapes.size(), 4u);
   t.begin_input("c", "x");
   t.append(ev(0, 1));
-  t.add_launch_shape(wide);  // the configuration kept before: its index again
+  t.add_launch_shape(wide, t.size() - 1);  // the configuration kept before: its index again
   t.finish_input();
   EXPECT_EQ(t.launch_shapes.values.back(), 0u);
   EXPECT_EQ(t.launch_shapes.distinct.size(), 2u);
@@ -174,7 +175,7 @@ TEST(event_table, launch_details_are_kept_once_and_follow_their_rows) {
   std::vector<ts::device_details> const given{kernel, copy, kernel, other_context, copy, copy};
   for (std::size_t i = 0; i < given.size(); ++i) {
     t.append(ev(static_cast<std::int64_t>(i), static_cast<std::int64_t>(i) + 1));
-    t.add_device_details(given[i]);
+    t.add_device_details(given[i], t.size() - 1);
   }
   t.finish_input();
   // Three distinct sets of details, each kept once, in first-seen order; every row reads its own.

@@ -173,9 +173,9 @@ TEST(RowFilter, MemoryEventsAndLaunchMetricsFollow) {
   table_builder b;
   b.input("kineto-json");
   b.device(event_kind::kernel, 0, 10, 0, 7, 0, -1, "early");
-  b.table.add_launch_metrics(1.0, 10.0);
+  b.table.add_launch_metrics(1.0, 10.0, b.table.size() - 1);
   b.device(event_kind::kernel, 100, 110, 0, 7, 0, -1, "late");
-  b.table.add_launch_metrics(2.0, 20.0);
+  b.table.add_launch_metrics(2.0, 20.0, b.table.size() - 1);
   for (std::int64_t at : {5, 105, 150})
     b.table.append_memory({.time_ns = at, .rank = 0, .device = 0, .bytes = at});
   auto t = std::move(b.done());
