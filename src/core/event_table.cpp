@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tracesweep/event_table.hpp>
+#include <tracesweep/recent_keys.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -250,10 +251,12 @@ void event_table::skip(std::string_view reason, std::int64_t n) {
 
 void event_table::finish_input() {
   auto& info = _inputs.back();
-  // Ranks come in long runs: keep one per run, then sort the few left.
+  // Few ranks, in long runs (Kineto) or interleaved (nsys tables in start order): a rank the
+  // memo has seen lately is skipped, the few others listed, sorted and made unique.
   std::vector<std::int32_t> ranks;
+  recent_integers<std::int32_t, bool> seen;
   for (auto i = _current_input_first_row; i < rank.size(); ++i)
-    if (ranks.empty() || ranks.back() != rank[i]) ranks.push_back(rank[i]);
+    if (!seen.find(rank[i])) ranks.push_back(rank[i]), seen.put(rank[i], true);
   std::sort(ranks.begin(), ranks.end());
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
   info.ranks = std::move(ranks);
@@ -291,18 +294,17 @@ void event_table::renumber_input_ranks(std::int32_t first) {
 }
 
 void event_table::renumber_input_ranks(std::span<std::pair<std::int32_t, std::int32_t> const> to) {
-  // Ranks come in long runs: the last answer is checked first.
-  std::pair<std::int32_t, std::int32_t> last{0, 0};
-  bool have_last = false;
+  // Few ranks, in runs or interleaved: the memo answers most rows.
+  recent_integers<std::int32_t, std::int32_t> recent;
   renumber_input(_inputs.size() - 1, [&](std::int32_t r) {
-    if (have_last && last.first == r) return last.second;
+    if (auto const* known = recent.find(r)) return *known;
     auto const at =
         std::lower_bound(to.begin(), to.end(), r,
                          [](auto const& entry, std::int32_t key) { return entry.first < key; });
     if (at == to.end() || at->first != r)
       throw std::logic_error("renumber_input_ranks: rank " + std::to_string(r) + " not mapped");
-    last = *at, have_last = true;
-    return last.second;
+    recent.put(r, at->second);
+    return at->second;
   });
 }
 

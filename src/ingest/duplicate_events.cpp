@@ -6,6 +6,7 @@
 // cache-resident table, and compare in full only the events whose hash repeats.
 #include "ingest/duplicate_events.hpp"
 
+#include <tracesweep/recent_keys.hpp>
 #include <tracesweep/task_threads.hpp>
 
 #include <algorithm>
@@ -203,17 +204,24 @@ bool has_narrow_id(event_table const& t, std::size_t i) {
   return c != -1 && c != event_table::wide_correlation;
 }
 
-/// Calls f(begin, end) for each maximal run of rows [first, end) of one (kind, rank): rows of
-/// one kind and rank come in long runs, so each run looks its range up once.
-template <class F>
-void for_each_run(event_table const& t, std::size_t first, std::size_t end, F&& f) {
-  for (auto b = first; b < end;) {
-    auto e = b + 1;
-    while (e < end && t.kind[e] == t.kind[b] && t.rank[e] == t.rank[b]) ++e;
-    f(b, e);
-    b = e;
+/// range_of with a memo of the (kind, rank) pairs looked up lately: rows of a few kinds and
+/// ranks come in long runs (Kineto) or interleaved (nsys tables in start order).
+class range_finder {
+ public:
+  explicit range_finder(std::vector<id_range> const& ranges) : _ranges(ranges) {}
+  /// The index of row i's (kind, rank) in the ranges, their size when none.
+  std::size_t operator()(event_table const& t, std::size_t i) {
+    auto const key = std::int64_t{t.rank[i]} * 256 + static_cast<std::uint8_t>(t.kind[i]);
+    if (auto const* known = _recent.find(key)) return *known;
+    auto const at = range_of(_ranges, t.kind[i], t.rank[i]);
+    if (at < _ranges.size()) _recent.put(key, at);  // (not an absent one: it may be added)
+    return at;
   }
-}
+
+ private:
+  std::vector<id_range> const& _ranges;
+  recent_integers<std::int64_t, std::size_t> _recent;
+};
 
 /// The (kind, rank) ranges of rows [first, end) with a correlation id that fits the column, in
 /// the order of their first such row, or nullopt when the ids are too scattered for a bit each
@@ -221,27 +229,20 @@ void for_each_run(event_table const& t, std::size_t first, std::size_t end, F&& 
 std::optional<std::vector<id_range>> id_ranges(event_table const& t, std::size_t first,
                                                std::size_t end) {
   std::vector<id_range> ranges;
+  range_finder find(ranges);
   std::size_t rows = 0;
-  bool too_many = false;
-  for_each_run(t, first, end, [&](std::size_t b, std::size_t e) {
-    std::optional<std::size_t> at;  // the run's range, looked up at its first id
-    for (auto i = b; i < e && !too_many; ++i) {
-      if (!has_narrow_id(t, i)) continue;
-      ++rows;
-      auto const c = t.correlation[i];
-      if (!at) {
-        at = range_of(ranges, t.kind[i], t.rank[i]);
-        if (*at == ranges.size() && ranges.size() == 256) {
-          too_many = true;
-          break;
-        }
-        if (*at == ranges.size()) ranges.push_back({t.kind[i], t.rank[i], c, c});
-      }
-      ranges[*at].lo = std::min<std::int64_t>(ranges[*at].lo, c);
-      ranges[*at].hi = std::max<std::int64_t>(ranges[*at].hi, c);
+  for (auto i = first; i < end; ++i) {
+    if (!has_narrow_id(t, i)) continue;
+    ++rows;
+    auto const c = t.correlation[i];
+    auto const at = find(t, i);
+    if (at == ranges.size()) {
+      if (ranges.size() == 256) return std::nullopt;
+      ranges.push_back({t.kind[i], t.rank[i], c, c});
     }
-  });
-  if (too_many) return std::nullopt;
+    ranges[at].lo = std::min<std::int64_t>(ranges[at].lo, c);
+    ranges[at].hi = std::max<std::int64_t>(ranges[at].hi, c);
+  }
   std::size_t bits = 0;
   for (auto& r : ranges) r.offset = bits, bits += r.bits();
   if (bits > 64 * rows + 4096) return std::nullopt;
@@ -260,20 +261,18 @@ std::optional<std::vector<std::size_t>> rows_sharing_an_id(event_table const& t,
   std::vector<std::uint64_t> seen((bits + 63) / 64, 0), shared((bits + 63) / 64, 0);
   // Calls f(i, bit) for each row with an id that fits the column (id_ranges gave its (kind, rank)
   // a range), and wide(i) for each whose id is kept apart, in row order.
+  range_finder find(*ranges);
   auto const each_id = [&](auto&& f, auto&& wide) {
-    for_each_run(t, first, end, [&](std::size_t b, std::size_t e) {
-      id_range const* r = nullptr;
-      for (auto i = b; i < e; ++i) {
-        auto const c = t.correlation[i];
-        if (c == -1) continue;
-        if (c == event_table::wide_correlation) {
-          wide(i);
-          continue;
-        }
-        if (r == nullptr) r = &(*ranges)[range_of(*ranges, t.kind[i], t.rank[i])];
-        f(i, r->offset + static_cast<std::size_t>(c - r->lo));
+    for (auto i = first; i < end; ++i) {
+      auto const c = t.correlation[i];
+      if (c == -1) continue;
+      if (c == event_table::wide_correlation) {
+        wide(i);
+        continue;
       }
-    });
+      auto const& r = (*ranges)[find(t, i)];
+      f(i, r.offset + static_cast<std::size_t>(c - r.lo));
+    }
   };
   bool any_shared = false, any_wide = false;
   each_id(

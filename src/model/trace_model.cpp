@@ -4,6 +4,7 @@
 // other parts are built on first use too (launch_links.cpp, steps.cpp, step_windows.cpp,
 // nesting.cpp); communication.cpp holds the communication policies.
 #include <tracesweep/model/trace_model.hpp>
+#include <tracesweep/recent_keys.hpp>
 
 #include <algorithm>
 #include <tuple>
@@ -28,10 +29,6 @@ struct device_key_equal {
     return a.input == b.input && a.rank == b.rank && a.device == b.device;
   }
 };
-
-bool same(device_identity const& a, device_identity const& b) noexcept {
-  return device_key_equal{}(a, b);
-}
 
 }  // namespace
 
@@ -122,26 +119,27 @@ trace_model::trace_model(event_table const& table, model_options const& options)
 
 trace_model::devices_part::devices_part(event_table const& table, name_regex const& comm_regex) {
   // Dense device ids: provisional in order of first sight, then renumbered by
-  // (rank, device, input). Consecutive rows mostly share a device, so the last key is cached.
+  // (rank, device, input). Rows of a few devices come in runs (Kineto) or interleaved (nsys
+  // tables in start order): a memo of the keys seen lately answers most before the hash map.
   std::size_t const n = table.size();
   std::unordered_map<device_identity, group_id, device_key_hash, device_key_equal> provisional;
   std::vector<device_identity> seen;
   device_group.assign(n, no_device);
   communication.assign(table.strings().size(), 0);
   std::vector<std::uint8_t> kernel_name(table.strings().size(), 0);
-  device_identity last{-1, 0, 0};
-  group_id last_id = no_device;
+  recent_keys<device_identity, group_id, device_key_hash, device_key_equal> recent;
   for (std::size_t i = 0; i < n; ++i) {
     if (!is_device_activity(table.kind[i])) continue;
     if (table.kind[i] == event_kind::kernel) kernel_name[table.name[i]] = 1;
     device_identity const k{table.input_of(i), table.rank[i], table.device[i]};
-    if (last_id == no_device || !same(k, last)) {
-      auto [it, fresh] = provisional.try_emplace(k, static_cast<group_id>(seen.size()));
-      if (fresh) seen.push_back(k);
-      last = k;
-      last_id = it->second;
+    if (auto const* known = recent.find(k)) {
+      device_group[i] = *known;
+      continue;
     }
-    device_group[i] = last_id;
+    auto [it, fresh] = provisional.try_emplace(k, static_cast<group_id>(seen.size()));
+    if (fresh) seen.push_back(k);
+    recent.put(k, it->second);
+    device_group[i] = it->second;
   }
   std::vector<group_id> order(seen.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<group_id>(i);

@@ -6,6 +6,8 @@
 #include <optional>
 #include <set>
 
+#include <tracesweep/recent_keys.hpp>
+
 #include "session/session_parts.hpp"
 
 namespace tracesweep::session_detail {
@@ -28,18 +30,29 @@ std::optional<table_device> kernel_input_device(trace_model const& model, std::s
 
 using device_of_row = std::optional<table_device> (*)(trace_model const&, std::size_t);
 
-/// Sorted distinct GPUs of the model's rows. Rows of one GPU come in long runs: a GPU is looked
-/// up once per run.
+/// The bits of a GPU's key, for the memo of GPUs seen lately.
+struct table_device_bits {
+  std::uint64_t operator()(table_device const& d) const noexcept {
+    return static_cast<std::uint64_t>(d.owner) << 32 ^ static_cast<std::uint32_t>(d.device);
+  }
+};
+/// A memo of GPUs seen lately: rows of a few GPUs come in runs (Kineto) or interleaved (nsys
+/// tables in start order).
+template <class Value>
+using recent_devices = recent_keys<table_device, Value, table_device_bits, equal_to_key>;
+
+/// Sorted distinct GPUs of the model's rows; a GPU the memo knows is not looked up.
 std::vector<table_device> distinct_devices(trace_model const& model, device_of_row device_of) {
   std::set<table_device> distinct;
-  std::optional<table_device> last;
+  recent_devices<bool> seen;
   for (std::size_t i = 0; i < model.table().size(); ++i)
-    if (auto const k = device_of(model, i); k && k != last) distinct.insert(*k), last = k;
+    if (auto const k = device_of(model, i); k && !seen.find(*k))
+      distinct.insert(*k), seen.put(*k, true);
   return {distinct.begin(), distinct.end()};
 }
 
-/// Row → the index of its GPU among `devices` (no_device for none), for rows asked in any order
-/// and looked up once per run of one GPU: nothing is kept per row.
+/// Row → the index of its GPU among `devices` (no_device for none), for rows asked in any order;
+/// a GPU the memo knows is not searched: nothing is kept per row.
 class device_groups {
  public:
   device_groups(trace_model const& model, std::span<table_device const> devices,
@@ -48,18 +61,18 @@ class device_groups {
   group_id operator()(std::size_t i) {
     auto const k = _device_of(_model, i);
     if (!k) return no_device;
-    if (k != _last)
-      _last = k, _group = static_cast<group_id>(
-                     std::lower_bound(_devices.begin(), _devices.end(), *k) - _devices.begin());
-    return _group;
+    if (auto const* known = _recent.find(*k)) return *known;
+    auto const g = static_cast<group_id>(std::lower_bound(_devices.begin(), _devices.end(), *k) -
+                                         _devices.begin());
+    _recent.put(*k, g);
+    return g;
   }
 
  private:
   trace_model const& _model;
   std::span<table_device const> _devices;
   device_of_row _device_of;
-  std::optional<table_device> _last;
-  group_id _group = no_device;
+  recent_devices<group_id> _recent;
 };
 
 /// Rows of `t` selected by `take` (row → group, or no_device) as intervals, by one backend

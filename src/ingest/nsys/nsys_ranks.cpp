@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ingest/nsys/nsys_ranks.hpp"
 
+#include <tracesweep/recent_keys.hpp>
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -44,12 +46,16 @@ struct processes_read {
 processes_read processes_of(event_table const& table) {
   processes_read out;
   auto const [first, end] = table.input_rows(table.inputs().size() - 1);
-  // Rows come in long runs of one process and kind: the sets are updated once a run.
+  // Few processes, interleaved (tables in start order) or not: the sets are updated only for
+  // (process, device row or not) the memo has not seen lately.
+  recent_integers<std::int64_t, bool> seen;
   for (auto i = first; i < end; ++i) {
-    if (i != first && table.rank[i] == table.rank[i - 1] && table.kind[i] == table.kind[i - 1])
-      continue;
+    bool const device = is_device_activity(table.kind[i]);
+    auto const key = std::int64_t{table.rank[i]} * 2 + (device ? 1 : 0);
+    if (seen.find(key)) continue;
+    seen.put(key, true);
     out.all.insert(table.rank[i]);
-    if (is_device_activity(table.kind[i])) out.with_device_rows.insert(table.rank[i]);
+    if (device) out.with_device_rows.insert(table.rank[i]);
   }
   auto const [m0, m1] = table.current_input_memory();
   for (auto j = m0; j < m1; ++j) out.all.insert(table.memory.rank[j]);

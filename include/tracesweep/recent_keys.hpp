@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// A direct-mapped memo of keys looked up lately: rows that interleave a few keys in any order
+// (the processes and devices of an nsys export, whose tables are in start order) find most of
+// them here, without the search or hash behind it.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+namespace tracesweep {
+
+/// Up to `Slots` keys, each with its value, in the slot its hash picks; a key put where another
+/// was pushes that one out. `Bits` is a callable giving 64 bits of the key; `Equal` compares two.
+template <class Key, class Value, class Bits, class Equal, std::size_t Slots = 64>
+class recent_keys {
+  static_assert(std::has_single_bit(Slots) && Slots > 1);
+
+ public:
+  /// The value put with `key`, nullptr when its slot holds another key or none.
+  [[nodiscard]] Value const* find(Key const& key) const noexcept {
+    auto const& s = _slots[slot_of(key)];
+    return s.used && Equal{}(s.key, key) ? &s.value : nullptr;
+  }
+  /// Puts `key` with `value` into its slot.
+  void put(Key const& key, Value const& value) noexcept {
+    _slots[slot_of(key)] = {key, value, true};
+  }
+
+ private:
+  struct slot {
+    Key key{};
+    Value value{};
+    bool used = false;
+  };
+  static std::size_t slot_of(Key const& key) noexcept {
+    constexpr int shift = 64 - std::countr_zero(Slots);  // the product's top bits mix every bit
+    return static_cast<std::size_t>((Bits{}(key)*0x9E3779B97F4A7C15ull) >> shift);
+  }
+  std::array<slot, Slots> _slots{};
+};
+
+/// The bits of an integer key.
+struct integer_bits {
+  template <class T>
+  std::uint64_t operator()(T v) const noexcept {
+    return static_cast<std::uint64_t>(v);
+  }
+};
+struct equal_to_key {
+  template <class T>
+  bool operator()(T const& a, T const& b) const noexcept {
+    return a == b;
+  }
+};
+
+/// recent_keys of an integer key.
+template <class Key, class Value, std::size_t Slots = 64>
+using recent_integers = recent_keys<Key, Value, integer_bits, equal_to_key, Slots>;
+
+}  // namespace tracesweep
