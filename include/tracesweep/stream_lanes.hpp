@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -105,18 +106,45 @@ struct rows_in_runs {
   uninitialized_vector<group_id> group;
 };
 
+/// Whether the rows of each group (run_group[run[k]] for rows[k], below `groups`) come in the
+/// order of `start`.
+[[nodiscard]] inline bool groups_in_start_order(std::span<std::size_t const> rows,
+                                                std::span<group_id const> run,
+                                                std::span<group_id const> run_group,
+                                                std::size_t groups,
+                                                std::span<std::int64_t const> start) {
+  std::vector<std::int64_t> last(groups, std::numeric_limits<std::int64_t>::min());
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    auto& at = last[run_group[run[k]]];
+    if (start[rows[k]] < at) return false;
+    at = start[rows[k]];
+  }
+  return true;
+}
+
 /// `rows` listed by run (run[k] for rows[k], below run_group.size()), in their order within a
-/// run (a stable counting sort), each with its run's group.
+/// run (a stable counting sort), each with its run's group. Given the start column, where each
+/// group's rows already come in start order (an nsys export's tables are in start order, its
+/// streams and threads interleaved) they are listed by group alone: a union over the listing
+/// then has no runs to merge.
 [[nodiscard]] inline rows_in_runs list_by_run(std::span<std::size_t const> rows,
                                               std::span<group_id const> run,
-                                              std::span<group_id const> run_group) {
-  std::vector<std::size_t> next(run_group.size() + 1, 0);
-  for (auto const r : run) ++next[r + 1];
+                                              std::span<group_id const> run_group,
+                                              std::span<std::int64_t const> start = {}) {
+  std::size_t groups = 0;
+  for (auto const g : run_group) groups = std::max<std::size_t>(groups, std::size_t{g} + 1);
+  bool const by_group =
+      !start.empty() && groups_in_start_order(rows, run, run_group, groups, start);
+  auto const key = [&](std::size_t k) -> std::size_t {
+    return by_group ? run_group[run[k]] : run[k];
+  };
+  std::vector<std::size_t> next((by_group ? groups : run_group.size()) + 1, 0);
+  for (std::size_t k = 0; k < rows.size(); ++k) ++next[key(k) + 1];
   for (std::size_t k = 1; k < next.size(); ++k) next[k] += next[k - 1];
   rows_in_runs out;
   out.rows.resize(rows.size()), out.group.resize(rows.size());
   for (std::size_t k = 0; k < rows.size(); ++k) {
-    auto const at = next[run[k]]++;
+    auto const at = next[key(k)]++;
     out.rows[at] = rows[k], out.group[at] = run_group[run[k]];
   }
   return out;

@@ -5,6 +5,8 @@
 #include <tracesweep/stream_lanes.hpp>
 #include <tracesweep/task_threads.hpp>
 
+#include "backends/activity_classes.hpp"
+
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
@@ -14,6 +16,8 @@
 namespace tracesweep {
 
 namespace {
+
+using namespace activity_classes;
 
 void check_union(interval_union const& u, char const* call) {
   if (u.group.size() != u.size() || u.end.size() != u.size())
@@ -161,28 +165,6 @@ namespace {
 /// Rows of the request's columns taken for a union, each with its group: 12 bytes a row where
 /// gathering the intervals themselves took 20.
 using taken_rows = rows_in_runs;
-
-/// The four disjoint classes of device activity, each device's rows in one group per class.
-enum activity_class : group_id { comm_class, comp_class, copy_class, set_class, class_count };
-
-activity_class class_of(event_kind k, std::uint32_t name, std::span<std::uint8_t const> comm) {
-  if (k == event_kind::memcpy) return copy_class;
-  if (k == event_kind::memset) return set_class;
-  return name < comm.size() && comm[name] != 0 ? comm_class : comp_class;
-}
-
-/// The (device × class) group of device row `i`.
-group_id classed_group(activity_request const& r, std::size_t i) {
-  return r.device_group[i] * class_count + class_of(r.kind[i], r.name[i], r.communication);
-}
-
-/// Widens the window of device row `i`'s device in `rows` to cover the row.
-void widen_window(activity_request const& r, std::size_t i,
-                  std::vector<device_activity_row>& rows) {
-  auto& row = rows[r.device_group[i]];
-  row.window_start = std::min(row.window_start, r.start[i]);
-  row.window_end = std::max(row.window_end, r.end[i]);
-}
 
 /// Every device row in its (device × class) group, in row order; the windows in `rows`.
 taken_rows classed_rows(activity_request const& r, std::vector<device_activity_row>& rows) {
@@ -374,23 +356,26 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
     if (r.kind[i] == event_kind::kernel) ++kernels, ++rows[r.device_group[i]].kernel_count;
   out.kernels = kernel_stats(be, r, kernels);
 
-  // Row selection: every device row in group (device × class); the windows on the way.
-  taken_rows classed = !r.order.empty()     ? classed_rows_in_order(r, rows)
-                       : few_stream_runs(r) ? classed_by_stream(r, rows, be.host_threads())
-                                            : classed_rows(r, rows);
-
-  // One union (one sort) per device × class; the classes are disjoint, so every other union is a
-  // linear merge of theirs: kernels = communication ∪ computation, activity = kernels ∪ copies.
-  // Each union is let go as soon as nothing needs it (unless the caller keeps them): at most two
-  // unions of every row are held at once.
-  auto by_class = be.union_of_rows({r.start, r.end, classed.rows, classed.group});
-  classed = {};
-  auto const class_busy = busy_per_group(by_class, devices * class_count);
-  auto comm_union = union_class(by_class, class_count, comm_class);
-  auto comp_union = union_class(by_class, class_count, comp_class);
-  auto copies = merge_unions(union_class(by_class, class_count, copy_class),
-                             union_class(by_class, class_count, set_class));
-  by_class = {};
+  // One union per device × class; the classes are disjoint, so every other union is a linear
+  // merge of theirs: kernels = communication ∪ computation, activity = kernels ∪ copies. Each
+  // union is let go as soon as nothing needs it (unless the caller keeps them): at most two
+  // unions of every row are held at once. Where each group's rows come in start order (nsys
+  // tables), one pass over the columns makes them; else the rows are listed by group (the
+  // windows on the way) for the backend's union to sort or merge.
+  auto by_class = r.order.empty() ? unions_in_row_order(r, rows, be.host_threads())
+                                  : std::optional<interval_union>();
+  if (!by_class) {
+    taken_rows const classed = !r.order.empty()     ? classed_rows_in_order(r, rows)
+                               : few_stream_runs(r) ? classed_by_stream(r, rows, be.host_threads())
+                                                    : classed_rows(r, rows);
+    by_class = be.union_of_rows({r.start, r.end, classed.rows, classed.group});
+  }
+  auto const class_busy = busy_per_group(*by_class, devices * class_count);
+  auto comm_union = union_class(*by_class, class_count, comm_class);
+  auto comp_union = union_class(*by_class, class_count, comp_class);
+  auto copies = merge_unions(union_class(*by_class, class_count, copy_class),
+                             union_class(*by_class, class_count, set_class));
+  by_class.reset();
   auto const overlap = be.intersection_by_group(comm_union, comp_union, devices);
   bool const keep_computation = r.keep_unions || r.keep_computation_union;
   auto kernel_union = keep_computation ? merge_unions(comm_union, comp_union)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Union per group: drop empty intervals, sort by (group, start) with the radix sort (a packed
 // 64-bit key when group and start range fit: not sorted when the keys come in order, merged when
-// they come as a few ascending runs; else two stable passes), then the host sweep
+// they come as a few ascending runs, swept a member open per group when each group's keys come
+// in order however the groups interleave; else two stable passes), then the host sweep
 // (union_builder) in contiguous chunks that are stitched afterwards. Of intervals, or of rows
 // of whole columns (gathered once into the sort's keys, or not at all when not sorted).
 #include <algorithm>
@@ -10,6 +11,8 @@
 #include <tuple>
 #include <utility>
 #include <vector>
+
+#include <tracesweep/row_order_union.hpp>
 
 #include "ascending_runs.hpp"
 #include "parallel.hpp"
@@ -24,6 +27,9 @@ namespace {
 /// the radix sort a pass per byte of the key).
 constexpr std::size_t max_merged_runs = std::size_t{1} << 16;
 constexpr std::size_t min_run_length = 8;
+/// Items of at most this many groups (and no more groups than items) are first swept in item
+/// order, a member open per group, before they are sorted.
+constexpr std::size_t max_open_groups = std::size_t{1} << 20;
 
 /// Whether the items swept may hold empty intervals (end <= start), which add nothing.
 enum class empties : bool { none, skipped };
@@ -183,6 +189,18 @@ interval_union union_of(std::size_t n, At const& at, unsigned threads) {
       return direct(group, start);
     };
     return sweep_runs(get, key, n, run_starts, m < n ? empties::skipped : empties::none, threads);
+  }
+
+  // Items whose groups interleave, each group's in start order (the rows of a table in start
+  // order, listed as they come), are swept in one pass holding a member open per group.
+  if (run_starts.empty() && all.max_group < std::min<std::size_t>(n, max_open_groups)) {
+    auto item = [&](unsigned, std::size_t i) {
+      auto const [start, end, group] = at(i);
+      return std::tuple{true, group, start, end};
+    };
+    auto const groups = std::size_t{all.max_group} + 1;
+    if (auto u = union_in_row_order(item, n, groups, useful_threads(threads, n, 1 << 18)))
+      return std::move(*u);
   }
 
   // Else the non-empty ones are gathered as packed keys with the end as payload, and sorted

@@ -5,9 +5,12 @@
 // results; a chunk with more streams of a device than lanes leaves it to the one pass.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <span>
+#include <tuple>
 #include <vector>
 
 #include <tracesweep/backend.hpp>
@@ -59,7 +62,9 @@ class listing_backend final : public backend {
 /// Columns of a request: 800 k rows on three devices, some host rows between; device 0 on
 /// streams 0-5, device 1 on large stream ids (no direct look-up), device 2 on a stream that
 /// first comes in the last quarter of the rows; `extra_streams` rows from the middle are kernels
-/// of device 0, each on a stream of its own (past the lanes when over 25).
+/// of device 0, each on a stream of its own (past the lanes when over 25). Rows 10 ns apart
+/// start up to `jitter` ns late: below 10 every device's rows come in start order (as an nsys
+/// table's), above it some row of a device starts before the one before it.
 struct request_columns {
   std::vector<std::int64_t> start, end, stream;
   std::vector<event_kind> kind;
@@ -67,7 +72,7 @@ struct request_columns {
   std::vector<std::uint32_t> name;
   std::vector<std::uint8_t> communication{0, 1};  // name 1 is communication
 
-  explicit request_columns(int extra_streams) {
+  explicit request_columns(int extra_streams, std::uint64_t jitter = 25) {
     std::mt19937_64 rng(99);
     std::size_t const n = 800'000;
     for (std::size_t i = 0; i < n; ++i) {
@@ -86,7 +91,7 @@ struct request_columns {
       if (d == 2 && i > 3 * n / 4 && rng() % 2) s = 8;
       if (extra) s = 100 + static_cast<std::int64_t>(i);
       stream.push_back(s);
-      auto const t = static_cast<std::int64_t>(i) * 10 + static_cast<std::int64_t>(rng() % 7);
+      auto const t = static_cast<std::int64_t>(i) * 10 + static_cast<std::int64_t>(rng() % jitter);
       start.push_back(t), end.push_back(t + 5 + static_cast<std::int64_t>(rng() % 30));
       name.push_back(static_cast<std::uint32_t>(rng() % 2));
     }
@@ -107,10 +112,13 @@ struct composed {
 };
 
 /// The composition on a backend of `threads` host threads (one backend alive at a time: a CPU
-/// backend limits TBB's threads while it lives).
-composed compose_on(unsigned threads, request_columns const& columns) {
+/// backend limits TBB's threads while it lives), given the device rows by (device, start) or not.
+composed compose_on(unsigned threads, request_columns const& columns,
+                    std::span<std::size_t const> order = {}) {
   listing_backend be(threads);
-  auto result = be.device_activity(columns.request());
+  auto request = columns.request();
+  request.order = order;
+  auto result = be.device_activity(request);
   return {std::move(be.rows), std::move(be.groups), std::move(result)};
 }
 
@@ -135,6 +143,34 @@ TEST(compose_listing, chunks_list_the_rows_as_one_pass_does) {
 
 TEST(compose_listing, a_chunk_with_more_streams_than_lanes_leaves_it_to_one_pass) {
   expect_listing_and_results_of_one_pass(request_columns(40));
+}
+
+TEST(compose_listing, rows_in_start_order_are_not_listed_and_give_the_listed_results) {
+  // Every device's rows in start order: the unions come from one pass over the columns on each
+  // thread count, nothing listed for the backend; the results are those of the rows listed from
+  // their order by (device, start).
+  request_columns const columns(0, 7);
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < columns.kind.size(); ++i)
+    if (is_device_activity(columns.kind[i])) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return columns.device[a] < columns.device[b];
+  });
+  auto const listed = compose_on(1, columns, order);
+  ASSERT_EQ(listed.rows.size(), order.size());
+  ASSERT_GT(listed.result.gaps.size(), 1000u);
+  for (unsigned threads : {1u, 2u, 3u}) {
+    SCOPED_TRACE(threads);
+    auto const direct = compose_on(threads, columns);
+    EXPECT_TRUE(direct.rows.empty());
+    EXPECT_EQ(direct.result.devices, listed.result.devices);
+    ASSERT_EQ(direct.result.gaps.size(), listed.result.gaps.size());
+    for (std::size_t k = 0; k < direct.result.gaps.size(); ++k) {
+      auto const& a = direct.result.gaps[k];
+      auto const& b = listed.result.gaps[k];
+      ASSERT_EQ(std::tuple(a.group, a.start, a.end), std::tuple(b.group, b.start, b.end)) << k;
+    }
+  }
 }
 
 }  // namespace

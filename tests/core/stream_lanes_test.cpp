@@ -91,4 +91,25 @@ TEST(list_by_run, rows_come_run_by_run_in_their_order_with_their_groups) {
   EXPECT_EQ(of.back(), 1u);
 }
 
+TEST(list_by_run, rows_whose_groups_come_in_start_order_are_listed_by_group_alone) {
+  // Rows 10-16 of the columns start at 0, 3, 1, 5, 4, 7, 6; runs 0 and 2 are of group 5.
+  std::vector<std::int64_t> start(20, 0);
+  std::vector<std::int64_t> const at{0, 3, 1, 5, 4, 7, 6};
+  for (std::size_t k = 0; k < at.size(); ++k) start[10 + k] = at[k];
+  std::vector<std::size_t> const rows{10, 11, 12, 13, 14, 15, 16};
+  std::vector<group_id> const run{2, 0, 2, 1, 0, 2, 1};
+  std::vector<group_id> const run_group{5, 4, 5};
+  // Group 5 has rows 10, 11, 12, 14, 15 (starts 0, 3, 1, 4, 7): out of order, so by run.
+  auto const by_run = list_by_run(rows, run, run_group, start);
+  EXPECT_EQ(std::vector<std::size_t>(by_run.rows.begin(), by_run.rows.end()),
+            (std::vector<std::size_t>{11, 14, 13, 16, 10, 12, 15}));
+  // Row 12 later (start 3): group 5 in order (0, 3, 3, 4, 7), group 4 (5, 6): by group.
+  start[12] = 3;
+  auto const by_group = list_by_run(rows, run, run_group, start);
+  EXPECT_EQ(std::vector<std::size_t>(by_group.rows.begin(), by_group.rows.end()),
+            (std::vector<std::size_t>{13, 16, 10, 11, 12, 14, 15}));
+  EXPECT_EQ(std::vector<group_id>(by_group.group.begin(), by_group.group.end()),
+            (std::vector<group_id>{4, 4, 5, 5, 5, 5, 5}));
+}
+
 }  // namespace

@@ -209,6 +209,27 @@ intervals stream_by_stream(std::mt19937_64& rng, std::size_t groups, std::size_t
   return out;
 }
 
+/// The same intervals in a random order.
+intervals shuffled(intervals const& in, std::mt19937_64& rng) {
+  std::vector<std::size_t> perm(in.start.size());
+  for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+  std::shuffle(perm.begin(), perm.end(), rng);
+  intervals out;
+  for (auto const i : perm) out.add(in.group[i], in.start[i], in.end[i]);
+  return out;
+}
+
+/// union_of_rows of `in` as rows of columns that hold it in reverse (one group in the columns;
+/// the rows list them in `in`'s order, with its groups) against `want`.
+void expect_rows_of_reversed_columns(backend& be, intervals const& in, interval_union const& want,
+                                     std::uint64_t seed) {
+  intervals columns;
+  std::vector<std::size_t> rows;
+  for (std::size_t i = in.start.size(); i-- > 0;) columns.add(0, in.start[i], in.end[i]);
+  for (std::size_t k = 0; k < in.start.size(); ++k) rows.push_back(in.start.size() - 1 - k);
+  expect_same_union(be.union_of_rows({columns.start, columns.end, rows, in.group}), want, seed);
+}
+
 TEST(union_gap, streams_listed_one_after_another_against_the_oracle) {
   // Keys that come as a few ascending runs are merged, not sorted: the rows as they come, and
   // as rows of columns listed in that order (the columns themselves in another).
@@ -219,12 +240,7 @@ TEST(union_gap, streams_listed_one_after_another_against_the_oracle) {
     auto const want = test::oracle_union(in);
     auto be = make_cpu_backend(1 + seed % 3);
     expect_same_union(be->union_by_group(in.view()), want, seed);
-    // The columns in reverse; rows list them in the runs' order.
-    intervals columns;
-    std::vector<std::size_t> rows;
-    for (std::size_t i = in.start.size(); i-- > 0;) columns.add(0, in.start[i], in.end[i]);
-    for (std::size_t k = 0; k < in.start.size(); ++k) rows.push_back(in.start.size() - 1 - k);
-    expect_same_union(be->union_of_rows({columns.start, columns.end, rows, in.group}), want, seed);
+    expect_rows_of_reversed_columns(*be, in, want, seed);
   }
 }
 
@@ -233,17 +249,45 @@ TEST(union_gap, merged_runs_equal_the_sorted_union_on_many_threads) {
   // union of the same intervals shuffled (too many runs: sorted).
   std::mt19937_64 rng(7);
   auto const in = stream_by_stream(rng, 3, 7, 40000, std::int64_t{1} << 40, 1000);
-  intervals shuffled = in;
-  std::vector<std::size_t> perm(in.start.size());
-  for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = i;
-  std::shuffle(perm.begin(), perm.end(), rng);
-  for (std::size_t i = 0; i < perm.size(); ++i) {
-    shuffled.start[i] = in.start[perm[i]];
-    shuffled.end[i] = in.end[perm[i]];
-    shuffled.group[i] = in.group[perm[i]];
-  }
-  interval_union const want = make_cpu_backend(1)->union_by_group(shuffled.view());
+  interval_union const want = make_cpu_backend(1)->union_by_group(shuffled(in, rng).view());
   ASSERT_GT(want.size(), 100000u);
+  for (unsigned threads : {1u, 2u, 3u, 4u})
+    expect_same_union(make_cpu_backend(threads)->union_by_group(in.view()), want, threads);
+}
+
+/// The intervals in start order whatever their group (ties as they were): the rows of a table in
+/// start order, each group's (device's, thread's) interleaved with the others' yet in order.
+intervals by_start(intervals const& in) {
+  std::vector<std::size_t> order(in.start.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return in.start[a] < in.start[b]; });
+  intervals out;
+  for (auto const i : order) out.add(in.group[i], in.start[i], in.end[i]);
+  return out;
+}
+
+TEST(union_gap, groups_interleaved_each_in_start_order_against_the_oracle) {
+  // Too many runs of (group, start) to merge, each group's in order: swept a member open per
+  // group, as intervals and as rows of columns in another order.
+  for (std::uint64_t seed = 0; seed < 300; ++seed) {
+    std::mt19937_64 rng(seed);
+    std::size_t const groups = 2 + rng() % 5, lanes = 1 + rng() % 4;
+    auto const in = by_start(stream_by_stream(rng, groups, lanes, 8 + rng() % 40, 2000));
+    auto const want = test::oracle_union(in);
+    auto be = make_cpu_backend(1 + seed % 3);
+    expect_same_union(be->union_by_group(in.view()), want, seed);
+    expect_rows_of_reversed_columns(*be, in, want, seed);
+  }
+}
+
+TEST(union_gap, interleaved_groups_in_start_order_on_many_threads_equal_the_sorted_union) {
+  // Chunks on several threads, members overlapping across the chunks' seams (intervals longer
+  // than the steps between starts); against the union of the same intervals shuffled (sorted).
+  std::mt19937_64 rng(11);
+  auto const in = by_start(stream_by_stream(rng, 5, 3, 60000, std::int64_t{1} << 40, 30));
+  interval_union const want = make_cpu_backend(1)->union_by_group(shuffled(in, rng).view());
+  ASSERT_GT(want.size(), 10000u);
   for (unsigned threads : {1u, 2u, 3u, 4u})
     expect_same_union(make_cpu_backend(threads)->union_by_group(in.view()), want, threads);
 }

@@ -61,7 +61,7 @@ interval_union computation_union(job_session const& session, interval_union cons
     rows.push_back(i);
     run.push_back(lanes.run(groups[i], t.stream[i]));
   }
-  auto const listed = list_by_run(rows, run, groups_of_runs(near_of.size()));
+  auto const listed = list_by_run(rows, run, groups_of_runs(near_of.size()), t.start_ns);
   return session.primitives().union_of_rows({t.start_ns, t.end_ns, listed.rows, listed.group});
 }
 

@@ -38,7 +38,7 @@ class rows_by_rank {
       rank_of_run[r] = static_cast<group_id>(
           g < _devices ? _model.rank_index(_model.devices()[g].rank) : g - _devices);
     }
-    return list_by_run(_rows, _run, rank_of_run);
+    return list_by_run(_rows, _run, rank_of_run, _model.table().start_ns);
   }
 
  private:

@@ -200,7 +200,7 @@ label_groups group_by_label(trace_model const& model, backend& be) {
     for (auto i = first; i <= last; ++i)
       if (of[i] >= lo && of[i] < hi)
         rows.push_back(i), run.push_back(lanes.run(of[i], table.stream[i]));
-    auto const listed = list_by_run(rows, run, run_group);
+    auto const listed = list_by_run(rows, run, run_group, table.start_ns);
     auto const busy = busy_per_group(
         be.union_of_rows({table.start_ns, table.end_ns, listed.rows, listed.group}), groups);
     for (auto g = lo; g < hi; ++g) out.busy[g] = busy[g];

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+// The (device × class) unions of device activity in one pass over the columns (row_order_union),
+// where each group's rows come in start order; the devices' windows on the way.
+#include <tracesweep/row_order_union.hpp>
+
+#include <algorithm>
+#include <tuple>
+#include <vector>
+
+#include "backends/activity_classes.hpp"
+
+namespace tracesweep::activity_classes {
+
+std::optional<interval_union> unions_in_row_order(activity_request const& r,
+                                                  std::vector<device_activity_row>& rows,
+                                                  unsigned threads) {
+  auto const n = r.kind.size();
+  auto const workers = static_cast<unsigned>(
+      std::clamp<std::size_t>(n / (std::size_t{1} << 18), 1, std::max(1u, threads)));
+  std::vector<std::vector<device_activity_row>> windows(
+      workers, std::vector<device_activity_row>(r.device_count));
+  auto const item = [&](unsigned w, std::size_t i) {
+    if (!is_device_activity(r.kind[i]))
+      return std::tuple{false, group_id{0}, std::int64_t{0}, std::int64_t{0}};
+    widen_window(r, i, windows[w]);
+    return std::tuple{true, classed_group(r, i), r.start[i], r.end[i]};
+  };
+  auto out = union_in_row_order(item, n, r.device_count * class_count, workers);
+  if (!out) return std::nullopt;
+  for (auto const& chunk : windows)
+    for (std::size_t d = 0; d < r.device_count; ++d) {
+      rows[d].window_start = std::min(rows[d].window_start, chunk[d].window_start);
+      rows[d].window_end = std::max(rows[d].window_end, chunk[d].window_end);
+    }
+  return out;
+}
+
+}  // namespace tracesweep::activity_classes
