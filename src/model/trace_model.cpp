@@ -117,30 +117,72 @@ trace_model::trace_model(event_table const& table, model_options const& options)
                              static_cast<std::int64_t>(_ranks.size());
 }
 
+namespace {
+
+/// Provisional device ids in order of first sight: (rank, device) keys of an input small enough
+/// (a rank below 1024, a device below 64, as nearly all are) by direct index, any other through
+/// a memo of the keys seen lately and a hash map. Rows of a few devices come in runs (Kineto) or
+/// interleaved (nsys tables in start order): either way a row costs an index or a memo look-up.
+class provisional_device_ids {
+ public:
+  std::vector<device_identity> seen;  ///< by provisional id
+
+  /// Starts input `k`: the direct slots of the input before are forgotten.
+  void begin_input(std::int32_t k) {
+    for (auto const at : _filled) _direct[at] = unknown;
+    _filled.clear();
+    _input = k;
+  }
+  group_id operator()(std::int32_t rank, std::int32_t device) {
+    bool const small = rank >= 0 && rank < max_rank && device >= 0 && device < max_device;
+    auto const at =
+        small ? static_cast<std::size_t>(rank) * max_device + static_cast<std::size_t>(device) : 0;
+    if (small && _direct[at] != unknown) return _direct[at];
+    auto const id = looked_up({_input, rank, device});
+    if (small) _direct[at] = id, _filled.push_back(at);
+    return id;
+  }
+
+ private:
+  static constexpr std::int32_t max_rank = 1024, max_device = 64;
+  static constexpr group_id unknown = no_device;
+  group_id looked_up(device_identity const& k) {
+    if (auto const* known = _recent.find(k)) return *known;
+    auto [it, fresh] = _ids.try_emplace(k, static_cast<group_id>(seen.size()));
+    if (fresh) seen.push_back(k);
+    _recent.put(k, it->second);
+    return it->second;
+  }
+  std::int32_t _input = 0;
+  std::vector<group_id> _direct =
+      std::vector<group_id>(std::size_t{max_rank} * max_device, unknown);
+  std::vector<std::size_t> _filled;
+  std::unordered_map<device_identity, group_id, device_key_hash, device_key_equal> _ids;
+  recent_keys<device_identity, group_id, device_key_hash, device_key_equal> _recent;
+};
+
+}  // namespace
+
 trace_model::devices_part::devices_part(event_table const& table, name_regex const& comm_regex) {
   // Dense device ids: provisional in order of first sight, then renumbered by
-  // (rank, device, input). Rows of a few devices come in runs (Kineto) or interleaved (nsys
-  // tables in start order): a memo of the keys seen lately answers most before the hash map.
-  std::size_t const n = table.size();
-  std::unordered_map<device_identity, group_id, device_key_hash, device_key_equal> provisional;
-  std::vector<device_identity> seen;
-  device_group.assign(n, no_device);
+  // (rank, device, input).
+  device_group.assign(table.size(), no_device);
   communication.assign(table.strings().size(), 0);
   std::vector<std::uint8_t> kernel_name(table.strings().size(), 0);
-  recent_keys<device_identity, group_id, device_key_hash, device_key_equal> recent;
-  for (std::size_t i = 0; i < n; ++i) {
+  provisional_device_ids provisional;
+  std::size_t next_input = 0;  // the row where the input (input_of) changes next
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (i == next_input) {
+      auto const k = table.input_of(i);
+      provisional.begin_input(k);
+      auto const later = static_cast<std::size_t>(k + 1);
+      next_input = later < table.inputs().size() ? table.input_rows(later).first : table.size();
+    }
     if (!is_device_activity(table.kind[i])) continue;
     if (table.kind[i] == event_kind::kernel) kernel_name[table.name[i]] = 1;
-    device_identity const k{table.input_of(i), table.rank[i], table.device[i]};
-    if (auto const* known = recent.find(k)) {
-      device_group[i] = *known;
-      continue;
-    }
-    auto [it, fresh] = provisional.try_emplace(k, static_cast<group_id>(seen.size()));
-    if (fresh) seen.push_back(k);
-    recent.put(k, it->second);
-    device_group[i] = it->second;
+    device_group[i] = provisional(table.rank[i], table.device[i]);
   }
+  auto const& seen = provisional.seen;
   std::vector<group_id> order(seen.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<group_id>(i);
   std::sort(order.begin(), order.end(), [&](group_id a, group_id b) {

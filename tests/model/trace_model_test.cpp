@@ -105,8 +105,9 @@ TEST(TraceModel, DeviceIdsByRankDeviceInput) {
   EXPECT_EQ(g[h], ts::no_device);
 }
 
-// Many devices whose rows interleave, in several inputs (past the few the model searches for
-// before it hashes): each row's id is the rank of its (rank, device, input) among all of them.
+// Many devices whose rows interleave, in several inputs (past the memo of recent keys), small
+// (rank, device) keys found by direct index and others (rank past 1023, device past 63) by hash:
+// each row's id is the rank of its (rank, device, input) among all of them.
 TEST(TraceModel, DeviceIdsOfManyInterleavedDevicesEqualTheirSortedRank) {
   ts::test::table_builder b;
   std::mt19937 rng(7);
@@ -115,8 +116,10 @@ TEST(TraceModel, DeviceIdsOfManyInterleavedDevicesEqualTheirSortedRank) {
   for (std::int32_t input = 0; input < 3; ++input) {
     b.input("kineto-json");
     for (int i = 0; i < 2000; ++i) {
-      auto const rank = static_cast<std::int32_t>(rng() % 5);
-      auto const device = static_cast<std::int32_t>(rng() % (input == 1 ? 2 : 12));
+      std::int32_t const ranks[] = {0, 1, 2, 3, 4, 1500, 70000};
+      auto const rank = ranks[rng() % 7];
+      auto device = static_cast<std::int32_t>(rng() % (input == 1 ? 2 : 12));
+      if (rng() % 9 == 0) device += 64;
       if (rng() % 7 == 0) b.host(event_kind::cpu_op, i, i + 1, 3, rank);
       rows.push_back(b.device(event_kind::kernel, i, i + 1, device, 7, rank));
       key.emplace_back(rank, device, input);
