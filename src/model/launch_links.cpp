@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <tracesweep/exact_stats.hpp>
+#include <tracesweep/recent_keys.hpp>
 
 #include "model/model_parts.hpp"
 
@@ -18,23 +19,27 @@ namespace tracesweep {
 namespace {
 
 /// The dense id of each (input, rank) that holds calls. Rows of one input are contiguous and
-/// hold few ranks, so the last pair answers most look-ups; a hash map the others (a job may hold
-/// thousands of single-rank inputs).
+/// hold few ranks, in runs (Kineto) or interleaved row by row (an nsys export's tables are in
+/// start order): a memo of the pairs met lately answers most look-ups, a hash map the others (a
+/// job may hold thousands of single-rank inputs).
 class rank_groups {
  public:
   /// The id of (input, rank), or npos when it holds no call.
   [[nodiscard]] std::size_t find(std::int32_t input, std::int32_t rank) const {
     auto const k = key(input, rank);
-    if (k == _last_key) return _last_id;
+    if (auto const* known = _recent.find(k)) return *known;
     auto const it = _ids.find(k);
     if (it == _ids.end()) return npos;
-    _last_key = k, _last_id = it->second;
+    _recent.put(k, it->second);
     return it->second;
   }
   /// The id of (input, rank), a new one when it had none.
   std::size_t add(std::int32_t input, std::int32_t rank) {
-    _ids.try_emplace(key(input, rank), _ids.size());
-    return find(input, rank);
+    auto const k = key(input, rank);
+    if (auto const* known = _recent.find(k)) return *known;
+    auto const id = _ids.try_emplace(k, _ids.size()).first->second;
+    _recent.put(k, id);
+    return id;
   }
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
@@ -44,8 +49,7 @@ class rank_groups {
            static_cast<std::uint32_t>(rank);
   }
   std::unordered_map<std::uint64_t, std::size_t> _ids;
-  mutable std::uint64_t _last_key = static_cast<std::uint64_t>(-1);
-  mutable std::size_t _last_id = npos;
+  mutable recent_integers<std::uint64_t, std::size_t> _recent;
 };
 
 /// The first api_call row of each (input, rank, correlation). Correlation ids are unique within
