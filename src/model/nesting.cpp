@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include <tracesweep/recent_keys.hpp>
+
 #include "model/model_parts.hpp"
 
 namespace tracesweep {
@@ -16,9 +18,10 @@ namespace {
 
 /// Host rows in nesting order: by input, then thread, then (start, api calls after ranges,
 /// longer first, row). An input's rows are contiguous, and a thread's rows come in long runs
-/// already in that order (a producer's table of calls, by start), with short runs between (nsys
-/// records an NVTX range when it ends, after the ranges inside it): each thread's rows are
-/// gathered in row order, the rows of short runs sorted, and the runs merged.
+/// already in that order (a producer's table of calls, by start, however the threads interleave
+/// there), with short runs between (nsys records an NVTX range when it ends, after the ranges
+/// inside it): each thread's rows are gathered in row order, the rows of short runs sorted, and
+/// the runs merged.
 class nesting_order {
  public:
   explicit nesting_order(event_table const& t) : _t(t) {}
@@ -51,12 +54,16 @@ class nesting_order {
   std::vector<std::size_t> gather_by_thread(std::size_t first, std::size_t end,
                                             std::vector<std::size_t>& out) const {
     std::map<std::int64_t, std::size_t> next;  // thread → its count, then its next place
+    // A thread's rows come in runs (Kineto) or interleaved with the other threads' (an nsys
+    // table in start order): its place is found through a memo of the threads met lately.
     auto for_each_host_row = [&](auto&& f) {
-      std::size_t* slot = nullptr;
-      std::int64_t thread = 0;
+      recent_integers<std::int64_t, std::size_t*> recent;
       for (auto i = first; i < end; ++i) {
         if (_t.device[i] >= 0) continue;
-        if (slot == nullptr || _t.stream[i] != thread) thread = _t.stream[i], slot = &next[thread];
+        auto const thread = _t.stream[i];
+        auto* const* known = recent.find(thread);
+        std::size_t* slot = known != nullptr ? *known : &next[thread];
+        if (known == nullptr) recent.put(thread, slot);
         f(i, *slot);
       }
     };
