@@ -5,13 +5,13 @@
 #include <tracesweep/stream_lanes.hpp>
 #include <tracesweep/task_threads.hpp>
 
-#include "backends/activity_classes.hpp"
-
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
+
+#include "backends/activity_classes.hpp"
 
 namespace tracesweep {
 
