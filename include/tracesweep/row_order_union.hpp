@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -23,15 +22,15 @@ namespace tracesweep {
 
 namespace row_order_detail {
 
-inline constexpr auto no_start = std::numeric_limits<std::int64_t>::min();
-
-/// One chunk's sweep: its members in the order they closed, with their groups; per group the
-/// first and last start of its non-empty items and the end of its last member.
+/// One chunk's sweep: its members in the order they closed, with their groups; per group
+/// whether it has non-empty items, the first and last start of those and the end of its last
+/// member.
 struct chunk {
   std::size_t first = 0, end = 0;
   uninitialized_vector<group_id> group;
   uninitialized_vector<std::int64_t> start, stop;
   std::vector<std::size_t> count;  ///< members per group
+  std::vector<std::uint8_t> has;
   std::vector<std::int64_t> first_start, last_start, last_end;
   bool ordered = true;
 };
@@ -42,9 +41,8 @@ struct chunk {
 /// sweep (c.ordered false).
 template <class Item>
 void sweep_chunk(Item const& item, unsigned w, std::size_t groups, chunk& c) {
-  c.count.assign(groups, 0);
-  c.first_start.assign(groups, no_start), c.last_start.assign(groups, no_start);
-  c.last_end.assign(groups, 0);
+  c.count.assign(groups, 0), c.has.assign(groups, 0);
+  c.first_start.assign(groups, 0), c.last_start.assign(groups, 0), c.last_end.assign(groups, 0);
   std::vector<std::int64_t> open_start(groups);  // of the open member, where last_start is set
   std::size_t n = 0;
   c.group.resize(c.end - c.first), c.start.resize(c.end - c.first), c.stop.resize(c.end - c.first);
@@ -56,8 +54,8 @@ void sweep_chunk(Item const& item, unsigned w, std::size_t groups, chunk& c) {
     auto const [taken, g, s, e] = item(w, i);
     if (!taken || e <= s) continue;  // an empty interval adds nothing to a union
     auto& last = c.last_start[g];
-    if (last == no_start) {
-      c.first_start[g] = s;
+    if (!c.has[g]) {
+      c.has[g] = 1, c.first_start[g] = s;
     } else if (s < last) {
       c.ordered = false;
       return;
@@ -70,7 +68,7 @@ void sweep_chunk(Item const& item, unsigned w, std::size_t groups, chunk& c) {
     last = s, open_start[g] = s, c.last_end[g] = e;
   }
   for (group_id g = 0; g < groups; ++g)
-    if (c.last_start[g] != no_start) close(g);
+    if (c.has[g]) close(g);
   c.group.resize(n), c.start.resize(n), c.stop.resize(n);
 }
 
@@ -84,15 +82,16 @@ struct seams {
 inline seams seams_of(std::vector<chunk> const& chunks, std::size_t groups) {
   seams out;
   for (std::size_t g = 0; g < groups; ++g) {
-    auto last_start = no_start, last_end = no_start;
+    chunk const* before = nullptr;  // the last chunk before with items of g
+    std::int64_t last_end = 0;      // the greatest member end of g in the chunks before
     for (auto const& c : chunks) {
-      if (c.last_start[g] == no_start) continue;
-      if (last_start != no_start) {
-        out.ordered = out.ordered && c.first_start[g] >= last_start;
+      if (!c.has[g]) continue;
+      if (before != nullptr) {
+        out.ordered = out.ordered && c.first_start[g] >= before->last_start[g];
         out.touching = out.touching || c.first_start[g] <= last_end;
       }
-      last_start = c.last_start[g];
-      last_end = std::max(last_end, c.last_end[g]);
+      last_end = before == nullptr ? c.last_end[g] : std::max(last_end, c.last_end[g]);
+      before = &c;
     }
   }
   return out;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -96,6 +97,21 @@ TEST(row_order_union, a_group_out_of_start_order_gives_nothing) {
   untaken.taken[150] = false;
   auto const want = test::oracle_union(untaken.taken_ones());
   expect_union(union_in_row_order(untaken.item(), 200, 3, 2), want, 0);
+}
+
+TEST(row_order_union, items_at_the_ends_of_the_clock) {
+  // Starts at the least and the greatest int64: no start stands for "none yet" in a group.
+  constexpr auto lo = std::numeric_limits<std::int64_t>::min();
+  constexpr auto hi = std::numeric_limits<std::int64_t>::max();
+  items in;
+  in.all.add(0, lo, lo + 5), in.all.add(1, lo, lo + 1), in.all.add(0, lo + 3, lo + 10);
+  in.all.add(1, lo + 2, lo + 4), in.all.add(0, lo + 20, lo + 30), in.all.add(1, hi - 9, hi);
+  in.all.add(0, hi - 5, hi), in.all.add(0, hi - 1, hi);
+  in.taken.assign(in.all.start.size(), true);
+  auto const want = test::oracle_union(in.taken_ones());
+  ASSERT_EQ(want.size(), 6u);
+  for (unsigned workers : {1u, 2u, 3u})
+    expect_union(union_in_row_order(in.item(), in.taken.size(), 2, workers), want, workers);
 }
 
 }  // namespace
