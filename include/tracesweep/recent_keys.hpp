@@ -8,12 +8,13 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace tracesweep {
 
 /// Up to `Slots` keys, each with its value, in the slot its hash picks; a key put where another
 /// was pushes that one out. `Bits` is a callable giving 64 bits of the key; `Equal` compares two.
-template <class Key, class Value, class Bits, class Equal, std::size_t Slots = 64>
+template <class Key, class Value, class Bits, class Equal = std::equal_to<>, std::size_t Slots = 64>
 class recent_keys {
   static_assert(std::has_single_bit(Slots) && Slots > 1);
 
@@ -48,15 +49,9 @@ struct integer_bits {
     return static_cast<std::uint64_t>(v);
   }
 };
-struct equal_to_key {
-  template <class T>
-  bool operator()(T const& a, T const& b) const noexcept {
-    return a == b;
-  }
-};
 
 /// recent_keys of an integer key.
 template <class Key, class Value, std::size_t Slots = 64>
-using recent_integers = recent_keys<Key, Value, integer_bits, equal_to_key, Slots>;
+using recent_integers = recent_keys<Key, Value, integer_bits, std::equal_to<>, Slots>;
 
 }  // namespace tracesweep

@@ -36,6 +36,15 @@ inline void widen_window(activity_request const& r, std::size_t i,
   row.window_end = std::max(row.window_end, r.end[i]);
 }
 
+/// Widens each device's window in `rows` to cover its window in `part` (a chunk's windows).
+inline void widen_windows(std::vector<device_activity_row>& rows,
+                          std::vector<device_activity_row> const& part) {
+  for (std::size_t d = 0; d < part.size(); ++d) {
+    rows[d].window_start = std::min(rows[d].window_start, part[d].window_start);
+    rows[d].window_end = std::max(rows[d].window_end, part[d].window_end);
+  }
+}
+
 /// The union of every (device × class) group's rows, in (group, start) order, when each group's
 /// rows come in start order in the columns (an nsys export's tables are in start order): one
 /// pass over the columns in contiguous chunks on `threads` host threads, no list of rows. The

@@ -270,11 +270,7 @@ std::optional<taken_rows> classed_rows_by_stream(activity_request const& r,
       out.rows[at] = i, out.group[at] = run / stream_lanes::per_group;
     }
   });
-  for (auto const& c : chunks)
-    for (std::size_t g = 0; g < r.device_count; ++g) {
-      rows[g].window_start = std::min(rows[g].window_start, c.windows[g].window_start);
-      rows[g].window_end = std::max(rows[g].window_end, c.windows[g].window_end);
-    }
+  for (auto const& c : chunks) widen_windows(rows, c.windows);
   return out;
 }
 

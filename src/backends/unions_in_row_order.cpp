@@ -27,11 +27,7 @@ std::optional<interval_union> unions_in_row_order(activity_request const& r,
   };
   auto out = union_in_row_order(item, n, r.device_count * class_count, workers);
   if (!out) return std::nullopt;
-  for (auto const& chunk : windows)
-    for (std::size_t d = 0; d < r.device_count; ++d) {
-      rows[d].window_start = std::min(rows[d].window_start, chunk[d].window_start);
-      rows[d].window_end = std::max(rows[d].window_end, chunk[d].window_end);
-    }
+  for (auto const& chunk : windows) widen_windows(rows, chunk);
   return out;
 }
 

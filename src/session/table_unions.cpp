@@ -39,7 +39,7 @@ struct table_device_bits {
 /// A memo of GPUs seen lately: rows of a few GPUs come in runs (Kineto) or interleaved (nsys
 /// tables in start order).
 template <class Value>
-using recent_devices = recent_keys<table_device, Value, table_device_bits, equal_to_key>;
+using recent_devices = recent_keys<table_device, Value, table_device_bits>;
 
 /// Sorted distinct GPUs of the model's rows; a GPU the memo knows is not looked up.
 std::vector<table_device> distinct_devices(trace_model const& model, device_of_row device_of) {
