@@ -88,6 +88,17 @@ struct row_intervals {
   std::span<group_id const> group;
 };
 
+/// A group for every row of whole start and end columns (as a job keeps them, see backend::hold):
+/// row i is taken in group `group[i]`, below `groups`, or not at all (no_group). A table-long
+/// column of 4 bytes a row where a list of the rows taken would need 12.
+struct row_groups {
+  static constexpr group_id no_group = ~group_id{0};
+  std::span<std::int64_t const> start;
+  std::span<std::int64_t const> end;
+  std::span<group_id const> group;
+  std::size_t groups = 0;
+};
+
 /// Rows of whole start and end columns (as a job keeps them, see backend::hold) with a key each,
 /// for statistics of their durations (end − start).
 struct row_durations {
@@ -124,6 +135,11 @@ class backend {
   /// union_by_group of the rows `in` takes. On a backend that holds the start and end columns
   /// (hold), only the rows and their groups travel to the device.
   [[nodiscard]] interval_union union_of_rows(row_intervals const& in);
+
+  /// union_by_group of the rows `in` takes. Meant for rows whose groups interleave but each come
+  /// in start order (the rows of an nsys export's tables): the CPU backend then sweeps the
+  /// columns once, without a list of rows; any order gives the same union.
+  [[nodiscard]] interval_union union_of_row_groups(row_groups const& in);
 
   /// Declares that `column` (a column a job reads in many calls: the event table's, the
   /// model's) stays alive and unchanged until release(column). A backend with memory of its
@@ -173,6 +189,8 @@ class backend {
   virtual interval_union do_union_by_group(interval_view intervals) = 0;
   /// Defaults to gathering the rows on the host and do_union_by_group.
   virtual interval_union do_union_of_rows(row_intervals const& in);
+  /// Defaults to the taken rows listed in row order and do_union_of_rows.
+  virtual interval_union do_union_of_row_groups(row_groups const& in);
   /// Defaults to the durations computed on the host and do_segmented_stats.
   virtual std::vector<exact_stats> do_duration_stats(row_durations const& in,
                                                      std::span<double const> quantiles);

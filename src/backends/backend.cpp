@@ -81,6 +81,25 @@ interval_union backend::do_union_of_rows(row_intervals const& in) {
   return do_union_by_group({start, end, in.group});
 }
 
+interval_union backend::union_of_row_groups(row_groups const& in) {
+  if (in.end.size() != in.start.size() || in.group.size() != in.start.size())
+    throw std::invalid_argument("union_of_row_groups: start, end and group differ in size");
+  for (std::size_t i = 0; i < in.group.size(); ++i)
+    if (in.group[i] != row_groups::no_group && in.group[i] >= in.groups)
+      throw std::invalid_argument("union_of_row_groups: row " + std::to_string(i) + "'s group " +
+                                  std::to_string(in.group[i]) + " is not below " +
+                                  std::to_string(in.groups));
+  return do_union_of_row_groups(in);
+}
+
+interval_union backend::do_union_of_row_groups(row_groups const& in) {
+  std::vector<std::size_t> rows;
+  std::vector<group_id> group;
+  for (std::size_t i = 0; i < in.group.size(); ++i)
+    if (in.group[i] != row_groups::no_group) rows.push_back(i), group.push_back(in.group[i]);
+  return do_union_of_rows({in.start, in.end, rows, group});
+}
+
 std::vector<gap> backend::gap_scan(interval_union const& u, group_windows windows,
                                    std::int64_t min_gap, std::size_t top_per_group) {
   if (windows.end.size() != windows.start.size())

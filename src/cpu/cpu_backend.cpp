@@ -34,6 +34,12 @@ class cpu_backend final : public backend {
     return cpu::union_of_rows(in.start, in.end, in.rows, in.group, _threads);
   }
 
+  interval_union do_union_of_row_groups(row_groups const& in) override {
+    if (auto u = cpu::union_in_row_order(in.start, in.end, in.group, in.groups, _threads))
+      return std::move(*u);
+    return backend::do_union_of_row_groups(in);
+  }
+
   std::vector<gap> do_gap_scan(interval_union const& u, group_windows windows, std::int64_t min_gap,
                                std::size_t top_per_group) override {
     return cpu::gap_scan(u, windows, min_gap, top_per_group, _threads);

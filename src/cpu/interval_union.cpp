@@ -199,7 +199,8 @@ interval_union union_of(std::size_t n, At const& at, unsigned threads) {
       return std::tuple{true, group, start, end};
     };
     auto const groups = std::size_t{all.max_group} + 1;
-    if (auto u = union_in_row_order(item, n, groups, useful_threads(threads, n, 1 << 18)))
+    if (auto u =
+            tracesweep::union_in_row_order(item, n, groups, useful_threads(threads, n, 1 << 18)))
       return std::move(*u);
   }
 
@@ -267,6 +268,19 @@ interval_union union_of_rows(std::span<std::int64_t const> start, std::span<std:
         return std::tuple{start[rows[k]], end[rows[k]], group[k]};
       },
       threads);
+}
+
+std::optional<interval_union> union_in_row_order(std::span<std::int64_t const> start,
+                                                 std::span<std::int64_t const> end,
+                                                 std::span<group_id const> group,
+                                                 std::size_t groups, unsigned threads) {
+  auto const n = group.size();
+  if (groups > std::min(n, max_open_groups)) return std::nullopt;  // a member open per group
+  auto item = [&](unsigned, std::size_t i) {
+    auto const g = group[i];
+    return std::tuple{g < groups, g, start[i], end[i]};
+  };
+  return tracesweep::union_in_row_order(item, n, groups, useful_threads(threads, n, 1 << 18));
 }
 
 }  // namespace tracesweep::cpu

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -28,6 +29,14 @@ struct sorted_intervals {
                                            std::span<std::int64_t const> end,
                                            std::span<std::size_t const> rows,
                                            std::span<group_id const> group, unsigned threads);
+/// The same of every row i whose group[i] is below `groups` (others are not taken), when each
+/// group's rows come in start order: one sweep of the columns (row_order_union.hpp); nullopt
+/// when a group's rows do not.
+[[nodiscard]] std::optional<interval_union> union_in_row_order(std::span<std::int64_t const> start,
+                                                               std::span<std::int64_t const> end,
+                                                               std::span<group_id const> group,
+                                                               std::size_t groups,
+                                                               unsigned threads);
 
 /// The linear sweep after sorting: merges overlapping and touching intervals of one group.
 /// Every input interval must have end > start.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include <tracesweep/backend.hpp>
@@ -290,6 +291,59 @@ TEST(union_gap, interleaved_groups_in_start_order_on_many_threads_equal_the_sort
   ASSERT_GT(want.size(), 10000u);
   for (unsigned threads : {1u, 2u, 3u, 4u})
     expect_same_union(make_cpu_backend(threads)->union_by_group(in.view()), want, threads);
+}
+
+/// union_of_row_groups of `in` as a group column over columns that hold `in` with rows of no
+/// group mixed in (after every third row, covering the others' times), against `want`.
+void expect_row_groups(backend& be, intervals const& in, interval_union const& want,
+                       std::uint64_t seed) {
+  std::vector<std::int64_t> start, end;
+  std::vector<group_id> group;
+  std::size_t groups = 0;
+  for (std::size_t i = 0; i < in.start.size(); ++i) {
+    start.push_back(in.start[i]), end.push_back(in.end[i]), group.push_back(in.group[i]);
+    if (i % 3 == 0)
+      start.push_back(-5000), end.push_back(9000), group.push_back(row_groups::no_group);
+    groups = std::max<std::size_t>(groups, in.group[i] + std::size_t{1});
+  }
+  expect_same_union(be.union_of_row_groups({start, end, group, groups}), want, seed);
+  // More groups than rows: the rows are listed, not swept a member open per group.
+  expect_same_union(be.union_of_row_groups({start, end, group, 2 * group.size() + 1}), want, seed);
+}
+
+TEST(union_gap, row_groups_in_start_order_or_not_against_the_oracle) {
+  // A group column over the rows: each group's rows in start order, interleaved (one sweep), and
+  // the same rows shuffled (listed and sorted), on 1 to 3 threads.
+  for (std::uint64_t seed = 0; seed < 300; ++seed) {
+    std::mt19937_64 rng(seed);
+    std::size_t const groups = 1 + rng() % 5, lanes = 1 + rng() % 4;
+    auto const in = by_start(stream_by_stream(rng, groups, lanes, 1 + rng() % 40, 2000));
+    auto const want = test::oracle_union(in);
+    auto be = make_cpu_backend(1 + seed % 3);
+    expect_row_groups(*be, in, want, seed);
+    expect_row_groups(*be, shuffled(in, rng), want, seed);
+  }
+}
+
+TEST(union_gap, row_groups_in_start_order_on_many_threads_equal_the_sorted_union) {
+  std::mt19937_64 rng(12);
+  auto const in = by_start(stream_by_stream(rng, 5, 3, 60000, std::int64_t{1} << 40, 30));
+  interval_union const want = make_cpu_backend(1)->union_by_group(shuffled(in, rng).view());
+  ASSERT_GT(want.size(), 10000u);
+  for (unsigned threads : {1u, 2u, 3u, 4u})
+    expect_row_groups(*make_cpu_backend(threads), in, want, threads);
+}
+
+TEST(union_gap, row_groups_check_their_columns) {
+  auto be = make_cpu_backend(1);
+  std::vector<std::int64_t> const s{0, 10}, e{5, 20};
+  std::vector<group_id> const g{0, 1}, one{0};
+  EXPECT_THROW((void)be->union_of_row_groups({s, e, g, 1}), std::invalid_argument);  // 1 ≥ 1
+  EXPECT_THROW((void)be->union_of_row_groups({s, e, one, 1}), std::invalid_argument);
+  std::vector<group_id> const none{row_groups::no_group, 0};
+  auto const u = be->union_of_row_groups({s, e, none, 1});
+  EXPECT_EQ(u.start, std::vector<std::int64_t>{10});
+  EXPECT_EQ(u.end, std::vector<std::int64_t>{20});
 }
 
 TEST(union_gap, runs_among_the_non_empty_intervals_when_an_empty_one_is_far_away) {

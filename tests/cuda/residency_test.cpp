@@ -102,6 +102,32 @@ TEST(HeldColumns, UnionOfRowsEqualsTheGatheredUnionHeldOrNot) {
   }
 }
 
+TEST(HeldColumns, UnionOfRowGroupsEqualsTheCpuBackendsHeldOrNot) {
+  // A group column over the rows (no_group: not taken): the device backend lists the taken rows
+  // and unions them as union_of_rows does; the CPU backend sweeps the columns.
+  std::mt19937_64 rng(2027);
+  for (int round = 0; round < 30; ++round) {
+    auto const r = make_rows(rng, 1 + rng() % 3000, 1);
+    std::size_t const groups = 1 + rng() % 6;
+    std::vector<group_id> group(r.start.size());
+    for (auto& g : group)
+      g = rng() % 4 == 0 ? row_groups::no_group : static_cast<group_id>(rng() % groups);
+    row_groups const in{r.start, r.end, group, groups};
+    auto const want = make_cpu_backend(2)->union_of_row_groups(in);
+    std::vector<std::size_t> rows;
+    std::vector<group_id> taken;
+    for (std::size_t i = 0; i < group.size(); ++i)
+      if (group[i] != row_groups::no_group) rows.push_back(i), taken.push_back(group[i]);
+    expect_same(make_cpu_backend(1)->union_of_rows({r.start, r.end, rows, taken}), want, "rows");
+    twin_backend plain(host_context{}, 0, "twin");
+    expect_same(plain.union_of_row_groups(in), want, "twin, not held");
+    twin_backend held(host_context{}, 0, "twin");
+    held.hold(std::span(r.start));
+    held.hold(std::span(r.end));
+    expect_same(held.union_of_row_groups(in), want, "twin, held");
+  }
+}
+
 TEST(HeldColumns, AHeldColumnGoesUpOnceAcrossCallsAndIsFreedWithItsLastHold) {
   std::mt19937_64 rng(7);
   auto const r = make_rows(rng, 2000, 3);

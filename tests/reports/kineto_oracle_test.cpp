@@ -19,38 +19,17 @@
 #include <tracesweep/stream_lanes.hpp>
 
 #include "support/counting_backend.hpp"
+#include "support/span_oracle.hpp"
 #include "support/trace_paths.hpp"
 
 namespace ts = tracesweep;
 
 namespace {
 
-using ivl = std::pair<std::int64_t, std::int64_t>;
-
-std::vector<ivl> merged(std::vector<ivl> v) {
-  std::sort(v.begin(), v.end());
-  std::vector<ivl> out;
-  for (auto const& x : v) {
-    if (x.first >= x.second) continue;
-    if (!out.empty() && x.first <= out.back().second)
-      out.back().second = std::max(out.back().second, x.second);
-    else
-      out.push_back(x);
-  }
-  return out;
-}
-std::int64_t length(std::vector<ivl> const& v) {
-  std::int64_t s = 0;
-  for (auto const& x : v) s += x.second - x.first;
-  return s;
-}
-std::int64_t overlap(std::vector<ivl> const& a, std::vector<ivl> const& b) {
-  std::int64_t s = 0;
-  for (auto const& x : a)
-    for (auto const& y : b)
-      s += std::max<std::int64_t>(0, std::min(x.second, y.second) - std::max(x.first, y.first));
-  return s;
-}
+using ivl = ts::test::span_ns;
+using ts::test::length;
+using ts::test::merged;
+using ts::test::overlap;
 
 std::string label(ts::event_table const& t, std::size_t i) {
   switch (t.kind[i]) {

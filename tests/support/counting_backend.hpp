@@ -14,6 +14,8 @@ namespace tracesweep::test {
 /// A backend that counts the calls it forwards to the CPU backend.
 class counting_backend final : public backend {
  public:
+  /// Forwarding to a CPU backend of `threads` threads.
+  explicit counting_backend(unsigned threads = 1) : _cpu(make_cpu_backend(threads)) {}
   std::map<std::string, int> calls;
   [[nodiscard]] std::string_view name() const noexcept override { return "counting"; }
 
@@ -25,6 +27,10 @@ class counting_backend final : public backend {
   interval_union do_union_by_group(interval_view in) override {
     ++calls["union_by_group"];
     return _cpu->union_by_group(in);
+  }
+  interval_union do_union_of_row_groups(row_groups const& in) override {
+    ++calls["union_of_row_groups"];
+    return _cpu->union_of_row_groups(in);
   }
   std::vector<gap> do_gap_scan(interval_union const& u, group_windows w, std::int64_t min_gap,
                                std::size_t top) override {
@@ -49,7 +55,7 @@ class counting_backend final : public backend {
   }
 
  private:
-  std::unique_ptr<backend> _cpu = make_cpu_backend(1);
+  std::unique_ptr<backend> _cpu;
 };
 
 }  // namespace tracesweep::test

@@ -6,8 +6,11 @@
 #include <tracesweep/reports/paddle/distributed.hpp>
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 
 #include <tracesweep/stream_lanes.hpp>
+#include <tracesweep/uninitialized_vector.hpp>
 
 #include "reports/paddle/paddle_comm.hpp"
 
@@ -107,6 +110,30 @@ rank_split split_by_rank_batches(trace_model const& model, backend& be,
   return out;
 }
 
+/// The same, where no input is Paddle's, as one union of the kernels in groups (rank index ×
+/// 2 + 1 for computation), each kernel in its group as it comes: no list of rows; nullopt when a
+/// group's kernels do not come in start order (the lanes' listing merges them then).
+std::optional<rank_split> split_in_row_order(trace_model const& model, backend& be) {
+  auto const& table = model.table();
+  auto const nr = model.ranks().size();
+  auto const communication = model.communication_names();
+  uninitialized_vector<group_id> group(table.size());
+  std::vector<std::int64_t> last_start(2 * nr, std::numeric_limits<std::int64_t>::min());
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    group[i] = row_groups::no_group;
+    if (table.kind[i] != event_kind::kernel) continue;
+    auto const g =
+        static_cast<group_id>(2 * model.rank_index(table.rank[i]) +
+                              (names_communication(communication, table.name[i]) ? 0 : 1));
+    if (table.start_ns[i] < last_start[g]) return std::nullopt;
+    last_start[g] = table.start_ns[i], group[i] = g;
+  }
+  auto const both = be.union_of_row_groups({table.start_ns, table.end_ns, group, 2 * nr});
+  auto const comm = union_class(both, 2, 0), comp = union_class(both, 2, 1);
+  return rank_split{busy_per_group(comm, nr), busy_per_group(comp, nr),
+                    be.intersection_by_group(comm, comp, nr)};
+}
+
 }  // namespace
 
 distributed_summary compute_distributed(job_session const& session) {
@@ -120,7 +147,9 @@ distributed_summary compute_distributed(job_session const& session) {
   for (std::size_t r = 0; r < nr; ++r)
     for (auto i : model.steps(r))
       step_sum[r] += table.end_ns[i] - table.start_ns[i], ++step_count[r];
-  auto const [comm_ns, comp_ns, overlap_ns] = split_by_rank_batches(model, be, split);
+  auto split_ns = model.has_paddle_input() ? std::nullopt : split_in_row_order(model, be);
+  if (!split_ns) split_ns = split_by_rank_batches(model, be, split);
+  auto const& [comm_ns, comp_ns, overlap_ns] = *split_ns;
 
   distributed_summary out;
   std::vector<std::uint32_t> keys;

@@ -98,6 +98,8 @@ struct label_groups {
   std::map<std::tuple<std::size_t, bool, std::string>, group_id> ids;
   std::vector<std::int64_t> calls, busy;
   std::vector<std::size_t> first_row, last_row;
+  /// Whether each group's rows come in start order (an nsys export's, its tables in start order).
+  bool in_start_order = true;
 };
 
 /// Type labels by what decides them (producer, kind, category): each made once, not per row.
@@ -151,12 +153,14 @@ class label_group_ids {
   std::vector<std::vector<group_id>> _slots;
 };
 
-/// Each kept row's group (none: the row has no type), counting the groups' calls.
+/// Each kept row's group (none: the row has no type), counting the groups' calls and checking
+/// whether each group's rows come in start order.
 std::vector<group_id> label_group_of_rows(trace_model const& model, label_groups& out) {
   auto const& table = model.table();
   std::vector<group_id> of(table.size(), label_group_ids::unseen);
   label_cache labels;
   label_group_ids ids(model.ranks().size());
+  std::vector<std::int64_t> last_start;  // per group
   for (std::size_t k = 0; k < table.inputs().size(); ++k) {
     auto const p = model.input_producer(static_cast<std::int32_t>(k));
     auto const [first, end] = table.input_rows(k);
@@ -171,8 +175,11 @@ std::vector<group_id> label_group_of_rows(trace_model const& model, label_groups
         id = static_cast<group_id>(out.calls.size());
         out.calls.push_back(0), out.first_row.push_back(i), out.last_row.push_back(i);
         out.ids.emplace(std::tuple(r, dev, labels.label(label)), id);
+        last_start.push_back(table.start_ns[i]);
       }
       ++out.calls[id], out.last_row[id] = i;
+      out.in_start_order = out.in_start_order && table.start_ns[i] >= last_start[id];
+      last_start[id] = table.start_ns[i];
       of[i] = id;
     }
   }
@@ -184,6 +191,12 @@ label_groups group_by_label(trace_model const& model, backend& be) {
   label_groups out;
   auto const of = label_group_of_rows(model, out);
   auto const groups = out.calls.size();
+  static_assert(label_group_ids::unseen == row_groups::no_group);
+  if (out.in_start_order) {  // the groups' rows as they come: no list of rows
+    out.busy =
+        busy_per_group(be.union_of_row_groups({table.start_ns, table.end_ns, of, groups}), groups);
+    return out;
+  }
   out.busy.assign(groups, 0);
   // Batches of whole groups in id order; each batch's rows are listed by (group, stream or
   // thread): rows of one stream come in start order, so the union merges them, not sorts.
