@@ -113,9 +113,8 @@ table_devices const& job_session::table_device_groups() const {
 
 interval_union const& job_session::unions(table_union which) const {
   auto const k = static_cast<std::size_t>(which);
-  std::call_once(_parts->union_once.at(k), [&] {
-    _parts->unions[k] = session_detail::compute_table_union(*this, table_device_groups(), which);
-  });
+  std::call_once(_parts->union_once.at(k),
+                 [&] { _parts->unions[k] = session_detail::compute_table_union(*this, which); });
   return _parts->unions[k];
 }
 

@@ -46,9 +46,9 @@ namespace session_detail {
 /// The GPUs the job tables group kernels by.
 [[nodiscard]] table_devices group_table_devices(trace_model const& model);
 
-/// The union `which` by the backend (groups as table_union says).
-[[nodiscard]] interval_union compute_table_union(job_session const& session,
-                                                 table_devices const& devices, table_union which);
+/// The union `which` by the backend (groups as table_union says); only the unions by GPU ask the
+/// session for its GPUs (a pass over every row).
+[[nodiscard]] interval_union compute_table_union(job_session const& session, table_union which);
 
 /// Each rank's denominator from the steps union and the model's spans.
 [[nodiscard]] std::vector<denominator> compute_denominators(job_session const& session);

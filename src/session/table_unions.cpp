@@ -97,24 +97,25 @@ table_devices group_table_devices(trace_model const& model) {
           distinct_devices(model, kernel_input_device)};
 }
 
-interval_union compute_table_union(job_session const& session, table_devices const& devices,
-                                   table_union which) {
+interval_union compute_table_union(job_session const& session, table_union which) {
   auto const& model = session.model();
   auto const& t = model.table();
   switch (which) {
-    case table_union::steps_by_rank: {
-      std::vector<group_id> rank_of(t.size(), no_device);
+    case table_union::steps_by_rank: {  // a few rows: listed rank by rank, no pass over the table
+      std::vector<std::size_t> rows;
+      std::vector<group_id> rank_of;
       for (std::size_t r = 0; r < model.ranks().size(); ++r)
-        for (auto i : model.steps(r)) rank_of[i] = static_cast<group_id>(r);
-      return union_of_taken_rows(session, [&](std::size_t i) { return rank_of[i]; });
+        for (auto i : model.steps(r))
+          rows.push_back(i), rank_of.push_back(static_cast<group_id>(r));
+      return session.primitives().union_of_rows({t.start_ns, t.end_ns, rows, rank_of});
     }
     case table_union::kept_kernels_by_rank_device: {
       return union_of_taken_rows(session,
-                                 device_groups(model, devices.by_rank, kept_kernel_device));
+                                 device_groups(model, session.rank_devices(), kept_kernel_device));
     }
     case table_union::kernels_by_input_device: {
-      return union_of_taken_rows(session,
-                                 device_groups(model, devices.by_input, kernel_input_device));
+      return union_of_taken_rows(
+          session, device_groups(model, session.input_devices(), kernel_input_device));
     }
     case table_union::data_loaders_by_rank:
       return union_of_taken_rows(session, [&](std::size_t i) {

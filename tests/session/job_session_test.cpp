@@ -236,6 +236,31 @@ TEST(JobSession, TableUnionsEqualBruteForceOnEveryRealTrace) {
   on_every_real_trace(dir, check_table_unions);
 }
 
+TEST(JobSession, TableUnionsOfSeveralRanksWithStepsEqualBruteForce) {
+  // Three ranks (and a fourth without steps), each with its steps (overlapping, touching, empty)
+  // on two threads and kernels on two devices: the unions per rank and per GPU.
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    SCOPED_TRACE(seed);
+    std::mt19937_64 rng(seed);
+    auto between = [&](std::int64_t lo, std::int64_t hi) {
+      return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+    };
+    ts::test::table_builder b;
+    for (std::int32_t rank = 0; rank < 4; ++rank) {
+      b.input("kineto-json");
+      for (int k = 0; rank < 3 && k < 12; ++k) {
+        auto const s = between(0, 3000);
+        b.host(event_kind::profiler_step, s, s + between(0, 400), 1 + k % 2, rank);
+      }
+      for (int k = 0; k < 30; ++k) {
+        auto const s = between(0, 3000);
+        b.device(event_kind::kernel, s, s + between(0, 90), k % 2, 7, rank);
+      }
+    }
+    check_table_unions(ts::trace_model(b.done()));
+  }
+}
+
 // A rank's denominator is |∪ its steps| (touching and overlapping steps merge), else the span of
 // its kept rows; NVTX ranges named like steps move no denominator.
 TEST(JobSession, DenominatorsAreTheStepsUnionElseTheSpan) {
