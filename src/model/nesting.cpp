@@ -160,6 +160,9 @@ std::size_t trace_model::depth(std::size_t row) const {
 }
 
 std::span<std::size_t const> trace_model::outermost_stages() const {
+  // A table without stage rows (an nsys export's) has none: no nesting is built to find that.
+  auto const& kinds = table().kind;
+  if (std::none_of(kinds.begin(), kinds.end(), is_stage)) return {};
   return nesting().outermost_stages;
 }
 

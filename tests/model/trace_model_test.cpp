@@ -352,6 +352,21 @@ TEST(TraceModel, OutermostStages) {
   EXPECT_EQ(rows_of(m.outermost_stages()), (std::vector<std::size_t>{f1, d1, o1, f2}));
 }
 
+TEST(TraceModel, NoOutermostStagesWithoutStageRowsYetParents) {
+  // An nsys export's host rows: CUDA API calls inside NVTX ranges, no stage rows.
+  ts::test::table_builder b;
+  b.input("nsys-sqlite");
+  auto const range = b.host(event_kind::user_range, 0, 100, 1);
+  auto const call = b.host(event_kind::api_call, 10, 20, 1);
+  auto const inner = b.host(event_kind::user_range, 30, 40, 1);
+  b.device(event_kind::kernel, 15, 25, 0, 7);
+  ts::trace_model const m(b.done());
+  EXPECT_TRUE(m.outermost_stages().empty());
+  EXPECT_EQ(m.parent(call), static_cast<std::int64_t>(range));
+  EXPECT_EQ(m.parent(inner), static_cast<std::int64_t>(range));
+  EXPECT_EQ(m.parent(range), -1);
+}
+
 // Parts built on first use are the same from every thread.
 TEST(TraceModel, LazyPartsAreBuiltOnce) {
   ts::test::table_builder b;
