@@ -303,19 +303,30 @@ TEST(collectives, exposed_split_from_kernels_that_meet_collectives_equals_the_wh
     int const collectives = 1 + static_cast<int>(rng() % 6);
     for (std::int32_t rank = 0; rank < 2; ++rank) {
       b.input("nsys-sqlite");
+      struct row {
+        std::int64_t start, end, stream;
+        char const* name;
+      };
+      std::vector<row> rows;
       std::int64_t at = 0;
       for (int c = 0; c < collectives; ++c) {
         at += 100 + static_cast<std::int64_t>(rng() % 400);
         auto const start = at + static_cast<std::int64_t>(rng() % 60);
         auto const end = start + 20 + static_cast<std::int64_t>(rng() % 200);
-        b.device(kernel, start, end, 0, 7, rank, -1, all_reduce);
+        rows.push_back({start, end, 7, all_reduce});
         at = end;
       }
       for (int k = 0; k < 60; ++k) {  // compute kernels anywhere, some meeting the collectives
         auto const start = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(at + 200));
-        b.device(kernel, start, start + static_cast<std::int64_t>(rng() % 150), 0,
-                 8 + static_cast<std::int64_t>(rng() % 2), rank, -1, "gemm");
+        rows.push_back({start, start + static_cast<std::int64_t>(rng() % 150),
+                        8 + static_cast<std::int64_t>(rng() % 2), "gemm"});
       }
+      // Odd seeds: the rows in start order, as an nsys export has them (the split's union then
+      // takes a column of devices over the rows, not a listing by stream).
+      if (seed % 2 == 1)
+        std::stable_sort(rows.begin(), rows.end(),
+                         [](row const& x, row const& y) { return x.start < y.start; });
+      for (auto const& r : rows) b.device(kernel, r.start, r.end, 0, r.stream, rank, -1, r.name);
     }
     ts::trace_model const model(b.done());
     auto be = ts::make_cpu_backend(1);

@@ -6,9 +6,11 @@
 #include "analysis/summary/exposed_communication.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include <tracesweep/analysis/collectives.hpp>
 #include <tracesweep/stream_lanes.hpp>
+#include <tracesweep/uninitialized_vector.hpp>
 
 namespace tracesweep::summary_detail {
 
@@ -49,20 +51,35 @@ interval_union computation_union(job_session const& session, interval_union cons
     near_of.push_back(members_of(near, static_cast<group_id>(g)));
   std::vector<std::size_t> hint(near_of.size(), 0);
   auto const communication = model.communication_names();
-  // Listed by (device, stream) for the union, which then merges each stream's rows (in start
-  // order) instead of sorting them.
-  stream_lanes lanes(near_of.size());
-  std::vector<std::size_t> rows;
-  std::vector<group_id> run;
+  // Each taken row's device in a column over the rows: where each device's rows come in start
+  // order (an nsys export), the union takes that column as it is. Else the rows are listed by
+  // (device, stream) for the union, which then merges each stream's rows (in start order)
+  // instead of sorting them.
+  uninitialized_vector<group_id> device_of(t.size());
+  std::vector<std::int64_t> last_start(near_of.size(), std::numeric_limits<std::int64_t>::min());
+  bool in_start_order = true;
+  std::size_t taken = 0;
   for (std::size_t i = 0; i < t.size(); ++i) {
+    device_of[i] = row_groups::no_group;
     if (groups[i] == no_device || t.kind[i] != event_kind::kernel) continue;
     if (names_communication(communication, t.name[i])) continue;
     if (!meets(near_of[groups[i]], t.start_ns[i], t.end_ns[i], hint[groups[i]])) continue;
-    rows.push_back(i);
-    run.push_back(lanes.run(groups[i], t.stream[i]));
+    device_of[i] = groups[i], ++taken;
+    in_start_order = in_start_order && t.start_ns[i] >= last_start[groups[i]];
+    last_start[groups[i]] = t.start_ns[i];
   }
+  auto& be = session.primitives();
+  if (in_start_order)
+    return be.union_of_row_groups({t.start_ns, t.end_ns, device_of, near_of.size()});
+  stream_lanes lanes(near_of.size());
+  std::vector<std::size_t> rows;
+  std::vector<group_id> run;
+  rows.reserve(taken), run.reserve(taken);
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (device_of[i] != row_groups::no_group)
+      rows.push_back(i), run.push_back(lanes.run(device_of[i], t.stream[i]));
   auto const listed = list_by_run(rows, run, groups_of_runs(near_of.size()), t.start_ns);
-  return session.primitives().union_of_rows({t.start_ns, t.end_ns, listed.rows, listed.group});
+  return be.union_of_rows({t.start_ns, t.end_ns, listed.rows, listed.group});
 }
 
 /// Σ member lengths per group.
