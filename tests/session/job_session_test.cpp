@@ -155,29 +155,52 @@ void check_table_unions(ts::trace_model const& model) {
   EXPECT_EQ(counted.calls["union_by_group"], first_round);
 }
 
+/// How random_table lays its rows out: device after device, each in random order; in start order
+/// across the devices; or kind after kind (as an nsys export's tables), each in start order.
+enum class row_layout { random, by_start, by_kind_then_start };
+
 /// Fills `b` with random device rows on 3 devices, a quarter of the kernels communication.
-ts::event_table const& random_table(std::uint64_t seed, ts::test::table_builder& b) {
+ts::event_table const& random_table(std::uint64_t seed, ts::test::table_builder& b,
+                                    row_layout layout = row_layout::random) {
   std::mt19937_64 rng(seed);
   auto between = [&](std::int64_t lo, std::int64_t hi) {
     return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
   };
-  b.input("kineto-json");
+  struct row {
+    event_kind kind;
+    std::int64_t start, end;
+    std::int32_t device;
+    std::int64_t stream;
+    char const* name;
+  };
+  std::vector<row> rows;
   for (std::int32_t dev = 0; dev < 3; ++dev)
     for (int k = 0; k < 60; ++k) {
       std::int64_t const s = between(0, 5000);
       auto const kind = static_cast<event_kind>(between(0, 2));  // kernel, memcpy, memset
-      b.device(kind, s, s + between(0, 200), dev, between(0, 3), 0, -1,
-               between(0, 3) == 0 ? "ncclKernel_AllReduce" : "gemm");
+      auto const e = s + between(0, 200);
+      auto const stream = between(0, 3);
+      rows.push_back(
+          {kind, s, e, dev, stream, between(0, 3) == 0 ? "ncclKernel_AllReduce" : "gemm"});
     }
+  if (layout != row_layout::random)
+    std::stable_sort(rows.begin(), rows.end(), [&](row const& x, row const& y) {
+      if (layout == row_layout::by_kind_then_start && x.kind != y.kind) return x.kind < y.kind;
+      return x.start < y.start;
+    });
+  b.input("kineto-json");
+  for (auto const& r : rows) b.device(r.kind, r.start, r.end, r.device, r.stream, 0, -1, r.name);
   return b.done();
 }
 
 TEST(JobSession, UnionsAndOrderEqualBruteForceOnRandomTables) {
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     SCOPED_TRACE(seed);
-    ts::test::table_builder b;
-    auto const& table = random_table(seed, b);
-    check_session(ts::trace_model(table));
+    for (auto layout : {row_layout::random, row_layout::by_start, row_layout::by_kind_then_start}) {
+      ts::test::table_builder b;
+      auto const& table = random_table(seed, b, layout);
+      check_session(ts::trace_model(table));
+    }
   }
 }
 
