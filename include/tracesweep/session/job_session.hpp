@@ -108,7 +108,8 @@ class job_session {
   /// each device, in the same order.
   [[nodiscard]] std::vector<gap> gaps(activity_needs const& asked) const;
 
-  /// Each device's activity rows by (start, row): one sort by the backend on first use.
+  /// Each device's activity rows by (start, row) on first use: its few ascending runs merged on
+  /// the host (an nsys export's, one per table), else one sort by the backend.
   [[nodiscard]] device_rows const& device_order() const;
 
   /// The union `which`, by the backend on first use (see table_union for its groups).
