@@ -106,6 +106,30 @@ struct rows_in_runs {
   uninitialized_vector<group_id> group;
 };
 
+/// Whether the rows of each group, seen one at a time, come in start order (an nsys export's
+/// tables are in start order, their devices, streams and threads interleaved): the check a
+/// caller makes in the pass that assigns the groups before it hands a union row-order input.
+class start_order {
+ public:
+  explicit start_order(std::size_t groups = 0) { add_groups(groups); }
+  /// Room for groups below `groups`.
+  void add_groups(std::size_t groups) {
+    if (groups > _last.size()) _last.resize(groups, std::numeric_limits<std::int64_t>::min());
+  }
+  /// Notes a row of group `g` (below the groups made room for) starting at `start`; whether every
+  /// group's rows came in start order so far.
+  bool add(group_id g, std::int64_t start) noexcept {
+    _holds = _holds && start >= _last[g];
+    _last[g] = start;
+    return _holds;
+  }
+  [[nodiscard]] bool holds() const noexcept { return _holds; }
+
+ private:
+  std::vector<std::int64_t> _last;  ///< per group: the start of its last row
+  bool _holds = true;
+};
+
 /// Whether the rows of each group (run_group[run[k]] for rows[k], below `groups`) come in the
 /// order of `start`.
 [[nodiscard]] inline bool groups_in_start_order(std::span<std::size_t const> rows,
@@ -113,12 +137,9 @@ struct rows_in_runs {
                                                 std::span<group_id const> run_group,
                                                 std::size_t groups,
                                                 std::span<std::int64_t const> start) {
-  std::vector<std::int64_t> last(groups, std::numeric_limits<std::int64_t>::min());
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    auto& at = last[run_group[run[k]]];
-    if (start[rows[k]] < at) return false;
-    at = start[rows[k]];
-  }
+  start_order order(groups);
+  for (std::size_t k = 0; k < rows.size(); ++k)
+    if (!order.add(run_group[run[k]], start[rows[k]])) return false;
   return true;
 }
 

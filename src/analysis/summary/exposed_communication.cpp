@@ -6,7 +6,6 @@
 #include "analysis/summary/exposed_communication.hpp"
 
 #include <algorithm>
-#include <limits>
 
 #include <tracesweep/analysis/collectives.hpp>
 #include <tracesweep/stream_lanes.hpp>
@@ -56,8 +55,7 @@ interval_union computation_union(job_session const& session, interval_union cons
   // (device, stream) for the union, which then merges each stream's rows (in start order)
   // instead of sorting them.
   uninitialized_vector<group_id> device_of(t.size());
-  std::vector<std::int64_t> last_start(near_of.size(), std::numeric_limits<std::int64_t>::min());
-  bool in_start_order = true;
+  start_order order(near_of.size());
   std::size_t taken = 0;
   for (std::size_t i = 0; i < t.size(); ++i) {
     device_of[i] = row_groups::no_group;
@@ -65,11 +63,10 @@ interval_union computation_union(job_session const& session, interval_union cons
     if (names_communication(communication, t.name[i])) continue;
     if (!meets(near_of[groups[i]], t.start_ns[i], t.end_ns[i], hint[groups[i]])) continue;
     device_of[i] = groups[i], ++taken;
-    in_start_order = in_start_order && t.start_ns[i] >= last_start[groups[i]];
-    last_start[groups[i]] = t.start_ns[i];
+    order.add(groups[i], t.start_ns[i]);
   }
   auto& be = session.primitives();
-  if (in_start_order)
+  if (order.holds())
     return be.union_of_row_groups({t.start_ns, t.end_ns, device_of, near_of.size()});
   stream_lanes lanes(near_of.size());
   std::vector<std::size_t> rows;
@@ -78,7 +75,9 @@ interval_union computation_union(job_session const& session, interval_union cons
   for (std::size_t i = 0; i < t.size(); ++i)
     if (device_of[i] != row_groups::no_group)
       rows.push_back(i), run.push_back(lanes.run(device_of[i], t.stream[i]));
-  auto const listed = list_by_run(rows, run, groups_of_runs(near_of.size()), t.start_ns);
+  // No start column: these rows' devices were just found out of start order, so list_by_run's
+  // listing by device alone could not apply.
+  auto const listed = list_by_run(rows, run, groups_of_runs(near_of.size()));
   return be.union_of_rows({t.start_ns, t.end_ns, listed.rows, listed.group});
 }
 

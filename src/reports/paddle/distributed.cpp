@@ -6,7 +6,6 @@
 #include <tracesweep/reports/paddle/distributed.hpp>
 
 #include <algorithm>
-#include <limits>
 #include <optional>
 
 #include <tracesweep/stream_lanes.hpp>
@@ -118,15 +117,15 @@ std::optional<rank_split> split_in_row_order(trace_model const& model, backend& 
   auto const nr = model.ranks().size();
   auto const communication = model.communication_names();
   uninitialized_vector<group_id> group(table.size());
-  std::vector<std::int64_t> last_start(2 * nr, std::numeric_limits<std::int64_t>::min());
+  start_order order(2 * nr);
   for (std::size_t i = 0; i < table.size(); ++i) {
     group[i] = row_groups::no_group;
     if (table.kind[i] != event_kind::kernel) continue;
     auto const g =
         static_cast<group_id>(2 * model.rank_index(table.rank[i]) +
                               (names_communication(communication, table.name[i]) ? 0 : 1));
-    if (table.start_ns[i] < last_start[g]) return std::nullopt;
-    last_start[g] = table.start_ns[i], group[i] = g;
+    if (!order.add(g, table.start_ns[i])) return std::nullopt;
+    group[i] = g;
   }
   auto const both = be.union_of_row_groups({table.start_ns, table.end_ns, group, 2 * nr});
   auto const comm = union_class(both, 2, 0), comp = union_class(both, 2, 1);

@@ -98,8 +98,7 @@ struct label_groups {
   std::map<std::tuple<std::size_t, bool, std::string>, group_id> ids;
   std::vector<std::int64_t> calls, busy;
   std::vector<std::size_t> first_row, last_row;
-  /// Whether each group's rows come in start order (an nsys export's, its tables in start order).
-  bool in_start_order = true;
+  start_order order;  ///< whether each group's rows come in start order
 };
 
 /// Type labels by what decides them (producer, kind, category): each made once, not per row.
@@ -160,7 +159,6 @@ std::vector<group_id> label_group_of_rows(trace_model const& model, label_groups
   std::vector<group_id> of(table.size(), label_group_ids::unseen);
   label_cache labels;
   label_group_ids ids(model.ranks().size());
-  std::vector<std::int64_t> last_start;  // per group
   for (std::size_t k = 0; k < table.inputs().size(); ++k) {
     auto const p = model.input_producer(static_cast<std::int32_t>(k));
     auto const [first, end] = table.input_rows(k);
@@ -175,11 +173,10 @@ std::vector<group_id> label_group_of_rows(trace_model const& model, label_groups
         id = static_cast<group_id>(out.calls.size());
         out.calls.push_back(0), out.first_row.push_back(i), out.last_row.push_back(i);
         out.ids.emplace(std::tuple(r, dev, labels.label(label)), id);
-        last_start.push_back(table.start_ns[i]);
+        out.order.add_groups(out.calls.size());
       }
       ++out.calls[id], out.last_row[id] = i;
-      out.in_start_order = out.in_start_order && table.start_ns[i] >= last_start[id];
-      last_start[id] = table.start_ns[i];
+      out.order.add(id, table.start_ns[i]);
       of[i] = id;
     }
   }
@@ -192,7 +189,7 @@ label_groups group_by_label(trace_model const& model, backend& be) {
   auto const of = label_group_of_rows(model, out);
   auto const groups = out.calls.size();
   static_assert(label_group_ids::unseen == row_groups::no_group);
-  if (out.in_start_order) {  // the groups' rows as they come: no list of rows
+  if (out.order.holds()) {  // the groups' rows as they come: no list of rows
     out.busy =
         busy_per_group(be.union_of_row_groups({table.start_ns, table.end_ns, of, groups}), groups);
     return out;
