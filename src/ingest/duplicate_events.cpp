@@ -10,6 +10,7 @@
 #include <tracesweep/task_threads.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <memory>
@@ -224,10 +225,10 @@ class range_finder {
 };
 
 /// The (kind, rank) ranges of rows [first, end) with a correlation id that fits the column, in
-/// the order of their first such row, or nullopt when the ids are too scattered for a bit each
-/// (more ranges than a short search handles, or more than 64 bits a row).
-std::optional<std::vector<id_range>> id_ranges(event_table const& t, std::size_t first,
-                                               std::size_t end) {
+/// the order of their first such row, and the number of such rows; nullopt past 256 ranges.
+std::optional<std::pair<std::vector<id_range>, std::size_t>> chunk_ranges(event_table const& t,
+                                                                          std::size_t first,
+                                                                          std::size_t end) {
   std::vector<id_range> ranges;
   range_finder find(ranges);
   std::size_t rows = 0;
@@ -243,6 +244,35 @@ std::optional<std::vector<id_range>> id_ranges(event_table const& t, std::size_t
     ranges[at].lo = std::min<std::int64_t>(ranges[at].lo, c);
     ranges[at].hi = std::max<std::int64_t>(ranges[at].hi, c);
   }
+  return std::pair{std::move(ranges), rows};
+}
+
+/// The ranges of all rows (chunk_ranges of the whole), from each chunk's in chunk order, with
+/// their bit offsets; nullopt when the ids are too scattered for a bit each (more ranges than a
+/// short search handles, or more than 64 bits a row).
+std::optional<std::vector<id_range>> id_ranges(event_table const& t, item_chunks const& chunks) {
+  std::vector<std::optional<std::pair<std::vector<id_range>, std::size_t>>> parts(chunks.workers);
+  run_workers(chunks.workers, [&](unsigned w) {
+    auto const [b, e] = chunks[w];
+    parts[w] = chunk_ranges(t, b, e);
+  });
+  std::vector<id_range> ranges;
+  std::size_t rows = 0;
+  for (auto const& part : parts) {
+    if (!part) return std::nullopt;
+    rows += part->second;
+    for (auto const& r : part->first) {
+      auto const at = range_of(ranges, r.kind, r.rank);
+      if (at < ranges.size()) {
+        ranges[at].lo = std::min(ranges[at].lo, r.lo),
+        ranges[at].hi = std::max(ranges[at].hi, r.hi);
+      } else if (ranges.size() == 256) {
+        return std::nullopt;
+      } else {
+        ranges.push_back(r);
+      }
+    }
+  }
   std::size_t bits = 0;
   for (auto& r : ranges) r.offset = bits, bits += r.bits();
   if (bits > 64 * rows + 4096) return std::nullopt;
@@ -251,19 +281,20 @@ std::optional<std::vector<id_range>> id_ranges(event_table const& t, std::size_t
 
 /// The rows of [first, end) whose (kind, rank, correlation) another row has too, and those whose
 /// id is kept in wide_correlations, ascending: the only rows that can be copies. One bit per id
-/// of each (kind, rank), in three passes over three columns (a trace without copies takes two);
-/// nullopt when id_ranges finds the ids too scattered.
+/// of each (kind, rank), in three passes over three columns (a trace without copies takes two),
+/// each in chunks on the threads; nullopt when id_ranges finds the ids too scattered.
 std::optional<std::vector<std::size_t>> rows_sharing_an_id(event_table const& t, std::size_t first,
-                                                           std::size_t end) {
-  auto const ranges = id_ranges(t, first, end);
+                                                           std::size_t end, unsigned threads) {
+  item_chunks const chunks(first, end, threads);
+  auto const ranges = id_ranges(t, chunks);
   if (!ranges) return std::nullopt;
   std::size_t const bits = ranges->empty() ? 0 : ranges->back().offset + ranges->back().bits();
   std::vector<std::uint64_t> seen((bits + 63) / 64, 0), shared((bits + 63) / 64, 0);
-  // Calls f(i, bit) for each row with an id that fits the column (id_ranges gave its (kind, rank)
-  // a range), and wide(i) for each whose id is kept apart, in row order.
-  range_finder find(*ranges);
-  auto const each_id = [&](auto&& f, auto&& wide) {
-    for (auto i = first; i < end; ++i) {
+  // Calls f(i, bit) for each row of [b, e) with an id that fits the column (id_ranges gave its
+  // (kind, rank) a range), and wide(i) for each whose id is kept apart, in row order.
+  auto const each_id = [&](std::size_t b, std::size_t e, auto&& f, auto&& wide) {
+    range_finder find(*ranges);
+    for (auto i = b; i < e; ++i) {
       auto const c = t.correlation[i];
       if (c == -1) continue;
       if (c == event_table::wide_correlation) {
@@ -274,21 +305,37 @@ std::optional<std::vector<std::size_t>> rows_sharing_an_id(event_table const& t,
       f(i, r.offset + static_cast<std::size_t>(c - r.lo));
     }
   };
-  bool any_shared = false, any_wide = false;
-  each_id(
-      [&](std::size_t, std::size_t b) {
-        auto const mask = std::uint64_t{1} << (b % 64);
-        if (seen[b / 64] & mask) shared[b / 64] |= mask, any_shared = true;
-        seen[b / 64] |= mask;
-      },
-      [&](std::size_t) { any_wide = true; });
+  // A bit is shared when a second row sets it, whichever chunk sets it first.
+  std::vector<std::uint8_t> any_shared(chunks.workers, 0), any_wide(chunks.workers, 0);
+  run_workers(chunks.workers, [&](unsigned w) {
+    auto const [b, e] = chunks[w];
+    each_id(
+        b, e,
+        [&](std::size_t, std::size_t bit) {
+          auto const mask = std::uint64_t{1} << (bit % 64);
+          if (std::atomic_ref(seen[bit / 64]).fetch_or(mask, std::memory_order_relaxed) & mask) {
+            std::atomic_ref(shared[bit / 64]).fetch_or(mask, std::memory_order_relaxed);
+            any_shared[w] = 1;
+          }
+        },
+        [&](std::size_t) { any_wide[w] = 1; });
+  });
   std::vector<std::size_t> out;
-  if (!any_shared && !any_wide) return out;
-  each_id(
-      [&](std::size_t i, std::size_t b) {
-        if (shared[b / 64] & (std::uint64_t{1} << (b % 64))) out.push_back(i);
-      },
-      [&](std::size_t i) { out.push_back(i); });
+  auto const none = [](std::vector<std::uint8_t> const& v) {
+    return std::find(v.begin(), v.end(), 1) == v.end();
+  };
+  if (none(any_shared) && none(any_wide)) return out;
+  std::vector<std::vector<std::size_t>> parts(chunks.workers);
+  run_workers(chunks.workers, [&](unsigned w) {
+    auto const [b, e] = chunks[w];
+    each_id(
+        b, e,
+        [&](std::size_t i, std::size_t bit) {
+          if (shared[bit / 64] & (std::uint64_t{1} << (bit % 64))) parts[w].push_back(i);
+        },
+        [&](std::size_t i) { parts[w].push_back(i); });
+  });
+  for (auto const& part : parts) out.insert(out.end(), part.begin(), part.end());
   return out;
 }
 
@@ -315,7 +362,7 @@ duplicates find_duplicates(event_table const& t, unsigned threads) {
   duplicates found;
   tbb::task_arena arena(static_cast<int>(resolve_threads(threads)));
   arena.execute([&] {
-    if (auto suspects = rows_sharing_an_id(t, rows.first, rows.second))
+    if (auto suspects = rows_sharing_an_id(t, rows.first, rows.second, threads))
       found.rows = copies_among(std::move(*suspects), row_key);
     else
       found.rows = repeated(rows.first, rows.second, row_key, row_hashed, row_compared);

@@ -34,9 +34,11 @@ std::vector<std::size_t> copies_by_brute_force(event_table const& t) {
 }
 
 /// `rows` random events, a tenth of them then appended again (some twice), at random places;
-/// correlation ids below `id_span`, ranks below `ranks`.
+/// correlation ids below `id_span`, ranks below `ranks`; or ids that rise or fall with the row
+/// (each chunk of rows with ids above or below all the ones before it).
+enum class id_trend { random, rising, falling };
 event_table table_with_copies(std::size_t rows, std::uint64_t seed, std::uint64_t id_span = 50'000,
-                              std::uint32_t ranks = 1) {
+                              std::uint32_t ranks = 1, id_trend trend = id_trend::random) {
   std::mt19937_64 rng(seed);
   event_table t;
   t.begin_input("copies.json", "synthetic");
@@ -56,6 +58,10 @@ event_table table_with_copies(std::size_t rows, std::uint64_t seed, std::uint64_
     // A third without a correlation; a graph's kernels share one (correlation 5).
     auto const c = rng() % 6;
     e.correlation = c < 2 ? -1 : c == 2 ? 5 : static_cast<std::int64_t>(rng() % id_span);
+    if (trend != id_trend::random && c >= 2) {
+      auto const step = static_cast<std::int64_t>(trend == id_trend::rising ? i : rows - i);
+      e.correlation = c == 2 ? 8 * (step / 64) : 4 * step + static_cast<std::int64_t>(rng() % 8);
+    }
     // Ids past the column (kept in wide_correlations) mixed with small ones.
     if (id_span >= (std::uint64_t{1} << 40) && c > 2 && rng() % 2)
       e.correlation = static_cast<std::int64_t>(rng() % 1'000);
@@ -72,7 +78,8 @@ event_table table_with_copies(std::size_t rows, std::uint64_t seed, std::uint64_
 }
 
 TEST(DuplicateEvents, LaterCopiesEqualBruteForceAtAnyThreadCount) {
-  for (std::size_t rows : {10, 5'000, 200'000}) {
+  // (600 k rows: chunks of their own from 2 threads on, each with ids of every (kind, rank))
+  for (std::size_t rows : {10, 5'000, 600'000}) {
     auto const t = table_with_copies(rows, rows);
     auto const expected = copies_by_brute_force(t);
     if (rows >= 5'000) {
@@ -83,6 +90,16 @@ TEST(DuplicateEvents, LaterCopiesEqualBruteForceAtAnyThreadCount) {
       EXPECT_EQ(found.rows, expected) << rows << " rows, " << threads << " threads";
       EXPECT_TRUE(found.memory_events.empty());
     }
+  }
+}
+
+TEST(DuplicateEvents, IdsRisingOrFallingFromChunkToChunk) {
+  for (auto const trend : {id_trend::rising, id_trend::falling}) {
+    auto const t = table_with_copies(600'000, 3, 50'000, 2, trend);
+    auto const expected = copies_by_brute_force(t);
+    EXPECT_GT(expected.size(), 30'000u);
+    for (unsigned threads : {1u, 2u})
+      EXPECT_EQ(detail::find_duplicates(t, threads).rows, expected) << threads << " threads";
   }
 }
 
