@@ -33,8 +33,9 @@ struct activity_request {
   std::int64_t min_gap = 0;       ///< gap_scan's min_gap
   std::size_t top_per_group = 0;  ///< gap_scan's top_per_group (0 = all)
   /// Optional: the device activity rows ordered by (device, start), as a caller that needs that
-  /// order has it anyway; the unions then gather their rows in that order (a composition over
-  /// the CPU backend sorts nothing more). Empty = not known.
+  /// order has it anyway; where the columns are not in start order per device and class, the
+  /// unions gather their rows in that order (a composition over the CPU backend sorts nothing
+  /// more). Empty = not known.
   std::span<std::size_t const> order = {};
   /// Also return the unions themselves (activity, kernels, communication and computation
   /// kernels), for analyses that ask how much of a window they cover.

@@ -4,6 +4,7 @@
 #include <tracesweep/backend.hpp>
 #include <tracesweep/stream_lanes.hpp>
 #include <tracesweep/task_threads.hpp>
+#include <tracesweep/uninitialized_vector.hpp>
 
 #include <algorithm>
 #include <optional>
@@ -36,20 +37,42 @@ void check_rows(std::span<std::int64_t const> start, std::span<std::int64_t cons
                                   " past the columns' end");
 }
 
+/// The first item i of `chunks` for which bad(i), or the end of the items when none: each chunk
+/// searched on its own thread.
+template <class Bad>
+std::size_t first_bad_item(item_chunks const& chunks, Bad const& bad) {
+  auto const end = chunks.first + chunks.n;
+  std::vector<std::size_t> found(chunks.workers, end);
+  run_workers(chunks.workers, [&](unsigned w) {
+    auto const [b, e] = chunks[w];
+    for (auto i = b; i < e; ++i)
+      if (bad(i)) {
+        found[w] = i;
+        return;
+      }
+  });
+  return *std::min_element(found.begin(), found.end());
+}
+
 /// `r.order` holds every device activity row once, by (device, start).
-void check_order(activity_request const& r) {
+void check_order(activity_request const& r, unsigned threads) {
+  item_chunks const rows(0, r.kind.size(), threads);
+  std::vector<std::size_t> counts(rows.workers, 0);
+  run_workers(rows.workers, [&](unsigned w) {
+    auto const [b, e] = rows[w];
+    for (auto i = b; i < e; ++i) counts[w] += is_device_activity(r.kind[i]) ? 1 : 0;
+  });
   std::size_t device_rows = 0;
-  for (auto const k : r.kind) device_rows += is_device_activity(k) ? 1 : 0;
-  bool ok = r.order.size() == device_rows;
-  for (std::size_t k = 0; ok && k < r.order.size(); ++k) {
+  for (auto const c : counts) device_rows += c;
+  auto const out_of_order = [&](std::size_t k) {
     auto const i = r.order[k];
-    ok = i < r.kind.size() && is_device_activity(r.kind[i]);
-    if (ok && k > 0) {
-      auto const p = r.order[k - 1];
-      ok = std::pair(r.device_group[p], r.start[p]) <= std::pair(r.device_group[i], r.start[i]);
-    }
-  }
-  if (!ok)
+    if (i >= r.kind.size() || !is_device_activity(r.kind[i])) return true;
+    if (k == 0) return false;
+    auto const p = r.order[k - 1];
+    return std::pair(r.device_group[p], r.start[p]) > std::pair(r.device_group[i], r.start[i]);
+  };
+  item_chunks const order(0, r.order.size(), threads);
+  if (r.order.size() != device_rows || first_bad_item(order, out_of_order) < r.order.size())
     throw std::invalid_argument(
         "device_activity: order is not every device row once by (device, start)");
 }
@@ -166,12 +189,14 @@ activity_result backend::device_activity(activity_request const& r) {
       (!r.stream.empty() && r.stream.size() != n))
     throw std::invalid_argument(
         "device_activity: start, end, kind, device_group, name and stream differ in size");
-  for (std::size_t i = 0; i < n; ++i)
-    if (is_device_activity(r.kind[i]) && r.device_group[i] >= r.device_count)
-      throw std::invalid_argument("device_activity: row " + std::to_string(i) +
-                                  " is device activity without a device id below " +
-                                  std::to_string(r.device_count));
-  if (!r.order.empty()) check_order(r);
+  auto const no_device = [&](std::size_t i) {
+    return is_device_activity(r.kind[i]) && r.device_group[i] >= r.device_count;
+  };
+  if (auto const i = first_bad_item(item_chunks(0, n, host_threads()), no_device); i < n)
+    throw std::invalid_argument("device_activity: row " + std::to_string(i) +
+                                " is device activity without a device id below " +
+                                std::to_string(r.device_count));
+  if (!r.order.empty()) check_order(r, host_threads());
   return do_device_activity(r);
 }
 
@@ -319,20 +344,48 @@ std::vector<std::uint8_t> names_of_kernels_alone(activity_request const& r, std:
   return used;
 }
 
-/// Segmented statistics of the kernels' durations by name id.
-std::vector<exact_stats> kernel_stats(backend& be, activity_request const& r, std::size_t kernels) {
+/// The kernels of each chunk of rows, counted on the threads; each device's added to its
+/// kernel_count.
+std::vector<std::size_t> count_kernels(activity_request const& r, item_chunks const& chunks,
+                                       std::vector<device_activity_row>& rows) {
+  std::vector<std::size_t> per_chunk(chunks.workers, 0);
+  std::vector<std::vector<std::int64_t>> per_device(chunks.workers);
+  run_workers(chunks.workers, [&](unsigned w) {
+    auto const [b, e] = chunks[w];
+    auto& of_device = per_device[w];
+    of_device.assign(r.device_count, 0);
+    for (auto i = b; i < e; ++i)
+      if (r.kind[i] == event_kind::kernel) ++per_chunk[w], ++of_device[r.device_group[i]];
+  });
+  for (auto const& of_device : per_device)
+    for (std::size_t d = 0; d < r.device_count; ++d) rows[d].kernel_count += of_device[d];
+  return per_chunk;
+}
+
+/// Segmented statistics of the kernels' durations by name id; `per_chunk` the kernels of each
+/// of `chunks` (count_kernels).
+std::vector<exact_stats> kernel_stats(backend& be, activity_request const& r,
+                                      item_chunks const& chunks,
+                                      std::vector<std::size_t> const& per_chunk) {
+  std::size_t kernels = 0;
+  for (auto const c : per_chunk) kernels += c;
   if (auto const used = names_of_kernels_alone(r, kernels); !used.empty()) {
     // No list of the kernels (12 bytes a kernel).
     auto all = be.duration_stats({r.start, r.end, {}, r.name, true}, {});
     std::erase_if(all, [&](exact_stats const& s) { return used[s.key] != 1; });
     return all;
   }
-  std::vector<std::uint32_t> names;
-  std::vector<std::int64_t> durations;
-  names.reserve(kernels), durations.reserve(kernels);
-  for (std::size_t i = 0; i < r.start.size(); ++i)
-    if (r.kind[i] == event_kind::kernel)
-      names.push_back(r.name[i]), durations.push_back(r.end[i] - r.start[i]);
+  // Listed in row order, each chunk from its first place on its own thread.
+  uninitialized_vector<std::uint32_t> names(kernels);
+  uninitialized_vector<std::int64_t> durations(kernels);
+  std::vector<std::size_t> place(chunks.workers, 0);
+  for (unsigned w = 1; w < chunks.workers; ++w) place[w] = place[w - 1] + per_chunk[w - 1];
+  run_workers(chunks.workers, [&](unsigned w) {
+    auto const [b, e] = chunks[w];
+    for (auto i = b, at = place[w]; i < e; ++i)
+      if (r.kind[i] == event_kind::kernel)
+        names[at] = r.name[i], durations[at] = r.end[i] - r.start[i], ++at;
+  });
   return be.segmented_stats(names, durations, {});
 }
 
@@ -366,19 +419,18 @@ activity_result compose_device_activity(backend& be, activity_request const& r) 
 
   // Kernel durations by name first, so that their columns (if any) are gone before the unions'.
   // Columns are sized once: growing by doubling copied each and faulted its pages in twice.
-  std::size_t kernels = 0;
-  for (std::size_t i = 0; i < r.kind.size(); ++i)
-    if (r.kind[i] == event_kind::kernel) ++kernels, ++rows[r.device_group[i]].kernel_count;
-  out.kernels = kernel_stats(be, r, kernels);
+  item_chunks const chunks(0, r.kind.size(), be.host_threads());
+  out.kernels = kernel_stats(be, r, chunks, count_kernels(r, chunks, rows));
 
   // One union per device × class; the classes are disjoint, so every other union is a linear
   // merge of theirs: kernels = communication ∪ computation, activity = kernels ∪ copies. Each
   // union is let go as soon as nothing needs it (unless the caller keeps them): at most two
   // unions of every row are held at once. Where each group's rows come in start order (nsys
-  // tables), one pass over the columns makes them; else the rows are listed by group (the
-  // windows on the way) for the backend's union to sort or merge.
-  auto by_class = r.order.empty() ? unions_in_row_order(r, rows, be.host_threads())
-                                  : std::optional<interval_union>();
+  // tables), one pass over the columns on the threads makes them, whether or not the caller
+  // gave the device order (gathering by it is one pass on one thread, in an order the memory
+  // does not prefetch); else the rows are listed by group (the windows on the way) for the
+  // backend's union to sort or merge.
+  auto by_class = unions_in_row_order(r, rows, be.host_threads());
   if (!by_class) {
     taken_rows const classed = !r.order.empty()     ? classed_rows_in_order(r, rows)
                                : few_stream_runs(r) ? classed_by_stream(r, rows, be.host_threads())

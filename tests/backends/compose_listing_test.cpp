@@ -145,31 +145,63 @@ TEST(compose_listing, a_chunk_with_more_streams_than_lanes_leaves_it_to_one_pass
   expect_listing_and_results_of_one_pass(request_columns(40));
 }
 
-TEST(compose_listing, rows_in_start_order_are_not_listed_and_give_the_listed_results) {
-  // Every device's rows in start order: the unions come from one pass over the columns on each
-  // thread count, nothing listed for the backend; the results are those of the rows listed from
-  // their order by (device, start).
-  request_columns const columns(0, 7);
+/// The same rows in a fixed shuffled order: no device's rows in start order any more.
+request_columns shuffled(request_columns const& c) {
+  std::vector<std::size_t> perm(c.kind.size());
+  for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+  std::shuffle(perm.begin(), perm.end(), std::mt19937_64(5));
+  request_columns out = c;
+  for (std::size_t k = 0; k < perm.size(); ++k) {
+    auto const i = perm[k];
+    out.start[k] = c.start[i], out.end[k] = c.end[i], out.stream[k] = c.stream[i];
+    out.kind[k] = c.kind[i], out.device[k] = c.device[i], out.name[k] = c.name[i];
+  }
+  return out;
+}
+
+/// The device rows of `c` by (device, start), as the session's device order gives them.
+std::vector<std::size_t> device_order(request_columns const& c) {
   std::vector<std::size_t> order;
-  for (std::size_t i = 0; i < columns.kind.size(); ++i)
-    if (is_device_activity(columns.kind[i])) order.push_back(i);
+  for (std::size_t i = 0; i < c.kind.size(); ++i)
+    if (is_device_activity(c.kind[i])) order.push_back(i);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return columns.device[a] < columns.device[b];
+    return std::tuple(c.device[a], c.start[a]) < std::tuple(c.device[b], c.start[b]);
   });
-  auto const listed = compose_on(1, columns, order);
-  ASSERT_EQ(listed.rows.size(), order.size());
+  return order;
+}
+
+void expect_same_results(activity_result const& got, activity_result const& want) {
+  EXPECT_EQ(got.devices, want.devices);
+  ASSERT_EQ(got.gaps.size(), want.gaps.size());
+  for (std::size_t k = 0; k < got.gaps.size(); ++k) {
+    auto const& a = got.gaps[k];
+    auto const& b = want.gaps[k];
+    ASSERT_EQ(std::tuple(a.group, a.start, a.end), std::tuple(b.group, b.start, b.end)) << k;
+  }
+}
+
+TEST(compose_listing, rows_in_start_order_are_not_listed_with_or_without_the_device_order) {
+  // Every device's rows in start order: the unions come from one pass over the columns on each
+  // thread count, nothing listed for the backend, whether the device order is given or not. The
+  // results are those of the same rows shuffled, listed by their device order.
+  request_columns const columns(0, 7);
+  auto const mixed = shuffled(columns);
+  auto const mixed_order = device_order(mixed);
+  auto const listed = compose_on(1, mixed, mixed_order);
+  ASSERT_EQ(listed.rows.size(), mixed_order.size());
   ASSERT_GT(listed.result.gaps.size(), 1000u);
+  auto const order = device_order(columns);
   for (unsigned threads : {1u, 2u, 3u}) {
     SCOPED_TRACE(threads);
     auto const direct = compose_on(threads, columns);
     EXPECT_TRUE(direct.rows.empty());
-    EXPECT_EQ(direct.result.devices, listed.result.devices);
-    ASSERT_EQ(direct.result.gaps.size(), listed.result.gaps.size());
-    for (std::size_t k = 0; k < direct.result.gaps.size(); ++k) {
-      auto const& a = direct.result.gaps[k];
-      auto const& b = listed.result.gaps[k];
-      ASSERT_EQ(std::tuple(a.group, a.start, a.end), std::tuple(b.group, b.start, b.end)) << k;
-    }
+    expect_same_results(direct.result, listed.result);
+    auto const ordered = compose_on(threads, columns, order);
+    EXPECT_TRUE(ordered.rows.empty());
+    expect_same_results(ordered.result, listed.result);
+    auto const mixed_listed = compose_on(threads, mixed, mixed_order);
+    EXPECT_FALSE(mixed_listed.rows.empty());
+    expect_same_results(mixed_listed.result, listed.result);
   }
 }
 
