@@ -95,7 +95,8 @@ results="$work/results.tsv"
 # measure LABEL INPUT TOOL THREADS CMD...: one run, "label input tool threads seconds kb" appended.
 # Each timed run follows an untimed run of the same command (every tool alike; set
 # TRACESWEEP_BENCH_WARMUP=0 to leave it out): on the development VM the guest reports memory
-# free for about 2 s to the host (virtio-balloon free page reporting, page_reporting_order=11),
+# free for about 2 s to the host (virtio-balloon free page reporting, page_reporting_order=11;
+# 9 since 2026-12-06: every freed 2 MiB block),
 # and touching it again costs a host fault, so a run that followed a pause or a small peer paid
 # for its fresh pages several times what the same run paid right after another (diagnose on the
 # 1 M export, 1 thread: 0.24–0.36 s of system time after 3–5 s of idle, 0.03–0.12 s within 1 s),
