@@ -78,8 +78,8 @@ event_table table_with_copies(std::size_t rows, std::uint64_t seed, std::uint64_
 }
 
 TEST(DuplicateEvents, LaterCopiesEqualBruteForceAtAnyThreadCount) {
-  // (600 k rows: chunks of their own from 2 threads on, each with ids of every (kind, rank))
-  for (std::size_t rows : {10, 5'000, 600'000}) {
+  // (200 k rows: chunks of their own from 2 threads on, each with ids of every (kind, rank))
+  for (std::size_t rows : {10, 5'000, 200'000}) {
     auto const t = table_with_copies(rows, rows);
     auto const expected = copies_by_brute_force(t);
     if (rows >= 5'000) {
@@ -95,10 +95,10 @@ TEST(DuplicateEvents, LaterCopiesEqualBruteForceAtAnyThreadCount) {
 
 TEST(DuplicateEvents, IdsRisingOrFallingFromChunkToChunk) {
   for (auto const trend : {id_trend::rising, id_trend::falling}) {
-    auto const t = table_with_copies(600'000, 3, 50'000, 2, trend);
+    auto const t = table_with_copies(200'000, 3, 50'000, 2, trend);
     auto const expected = copies_by_brute_force(t);
-    EXPECT_GT(expected.size(), 30'000u);
-    for (unsigned threads : {1u, 2u})
+    EXPECT_GT(expected.size(), 10'000u);
+    for (unsigned threads : {1u, 2u, 3u})
       EXPECT_EQ(detail::find_duplicates(t, threads).rows, expected) << threads << " threads";
   }
 }
