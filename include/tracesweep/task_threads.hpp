@@ -35,17 +35,18 @@ void run_workers(unsigned workers, Fn&& fn) {
   });
 }
 
-/// `items` split into contiguous chunks, one per worker: as many workers as `threads` (resolved as
-/// resolve_threads does) allows with at least `min_items` items each, one at least. Chunk w is
-/// [first + n·w / workers, first + n·(w + 1) / workers) of the n items from `first`.
+/// `items` split into contiguous chunks, one per worker: as many workers as `threads` (a count,
+/// not 0: resolve_threads a --threads value first) allows with at least `min_items` items each,
+/// one at least. Chunk w is [first + n·w / workers, first + n·(w + 1) / workers) of the n items
+/// from `first`.
 struct item_chunks {
   std::size_t first = 0, n = 0;
   unsigned workers = 1;
   item_chunks(std::size_t first_item, std::size_t end_item, unsigned threads,
               std::size_t min_items = std::size_t{1} << 18)
       : first(first_item), n(end_item - first_item) {
-    workers = static_cast<unsigned>(std::clamp<std::size_t>(n / std::max<std::size_t>(1, min_items),
-                                                            1, resolve_threads(threads)));
+    workers = static_cast<unsigned>(
+        std::clamp<std::size_t>(n / std::max<std::size_t>(1, min_items), 1, std::max(1u, threads)));
   }
   [[nodiscard]] std::pair<std::size_t, std::size_t> operator[](unsigned w) const noexcept {
     return {first + n * w / workers, first + n * (w + 1) / workers};

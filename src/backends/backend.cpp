@@ -322,8 +322,7 @@ std::optional<taken_rows> classed_rows_by_stream(activity_request const& r,
 /// enough rows, else (or when the chunks cannot say) in one pass.
 taken_rows classed_by_stream(activity_request const& r, std::vector<device_activity_row>& rows,
                              unsigned threads) {
-  auto const workers = static_cast<unsigned>(
-      std::min<std::size_t>(std::max(1u, threads), r.kind.size() / (std::size_t{1} << 18)));
+  auto const workers = item_chunks(0, r.kind.size(), threads).workers;
   if (workers > 1)
     if (auto chunked = classed_rows_by_stream(r, rows, workers)) return std::move(*chunked);
   return *classed_rows_by_stream(r, rows, 1);

@@ -2,8 +2,8 @@
 // The (device × class) unions of device activity in one pass over the columns (row_order_union),
 // where each group's rows come in start order; the devices' windows on the way.
 #include <tracesweep/row_order_union.hpp>
+#include <tracesweep/task_threads.hpp>
 
-#include <algorithm>
 #include <tuple>
 #include <vector>
 
@@ -15,8 +15,7 @@ std::optional<interval_union> unions_in_row_order(activity_request const& r,
                                                   std::vector<device_activity_row>& rows,
                                                   unsigned threads) {
   auto const n = r.kind.size();
-  auto const workers = static_cast<unsigned>(
-      std::clamp<std::size_t>(n / (std::size_t{1} << 18), 1, std::max(1u, threads)));
+  auto const workers = item_chunks(0, n, threads).workers;
   std::vector<std::vector<device_activity_row>> windows(
       workers, std::vector<device_activity_row>(r.device_count));
   auto const item = [&](unsigned w, std::size_t i) {

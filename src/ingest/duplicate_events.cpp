@@ -286,7 +286,7 @@ std::optional<std::vector<id_range>> id_ranges(event_table const& t, item_chunks
 std::optional<std::vector<std::size_t>> rows_sharing_an_id(event_table const& t, std::size_t first,
                                                            std::size_t end, unsigned threads) {
   // (chunks of 2^16 rows and more: each pass over a chunk is a plain loop over three columns)
-  item_chunks const chunks(first, end, threads, std::size_t{1} << 16);
+  item_chunks const chunks(first, end, resolve_threads(threads), std::size_t{1} << 16);
   auto const ranges = id_ranges(t, chunks);
   if (!ranges) return std::nullopt;
   std::size_t const bits = ranges->empty() ? 0 : ranges->back().offset + ranges->back().bits();
