@@ -271,6 +271,7 @@ int context::run_analysis(analysis_args const& args, read_options const& options
     model_options mo;
     mo.comm_pattern = args.comm_pattern;
     mo.step_pattern = args.step_pattern;
+    mo.threads = threads;
     trace_model const model(table, mo);
     job_session const session(model, *be, needs);
     results = analyze(session);

@@ -152,7 +152,10 @@ void analyze_read(event_table& table, analyze_options const& o,
                   std::vector<std::int32_t> const& trace_of, job_record& job) {
   apply_row_filter(table, o.filter);
   auto be = o.make_backend(table, o.share);
-  trace_model const model(table, {o.comm_pattern});
+  model_options mo;
+  mo.comm_pattern = o.comm_pattern;
+  mo.threads = o.share.threads;
+  trace_model const model(table, mo);
   summary_options so;
   so.min_gap_ns = o.diagnosis.min_gap_ns;
   so.top = 0;

@@ -52,7 +52,7 @@ struct trace_model::devices_part {
   std::vector<group_id> device_group;       ///< per row
   std::vector<std::uint8_t> communication;  ///< per string id
 
-  devices_part(event_table const& t, name_regex const& comm_regex);
+  devices_part(event_table const& t, name_regex const& comm_regex, unsigned threads);
 };
 
 struct trace_model::links_part {

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Building the trace model: producers and ranks from the inputs; on first use one pass over the
-// rows for the dense device ids and the communication flags of the names kernels carry. The
-// other parts are built on first use too (launch_links.cpp, steps.cpp, step_windows.cpp,
-// nesting.cpp); communication.cpp holds the communication policies.
+// rows (in chunks on the model's threads) for the dense device ids and the communication flags of
+// the names kernels carry. The other parts are built on first use too (launch_links.cpp,
+// steps.cpp, step_windows.cpp, nesting.cpp); communication.cpp holds the communication policies.
 #include <tracesweep/model/trace_model.hpp>
 #include <tracesweep/recent_keys.hpp>
+#include <tracesweep/task_threads.hpp>
 
 #include <algorithm>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 
@@ -58,8 +60,9 @@ bool trace_model::rank_has_producer(std::int32_t rank, producer p) const {
 }
 
 trace_model::devices_part const& trace_model::device_part() const {
-  std::call_once(_lazy->devices_once,
-                 [&] { _lazy->devices = std::make_unique<devices_part>(_table, _comm_regex); });
+  std::call_once(_lazy->devices_once, [&] {
+    _lazy->devices = std::make_unique<devices_part>(_table, _comm_regex, _threads);
+  });
   return *_lazy->devices;
 }
 
@@ -103,6 +106,7 @@ trace_model::trace_model(event_table const& table, model_options const& options)
     : _table(table),
       _comm_regex(options.comm_pattern),
       _host_comm_regex(options.host_comm_pattern),
+      _threads(resolve_threads(options.threads)),
       _lazy(std::make_unique<lazy_parts>()) {
   if (!options.step_pattern.empty()) _step_regex = name_regex::whole_name(options.step_pattern);
   for (auto const& info : table.inputs()) {
@@ -161,46 +165,70 @@ class provisional_device_ids {
   recent_keys<device_identity, group_id, device_key_hash, device_key_equal> _recent;
 };
 
-}  // namespace
+/// The provisional ids of the device rows in [first, end) (by the chunk's own first sight), the
+/// keys they stand for, and which names kernels carry.
+struct device_chunk {
+  provisional_device_ids ids;
+  std::vector<std::uint8_t> kernel_name;  ///< per string id
+};
 
-trace_model::devices_part::devices_part(event_table const& table, name_regex const& comm_regex) {
-  // Dense device ids: provisional in order of first sight, then renumbered by
-  // (rank, device, input).
-  device_group.assign(table.size(), no_device);
-  communication.assign(table.strings().size(), 0);
-  std::vector<std::uint8_t> kernel_name(table.strings().size(), 0);
-  provisional_device_ids provisional;
-  std::size_t next_input = 0;  // the row where the input (input_of) changes next
-  for (std::size_t i = 0; i < table.size(); ++i) {
+void scan_device_rows(event_table const& table, std::size_t first, std::size_t end,
+                      std::span<group_id> group, device_chunk& out) {
+  out.kernel_name.assign(table.strings().size(), 0);
+  std::size_t next_input = first;  // the row where the input (input_of) changes next
+  for (std::size_t i = first; i < end; ++i) {
     if (i == next_input) {
       auto const k = table.input_of(i);
-      provisional.begin_input(k);
+      out.ids.begin_input(k);
       auto const later = static_cast<std::size_t>(k + 1);
       next_input = later < table.inputs().size() ? table.input_rows(later).first : table.size();
     }
     if (!is_device_activity(table.kind[i])) continue;
-    if (table.kind[i] == event_kind::kernel) kernel_name[table.name[i]] = 1;
-    device_group[i] = provisional(table.rank[i], table.device[i]);
+    if (table.kind[i] == event_kind::kernel) out.kernel_name[table.name[i]] = 1;
+    group[i] = out.ids(table.rank[i], table.device[i]);
   }
-  auto const& seen = provisional.seen;
-  std::vector<group_id> order(seen.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<group_id>(i);
-  std::sort(order.begin(), order.end(), [&](group_id a, group_id b) {
-    return std::tie(seen[a].rank, seen[a].device, seen[a].input) <
-           std::tie(seen[b].rank, seen[b].device, seen[b].input);
-  });
-  std::vector<group_id> final_id(seen.size());
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    final_id[order[i]] = static_cast<group_id>(i);
-    devices.push_back(seen[order[i]]);
-  }
-  for (auto& g : device_group)
-    if (g != no_device) g = final_id[g];
+}
 
-  for (std::size_t id = 0; id < kernel_name.size(); ++id)
-    if (kernel_name[id])
+}  // namespace
+
+trace_model::devices_part::devices_part(event_table const& table, name_regex const& comm_regex,
+                                        unsigned threads) {
+  // Dense device ids: provisional per chunk of rows in order of first sight, then renumbered by
+  // (rank, device, input) over the keys of all chunks.
+  device_group.assign(table.size(), no_device);
+  item_chunks const chunks(0, table.size(), threads, std::size_t{1} << 16);
+  std::vector<device_chunk> parts(chunks.workers);
+  run_workers(chunks.workers, [&](unsigned w) {
+    auto const [first, end] = chunks[w];
+    scan_device_rows(table, first, end, device_group, parts[w]);
+  });
+  auto const key_less = [](device_identity const& a, device_identity const& b) {
+    return std::tie(a.rank, a.device, a.input) < std::tie(b.rank, b.device, b.input);
+  };
+  for (auto const& p : parts) devices.insert(devices.end(), p.ids.seen.begin(), p.ids.seen.end());
+  std::sort(devices.begin(), devices.end(), key_less);
+  devices.erase(
+      std::unique(devices.begin(), devices.end(),
+                  [&](auto const& a, auto const& b) { return !key_less(a, b) && !key_less(b, a); }),
+      devices.end());
+  run_workers(chunks.workers, [&](unsigned w) {
+    auto const& seen = parts[w].ids.seen;
+    std::vector<group_id> final_id(seen.size());
+    for (std::size_t p = 0; p < seen.size(); ++p)
+      final_id[p] = static_cast<group_id>(
+          std::lower_bound(devices.begin(), devices.end(), seen[p], key_less) - devices.begin());
+    auto const [first, end] = chunks[w];
+    for (std::size_t i = first; i < end; ++i)
+      if (device_group[i] != no_device) device_group[i] = final_id[device_group[i]];
+  });
+  communication.assign(table.strings().size(), 0);
+  for (std::size_t id = 0; id < communication.size(); ++id) {
+    bool const kernel = std::any_of(parts.begin(), parts.end(),
+                                    [&](device_chunk const& p) { return p.kernel_name[id] != 0; });
+    if (kernel)
       communication[id] =
           comm_regex.matches(table.strings().at(static_cast<string_id>(id))) ? 1 : 0;
+  }
 }
 
 std::span<device_identity const> trace_model::devices() const {

@@ -138,6 +138,57 @@ TEST(TraceModel, DeviceIdsOfManyInterleavedDevicesEqualTheirSortedRank) {
   }
 }
 
+// The device ids and communication names built in chunks on three threads (rows past three
+// chunks of 2^16, input boundaries inside chunks, a device and a kernel name first seen in the
+// last chunk) equal the brute-force ranks and flags, and the one-thread model's.
+TEST(TraceModel, DeviceIdsAndCommunicationNamesInChunksEqualOneThread) {
+  ts::test::table_builder b;
+  std::mt19937 rng(11);
+  std::vector<std::tuple<std::int32_t, std::int32_t, std::int32_t>> key;  // per device row
+  std::vector<std::size_t> rows;
+  std::size_t const per_input[] = {90'000, 40'000, 120'000};
+  for (std::int32_t input = 0; input < 3; ++input) {
+    b.input("nsys-sqlite");
+    for (std::size_t i = 0; i < per_input[input]; ++i) {
+      auto const t = static_cast<std::int64_t>(i);
+      bool const late = input == 2 && i > 100'000;  // within the last chunk only
+      auto const rank = static_cast<std::int32_t>(rng() % 4) + (late ? 2000 : 0);
+      auto const device = static_cast<std::int32_t>(rng() % 8);
+      if (i % 5 == 0) b.host(event_kind::api_call, t, t + 1, 3, rank, -1, "ncclHostCall");
+      auto const name = late && i % 3 == 0 ? "ncclKernel_AllReduce" : "gemm";
+      rows.push_back(b.device(event_kind::kernel, t, t + 1, device, 7, rank, -1, name));
+      key.emplace_back(rank, device, input);
+    }
+  }
+  auto const& table = b.done();
+  ts::model_options three;
+  three.threads = 3;
+  ts::trace_model const chunked(table, three);
+  ts::trace_model const serial(table);
+  auto sorted = key;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  ASSERT_EQ(chunked.devices().size(), sorted.size());
+  for (std::size_t k = 0; k < sorted.size(); ++k) {
+    auto const& d = chunked.devices()[k];
+    ASSERT_EQ(std::tuple(d.rank, d.device, d.input), sorted[k]) << k;
+  }
+  auto const g = chunked.device_group();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    auto const at = std::lower_bound(sorted.begin(), sorted.end(), key[i]) - sorted.begin();
+    ASSERT_EQ(g[rows[i]], static_cast<ts::group_id>(at)) << i;
+  }
+  auto const s = serial.device_group();
+  EXPECT_TRUE(std::equal(g.begin(), g.end(), s.begin(), s.end()));
+  auto const& strings = table.strings();
+  auto const flags = chunked.communication_names();
+  EXPECT_EQ(flags[strings.find("ncclKernel_AllReduce")], 1);
+  EXPECT_EQ(flags[strings.find("gemm")], 0);
+  EXPECT_EQ(flags[strings.find("ncclHostCall")], 0);  // no kernel carries it
+  auto const one = serial.communication_names();
+  EXPECT_TRUE(std::equal(flags.begin(), flags.end(), one.begin(), one.end()));
+}
+
 // Correlation ids past 32 bits (kept in the table's side table) link exactly: an id that
 // differs from another only above bit 31 links nothing.
 TEST(TraceModel, LaunchLinksWithCorrelationsPast32Bits) {

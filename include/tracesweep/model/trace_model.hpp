@@ -46,6 +46,9 @@ struct model_options {
   std::string host_comm_pattern =
       R"(nccl|c10d::|gloo|allreduce|all_reduce|allgather|all_gather|reduce_scatter|alltoall|)"
       R"(broadcast|barrier|record_param_comms)";
+  /// Host threads the parts derived on first use may share their passes over the rows among (as
+  /// --threads: 0 = TBB's default concurrency). The model is the same whatever the count.
+  unsigned threads = 1;
 };
 
 /// Which rule says a name is communication. Profilers disagree, and each report reproduces its
@@ -233,6 +236,7 @@ class trace_model {
   bool _has_paddle = false;  ///< an input is Paddle's: only then can a row be left out (kept)
   std::vector<std::int32_t> _ranks;
   bool _consecutive_ranks = false;  ///< _ranks is front() … front() + size() − 1
+  unsigned _threads = 1;            ///< model_options::threads, resolved
   [[nodiscard]] std::size_t ranks_lookup(std::int32_t rank) const noexcept;
   std::unique_ptr<lazy_parts> _lazy;
 };
