@@ -385,17 +385,20 @@ class event_table {
   void add_host_stream(std::int64_t stream, std::size_t row);
   /// Counts a row the reader itself dropped, under `reason`, for the current input.
   void skip(std::string_view reason, std::int64_t n = 1);
-  /// Fills inputs()[i].ranks from the rank column; readers call it when an input is done.
-  void finish_input();
+  /// Fills inputs()[i].ranks from the rank column; readers call it when an input is done, with the
+  /// threads they read on (a count, resolve_threads first) to share the pass over its rows.
+  void finish_input(unsigned threads = 1);
   /// Removes every row of the current input and forgets it (a fatal error mid-file).
   void abandon_input();
   /// Renumbers the ranks of the current input, once finished: its i-th rank in ascending order
-  /// becomes `first + i`, in its rows, memory events, GPU contexts and profiler overhead.
-  void renumber_input_ranks(std::int32_t first);
+  /// becomes `first + i`, in its rows, memory events, GPU contexts and profiler overhead. The rows
+  /// are rewritten in chunks on `threads` threads (a count).
+  void renumber_input_ranks(std::int32_t first, unsigned threads = 1);
   /// Renumbers the ranks of the current input, once finished, as `to` says: (old, new) pairs
   /// sorted by old rank, naming every rank of its rows and memory events, new ranks distinct.
-  /// Process ids follow their ranks.
-  void renumber_input_ranks(std::span<std::pair<std::int32_t, std::int32_t> const> to);
+  /// Process ids follow their ranks. The rows are rewritten in chunks on `threads` threads.
+  void renumber_input_ranks(std::span<std::pair<std::int32_t, std::int32_t> const> to,
+                            unsigned threads = 1);
   /// Adds `offset` to every rank of input `k` (finished), as renumber_input_ranks does; the
   /// caller keeps the ranks within int32.
   void shift_input_ranks(std::size_t k, std::int32_t offset);
@@ -467,9 +470,10 @@ class event_table {
   /// Counts `n` appended rows of kind `k` for the current input.
   void count_appended(event_kind k, std::int64_t n) noexcept;
   [[nodiscard]] std::int64_t wide_correlation_of(std::size_t row) const noexcept;
-  /// Gives every rank r of input `k` renumbered(r) (defined in event_table.cpp).
-  template <class Renumbered>
-  void renumber_input(std::size_t k, Renumbered const& renumbered);
+  /// Gives every rank r of input `k` renumbered(r), with renumbered = make() (one per chunk of
+  /// rows, which may keep a memo), its rows in chunks on `threads` threads (event_table.cpp).
+  template <class MakeRenumbered>
+  void renumber_input(std::size_t k, MakeRenumbered const& make, unsigned threads);
 
   std::vector<input_info> _inputs;
   /// The first row of each input, ascending: row i is of the last input whose first row ≤ i.

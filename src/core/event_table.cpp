@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tracesweep/event_table.hpp>
 #include <tracesweep/recent_keys.hpp>
+#include <tracesweep/task_threads.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -9,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace tracesweep {
 
@@ -249,24 +251,39 @@ void event_table::skip(std::string_view reason, std::int64_t n) {
   _inputs.back().skipped[std::string(reason)] += n;
 }
 
-void event_table::finish_input() {
+/// Row chunks of the passes over one input's ranks: plain loops over one column.
+constexpr std::size_t rank_pass_chunk = std::size_t{1} << 16;
+
+void event_table::finish_input(unsigned threads) {
   auto& info = _inputs.back();
   // Few ranks, in long runs (Kineto) or interleaved (nsys tables in start order): a rank the
-  // memo has seen lately is skipped, the few others listed, sorted and made unique.
+  // memo has seen lately is skipped, the few others listed per chunk, then sorted and made unique.
+  item_chunks const chunks(_current_input_first_row, rank.size(), threads, rank_pass_chunk);
+  std::vector<std::vector<std::int32_t>> found(chunks.workers);
+  run_workers(chunks.workers, [&](unsigned w) {
+    auto const [first, end] = chunks[w];
+    recent_integers<std::int32_t, bool> seen;
+    for (auto i = first; i < end; ++i)
+      if (!seen.find(rank[i])) found[w].push_back(rank[i]), seen.put(rank[i], true);
+  });
   std::vector<std::int32_t> ranks;
-  recent_integers<std::int32_t, bool> seen;
-  for (auto i = _current_input_first_row; i < rank.size(); ++i)
-    if (!seen.find(rank[i])) ranks.push_back(rank[i]), seen.put(rank[i], true);
+  for (auto const& f : found) ranks.insert(ranks.end(), f.begin(), f.end());
   std::sort(ranks.begin(), ranks.end());
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
   info.ranks = std::move(ranks);
 }
 
-template <class Renumbered>
-void event_table::renumber_input(std::size_t k, Renumbered const& renumbered) {
+template <class MakeRenumbered>
+void event_table::renumber_input(std::size_t k, MakeRenumbered const& make, unsigned threads) {
   auto& info = _inputs[k];
   auto const [first, end] = input_rows(k);
-  for (auto i = first; i < end; ++i) rank[i] = renumbered(rank[i]);
+  item_chunks const chunks(first, end, threads, rank_pass_chunk);
+  run_workers(chunks.workers, [&](unsigned w) {
+    auto renumbered = make();
+    auto const [from, to] = chunks[w];
+    for (auto i = from; i < to; ++i) rank[i] = renumbered(rank[i]);
+  });
+  auto renumbered = make();
   auto const of_k =
       std::equal_range(memory.input.begin(), memory.input.end(), static_cast<std::int32_t>(k));
   for (auto it = of_k.first; it != of_k.second; ++it) {
@@ -285,31 +302,38 @@ void event_table::renumber_input(std::size_t k, Renumbered const& renumbered) {
   std::sort(info.ranks.begin(), info.ranks.end());
 }
 
-void event_table::renumber_input_ranks(std::int32_t first) {
-  auto const& ranks = _inputs.back().ranks;
-  renumber_input(_inputs.size() - 1, [&, ranks](std::int32_t r) {
-    auto const at = std::lower_bound(ranks.begin(), ranks.end(), r);
-    return first + static_cast<std::int32_t>(at - ranks.begin());
-  });
+void event_table::renumber_input_ranks(std::int32_t first, unsigned threads) {
+  auto const ranks = _inputs.back().ranks;  // a copy: the input's own list is renumbered too
+  auto const make = [&ranks, first] {
+    return [&ranks, first](std::int32_t r) {
+      auto const at = std::lower_bound(ranks.begin(), ranks.end(), r);
+      return first + static_cast<std::int32_t>(at - ranks.begin());
+    };
+  };
+  renumber_input(_inputs.size() - 1, make, threads);
 }
 
-void event_table::renumber_input_ranks(std::span<std::pair<std::int32_t, std::int32_t> const> to) {
-  // Few ranks, in runs or interleaved: the memo answers most rows.
-  recent_integers<std::int32_t, std::int32_t> recent;
-  renumber_input(_inputs.size() - 1, [&](std::int32_t r) {
-    if (auto const* known = recent.find(r)) return *known;
-    auto const at =
-        std::lower_bound(to.begin(), to.end(), r,
-                         [](auto const& entry, std::int32_t key) { return entry.first < key; });
-    if (at == to.end() || at->first != r)
-      throw std::logic_error("renumber_input_ranks: rank " + std::to_string(r) + " not mapped");
-    recent.put(r, at->second);
-    return at->second;
-  });
+void event_table::renumber_input_ranks(std::span<std::pair<std::int32_t, std::int32_t> const> to,
+                                       unsigned threads) {
+  // Few ranks, in runs or interleaved: each chunk's memo answers most rows.
+  auto const make = [to] {
+    return [to, recent = recent_integers<std::int32_t, std::int32_t>()](std::int32_t r) mutable {
+      if (auto const* known = recent.find(r)) return *known;
+      auto const at =
+          std::lower_bound(to.begin(), to.end(), r,
+                           [](auto const& entry, std::int32_t key) { return entry.first < key; });
+      if (at == to.end() || at->first != r)
+        throw std::logic_error("renumber_input_ranks: rank " + std::to_string(r) + " not mapped");
+      recent.put(r, at->second);
+      return at->second;
+    };
+  };
+  renumber_input(_inputs.size() - 1, make, threads);
 }
 
 void event_table::shift_input_ranks(std::size_t k, std::int32_t offset) {
-  renumber_input(k, [offset](std::int32_t r) { return r + offset; });
+  renumber_input(
+      k, [offset] { return [offset](std::int32_t r) { return r + offset; }; }, 1);
 }
 
 namespace {

@@ -83,6 +83,52 @@ TEST(event_table, rows_carry_their_input_and_ranks_are_collected) {
   EXPECT_EQ(t.inputs()[1].events, 1);
 }
 
+// An input past three chunks of 2^16 rows, after a first input: its ranks are collected and
+// renumbered in chunks on three threads, a rank first seen in the last chunk included, as the
+// rows say (brute force) and as on one thread.
+TEST(event_table, ranks_of_a_long_input_are_collected_and_renumbered_on_threads) {
+  auto make = [] {
+    ts::event_table t;
+    t.begin_input("first", "x");
+    t.append(ev(0, 1, 42));
+    t.finish_input();
+    t.begin_input("long", "x");
+    std::mt19937 rng(5);
+    std::int32_t const ranks[] = {9, 3, 70000, 5};
+    for (std::int64_t i = 0; i < 210'000; ++i)
+      t.append(ev(i, i + 1, i > 200'000 && i % 7 == 0 ? 1'000'000 : ranks[rng() % 4]));
+    return t;
+  };
+  auto one = make(), three = make();
+  std::vector<std::int32_t> before(three.rank.begin() + 1, three.rank.end());
+  one.finish_input(1);
+  three.finish_input(3);
+  auto want = before;
+  std::sort(want.begin(), want.end());
+  want.erase(std::unique(want.begin(), want.end()), want.end());
+  EXPECT_EQ(three.inputs()[1].ranks, want);
+  EXPECT_EQ(one.inputs()[1].ranks, want);
+  std::vector<std::pair<std::int32_t, std::int32_t>> to;
+  for (std::size_t k = 0; k < want.size(); ++k)
+    to.emplace_back(want[k], static_cast<std::int32_t>(10 * (want.size() - k)));  // reversed
+  one.renumber_input_ranks(to, 1);
+  three.renumber_input_ranks(to, 3);
+  EXPECT_EQ(three.rank[0], 42);  // the first input keeps its rank
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    auto const at = std::lower_bound(want.begin(), want.end(), before[i]) - want.begin();
+    ASSERT_EQ(three.rank[i + 1], static_cast<std::int32_t>(10 * (want.size() - at))) << i;
+  }
+  EXPECT_EQ(one.rank, three.rank);
+  one.renumber_input_ranks(100, 1);
+  three.renumber_input_ranks(100, 3);
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    auto const at = std::lower_bound(want.begin(), want.end(), before[i]) - want.begin();
+    ASSERT_EQ(three.rank[i + 1], static_cast<std::int32_t>(100 + want.size() - 1 - at)) << i;
+  }
+  EXPECT_EQ(one.rank, three.rank);
+  EXPECT_EQ(three.inputs()[1].ranks, (std::vector<std::int32_t>{100, 101, 102, 103, 104}));
+}
+
 TEST(event_table, abandon_input_removes_its_rows_and_the_input) {
   ts::event_table t;
   t.begin_input("good", "x");

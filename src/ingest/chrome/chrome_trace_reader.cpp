@@ -111,7 +111,7 @@ class table_sink {
       if (!d.name.empty()) info.device_names.try_emplace(d.id, d.name);
       info.device_properties.try_emplace(d.id, d.properties);
     }
-    _table.finish_input();
+    _table.finish_input(resolve_threads(options.threads));
   }
 
  private:

@@ -2,6 +2,7 @@
 #include "ingest/nsys/nsys_ranks.hpp"
 
 #include <tracesweep/recent_keys.hpp>
+#include <tracesweep/task_threads.hpp>
 
 #include <algorithm>
 #include <array>
@@ -43,20 +44,28 @@ struct processes_read {
   std::set<std::int32_t> all, with_device_rows;
 };
 
-processes_read processes_of(event_table const& table) {
-  processes_read out;
+processes_read processes_of(event_table const& table, unsigned threads) {
   auto const [first, end] = table.input_rows(table.inputs().size() - 1);
-  // Few processes, interleaved (tables in start order) or not: the sets are updated only for
-  // (process, device row or not) the memo has not seen lately.
-  recent_integers<std::int64_t, bool> seen;
-  for (auto i = first; i < end; ++i) {
-    bool const device = is_device_activity(table.kind[i]);
-    auto const key = std::int64_t{table.rank[i]} * 2 + (device ? 1 : 0);
-    if (seen.find(key)) continue;
-    seen.put(key, true);
-    out.all.insert(table.rank[i]);
-    if (device) out.with_device_rows.insert(table.rank[i]);
-  }
+  // Few processes, interleaved (tables in start order) or not: each chunk of rows lists a
+  // (process, device row or not) key only when its memo has not seen it lately.
+  item_chunks const chunks(first, end, threads, std::size_t{1} << 16);
+  std::vector<std::vector<std::int64_t>> keys(chunks.workers);
+  run_workers(chunks.workers, [&](unsigned w) {
+    auto const [from, to] = chunks[w];
+    recent_integers<std::int64_t, bool> seen;
+    for (auto i = from; i < to; ++i) {
+      auto const key =
+          std::int64_t{table.rank[i]} * 2 + (is_device_activity(table.kind[i]) ? 1 : 0);
+      if (!seen.find(key)) keys[w].push_back(key), seen.put(key, true);
+    }
+  });
+  processes_read out;
+  for (auto const& chunk : keys)
+    for (auto const key : chunk) {
+      auto const pid = static_cast<std::int32_t>(key >> 1);  // floor: exact for negative ids too
+      out.all.insert(pid);
+      if (key & 1) out.with_device_rows.insert(pid);
+    }
   auto const [m0, m1] = table.current_input_memory();
   for (auto j = m0; j < m1; ++j) out.all.insert(table.memory.rank[j]);
   return out;
@@ -105,8 +114,8 @@ std::set<std::int32_t> cuda_processes(connection& db, export_schema const& schem
 }
 
 void rank_processes(event_table& table, std::optional<std::int32_t> launch,
-                    std::set<std::int32_t> const& cuda) {
-  auto const read = processes_of(table);
+                    std::set<std::int32_t> const& cuda, unsigned threads) {
+  auto const read = processes_of(table, threads);
   if (read.all.empty()) return;
   // The processes with GPU work first: those the export lists with CUDA streams, whichever
   // tables were read, and any other with device rows; then the rest; each by process id.
@@ -130,7 +139,7 @@ void rank_processes(event_table& table, std::optional<std::int32_t> launch,
     info.process_ids[order[k]] = order[k];  // keyed by the rank as read: renumbered below
   }
   std::sort(to.begin(), to.end());
-  table.renumber_input_ranks(to);
+  table.renumber_input_ranks(to, threads);
   info.ranks_numbered_by_reader = !by_environment;
 }
 

@@ -33,8 +33,9 @@ namespace tracesweep::nsys {
 
 /// Renumbers the ranks (process ids as read) of the table's current, finished input as above:
 /// `launch` is the launch environment's rank, `cuda` the processes with CUDA streams. Records
-/// process_ids, and ranks_numbered_by_reader unless the environment named the rank.
+/// process_ids, and ranks_numbered_by_reader unless the environment named the rank. The passes
+/// over the rows run in chunks on `threads` threads (a count).
 void rank_processes(event_table& table, std::optional<std::int32_t> launch,
-                    std::set<std::int32_t> const& cuda);
+                    std::set<std::int32_t> const& cuda, unsigned threads = 1);
 
 }  // namespace tracesweep::nsys

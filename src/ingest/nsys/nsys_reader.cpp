@@ -436,8 +436,8 @@ void read_database(db_location const& where, std::uint64_t bytes, event_table& t
     if (gpu_rows == 0 && !unread_gpu_activity)
       throw input_error(path, "CUPTI_ACTIVITY_KIND_KERNEL",
                         "no GPU activity: the export has no kernel, memcpy or memset rows");
-    table.finish_input();
-    rank_processes(table, launch_rank(db, schema), cuda_processes(db, schema));
+    table.finish_input(threads);
+    rank_processes(table, launch_rank(db, schema), cuda_processes(db, schema), threads);
   } catch (...) {
     table.abandon_input();
     throw;

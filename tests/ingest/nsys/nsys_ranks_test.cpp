@@ -130,6 +130,37 @@ TEST(NsysRanks, TheRanksDoNotDependOnTheTablesRead) {
     EXPECT_EQ(all.inputs()[0].process_ids.at(rank), calls.inputs()[0].process_ids.at(rank));
 }
 
+// An export past three chunks of 2^16 rows, read on three threads: the passes over its rows in
+// chunks find the same processes and ranks as one thread. Process 0 keeps only host rows, so it
+// comes after the GPU processes 1 and 2 (the export lists no CUDA streams: the device rows say
+// which processes have GPU work); process 3 has one API call, the table's last row.
+TEST(NsysRanks, ProcessesFoundInChunksOnThreadsAreRankedAsOnOneThread) {
+  temp_dir dir("nsys_ranks_threads");
+  event_table generated;
+  auto const f = write_generated_export({3, 1, 2, 20000}, generated, dir, "three.sqlite");
+  {
+    oracle_db db(f, true);
+    for (auto const* table : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                              "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"})
+      db.exec(std::string("DELETE FROM ") + table + " WHERE (globalPid >> 24) & 16777215 = 0");
+    db.exec(
+        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, \"end\", eventClass, globalTid, "
+        "correlationId, nameId, returnValue) SELECT max(\"end\"), max(\"end\") + 10, "
+        "eventClass, (3 << 24) + 77, 0, nameId, 0 FROM CUPTI_ACTIVITY_KIND_RUNTIME");
+  }
+  auto const one = read_export(f, 1), three = read_export(f, 3);
+  ASSERT_GT(three.size(), std::size_t{3} << 16);
+  auto const& info = three.inputs().at(0);
+  EXPECT_EQ(info.ranks, (std::vector<std::int32_t>{0, 1, 2, 3}));
+  std::vector<std::int64_t> pids;
+  for (std::int32_t rank = 0; rank < 4; ++rank) pids.push_back(info.process_id(rank));
+  EXPECT_EQ(pids, (std::vector<std::int64_t>{1, 2, 0, 3}));
+  EXPECT_EQ(one.inputs().at(0).ranks, info.ranks);
+  EXPECT_EQ(one.inputs().at(0).process_ids, info.process_ids);
+  EXPECT_EQ(one.rank, three.rank);
+  EXPECT_EQ(kernels_per_pid(three), sql_kernels_per_pid(f));
+}
+
 TEST(NsysRanks, TheLaunchEnvironmentNamesTheRankOfAOneProcessCapture) {
   EXPECT_EQ(nsys::rank_in_environment("HOME=/root;RANK=3;LOCAL_RANK=1"), 3);
   EXPECT_EQ(nsys::rank_in_environment("LOCAL_RANK=1;OMPI_COMM_WORLD_RANK=5"), 5);
