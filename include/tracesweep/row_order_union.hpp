@@ -139,11 +139,10 @@ template <class Item>
                                                                std::size_t groups,
                                                                unsigned workers) {
   using namespace row_order_detail;
-  workers = std::max(1u, workers);
-  std::vector<chunk> chunks(workers);
-  run_workers(workers, [&](unsigned w) {
-    chunks[w].first = n * w / workers;
-    chunks[w].end = n * (w + 1) / workers;
+  auto const bounds = item_chunks::exactly(0, n, workers);
+  std::vector<chunk> chunks(bounds.workers);
+  run_workers(bounds.workers, [&](unsigned w) {
+    std::tie(chunks[w].first, chunks[w].end) = bounds[w];
     sweep_chunk(item, w, groups, chunks[w]);
   });
   for (auto const& c : chunks)

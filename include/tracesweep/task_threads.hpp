@@ -48,6 +48,14 @@ struct item_chunks {
     workers = static_cast<unsigned>(
         std::clamp<std::size_t>(n / std::max<std::size_t>(1, min_items), 1, std::max(1u, threads)));
   }
+  /// [first_item, end_item) in exactly `workers` chunks (1 when 0), some empty when the items are
+  /// fewer: for a count already chosen.
+  [[nodiscard]] static item_chunks exactly(std::size_t first_item, std::size_t end_item,
+                                           unsigned workers) noexcept {
+    item_chunks c(first_item, end_item, 1);
+    c.workers = std::max(1u, workers);
+    return c;
+  }
   [[nodiscard]] std::pair<std::size_t, std::size_t> operator[](unsigned w) const noexcept {
     return {first + n * w / workers, first + n * (w + 1) / workers};
   }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "backends/activity_classes.hpp"
@@ -273,10 +274,10 @@ std::optional<taken_rows> classed_rows_by_stream(activity_request const& r,
                                                  std::vector<device_activity_row>& rows,
                                                  unsigned workers) {
   auto const runs = r.device_count * class_count * stream_lanes::per_group;
+  auto const bounds = item_chunks::exactly(0, r.kind.size(), workers);
   std::vector<stream_chunk> chunks(workers);
   run_workers(workers, [&](unsigned w) {
-    chunks[w].first = r.kind.size() * w / workers;
-    chunks[w].end = r.kind.size() * (w + 1) / workers;
+    std::tie(chunks[w].first, chunks[w].end) = bounds[w];
     scan_stream_chunk(r, chunks[w], runs);
   });
   // Each chunk's lanes as the one pass numbers them; the runs' places, chunk after chunk.

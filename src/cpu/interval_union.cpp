@@ -14,8 +14,8 @@
 
 #include <tracesweep/row_order_union.hpp>
 
+#include <tracesweep/task_threads.hpp>
 #include "ascending_runs.hpp"
-#include "parallel.hpp"
 #include "primitives.hpp"
 #include "radix_sort.hpp"
 
@@ -64,10 +64,11 @@ interval_union joined(std::vector<interval_union>&& parts) {
 /// Runs the sweep on `threads` chunks and joins the chunk results.
 template <typename Get>
 interval_union sweep(Get const& get, std::size_t n, unsigned threads, empties e = empties::none) {
-  unsigned const workers = useful_threads(threads, n, 1 << 18);
+  item_chunks const chunks(0, n, threads);
+  unsigned const workers = chunks.workers;
   std::vector<interval_union> parts(workers);
-  fork_join(workers, [&](unsigned w) {
-    auto const [b, end] = chunk_range(n, workers, w);
+  run_workers(workers, [&](unsigned w) {
+    auto const [b, end] = chunks[w];
     parts[w] = sweep_range(get, b, end, e);
   });
   return joined(std::move(parts));
@@ -78,10 +79,10 @@ interval_union sweep(Get const& get, std::size_t n, unsigned threads, empties e 
 /// item i, key(i) its (group, start) as one ascending key.
 template <typename Get, typename Key>
 interval_union merged_sweep(Get const& get, ascending_runs<Key> const& runs, unsigned threads) {
-  unsigned const workers = useful_threads(threads, runs.n, 1 << 18);
+  unsigned const workers = item_chunks(0, runs.n, threads).workers;
   auto const cursors = split_runs(runs, workers);
   std::vector<interval_union> parts(workers);
-  fork_join(workers, [&](unsigned w) {
+  run_workers(workers, [&](unsigned w) {
     std::size_t n = 0;
     for (auto const c : cursors[w]) n += c.end - c.at;
     union_builder out(n);
@@ -200,7 +201,7 @@ interval_union union_of(std::size_t n, At const& at, unsigned threads) {
     };
     auto const groups = std::size_t{all.max_group} + 1;
     if (auto u =
-            tracesweep::union_in_row_order(item, n, groups, useful_threads(threads, n, 1 << 18)))
+            tracesweep::union_in_row_order(item, n, groups, item_chunks(0, n, threads).workers))
       return std::move(*u);
   }
 
@@ -280,7 +281,7 @@ std::optional<interval_union> union_in_row_order(std::span<std::int64_t const> s
     auto const g = group[i];
     return std::tuple{g < groups, g, start[i], end[i]};
   };
-  return tracesweep::union_in_row_order(item, n, groups, useful_threads(threads, n, 1 << 18));
+  return tracesweep::union_in_row_order(item, n, groups, item_chunks(0, n, threads).workers);
 }
 
 }  // namespace tracesweep::cpu

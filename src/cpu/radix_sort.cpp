@@ -24,7 +24,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "parallel.hpp"
+#include <tracesweep/task_threads.hpp>
 
 namespace tracesweep::cpu {
 namespace {
@@ -162,15 +162,17 @@ bool lsd_sort(buffer<V> src, buffer<V> tmp, std::size_t n, std::uint64_t mask, k
 }
 
 /// Stable MSD scatter of src[0, n) to dst by the top 8 bits of (key & mask) - range.min, split
-/// over `workers` contiguous chunks; returns the bucket start offsets (plus n at the end).
+/// over the contiguous `chunks` of [0, n); returns the bucket start offsets (plus n at the end).
 template <typename V>
 std::vector<std::size_t> msd_scatter(buffer<V> src, buffer<V> dst, std::size_t n,
-                                     std::uint64_t mask, key_range range, unsigned workers) {
+                                     std::uint64_t mask, key_range range,
+                                     item_chunks const& chunks) {
+  unsigned const workers = chunks.workers;
   int const bits = std::bit_width(range.max - range.min);
   digit_of const digit{mask, range.min, std::max(0, bits - msd_bits), msd_radix - 1};
   std::vector<msd_histogram> hist(workers);
-  fork_join(workers, [&](unsigned w) {
-    auto const [b, e] = chunk_range(n, workers, w);
+  run_workers(workers, [&](unsigned w) {
+    auto const [b, e] = chunks[w];
     hist[w].fill(0);
     for (std::size_t i = b; i < e; ++i) ++hist[w][digit(src.k[i])];
   });
@@ -185,8 +187,8 @@ std::vector<std::size_t> msd_scatter(buffer<V> src, buffer<V> dst, std::size_t n
     }
   }
   bucket_start[msd_radix] = n;
-  fork_join(workers, [&](unsigned w) {
-    auto const [b, e] = chunk_range(n, workers, w);
+  run_workers(workers, [&](unsigned w) {
+    auto const [b, e] = chunks[w];
     msd_histogram offsets = hist[w];  // local copy: may not alias the destination
     scatter(src, dst, b, e, digit, offsets.data());
   });
@@ -209,7 +211,7 @@ void sort_block(buffer<V> src, buffer<V> other, std::size_t n, std::uint64_t mas
   if (range_bits > 0 && n <= lsd_block_limit(range_bits)) {
     in_other = lsd_sort(src, other, n, mask, range);
   } else if (range_bits > 0) {
-    auto const starts = msd_scatter(src, other, n, mask, range, 1);
+    auto const starts = msd_scatter(src, other, n, mask, range, item_chunks(0, n, 1));
     for (std::size_t d = 0; d < msd_radix; ++d)
       sort_block(other.at(starts[d]), src.at(starts[d]), starts[d + 1] - starts[d], mask,
                  !to_other);
@@ -241,15 +243,16 @@ void radix_sort(std::span<std::uint64_t> keys, std::span<V> values, int end_bit,
   if constexpr (has_payload<V>) tmp_v.reset(new V[n]);
   buffer<V> const tmp{tmp_k.get(), tmp_v.get()};
 
-  unsigned const workers = useful_threads(std::max(1u, threads), n);
+  item_chunks const chunks(0, n, threads, std::size_t{1} << 16);
+  unsigned const workers = chunks.workers;
   if (n <= lsd_block_limit(64) || workers == 1) {
     sort_block(data, tmp, n, mask, false);
     return;
   }
   // Phase 1 at the top level in parallel, then whole buckets per thread (claimed in order).
   std::vector<key_range> ranges(workers);
-  fork_join(workers, [&](unsigned w) {
-    auto const [b, e] = chunk_range(n, workers, w);
+  run_workers(workers, [&](unsigned w) {
+    auto const [b, e] = chunks[w];
     ranges[w] = survey_of(data.k, b, e, mask).range;
   });
   key_range range;
@@ -258,9 +261,9 @@ void radix_sort(std::span<std::uint64_t> keys, std::span<V> values, int end_bit,
     range.max = std::max(range.max, r.max);
   }
   if (range.min == range.max) return;  // every key equal in the sorted bits
-  auto const starts = msd_scatter(data, tmp, n, mask, range, workers);
+  auto const starts = msd_scatter(data, tmp, n, mask, range, chunks);
   std::atomic<std::size_t> next{0};
-  fork_join(workers, [&](unsigned) {
+  run_workers(workers, [&](unsigned) {
     for (std::size_t d; (d = next.fetch_add(1)) < msd_radix;)
       sort_block(tmp.at(starts[d]), data.at(starts[d]), starts[d + 1] - starts[d], mask, true);
   });

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "parallel.hpp"
+#include <tracesweep/task_threads.hpp>
 #include "primitives.hpp"
 #include "radix_sort.hpp"
 
@@ -76,9 +76,10 @@ std::vector<exact_stats> stats_of_groups(std::span<std::size_t const> offsets, K
   std::size_t const n = offsets.back();
   std::vector<exact_stats> out(groups);
   std::atomic<std::size_t> overflowed{groups};
-  unsigned const workers = useful_threads(threads, n);
-  fork_join(workers, [&](unsigned w) {
-    auto const [rb, re] = chunk_range(n, workers, w);
+  item_chunks const chunks(0, n, threads, std::size_t{1} << 16);
+  unsigned const workers = chunks.workers;
+  run_workers(workers, [&](unsigned w) {
+    auto const [rb, re] = chunks[w];
     // Groups whose first value lies in [rb, re).
     auto const gb = static_cast<std::size_t>(
         std::lower_bound(offsets.begin(), offsets.end() - 1, rb) - offsets.begin());
@@ -143,10 +144,11 @@ std::vector<exact_stats> stats_by_dense_key(std::span<std::uint32_t const> keys,
                                             ValueAt const& value_at, std::size_t key_count,
                                             std::span<double const> quantiles, unsigned threads) {
   std::size_t const n = keys.size();
-  unsigned const workers = useful_threads(threads, n);
+  item_chunks const chunks(0, n, threads, std::size_t{1} << 16);
+  unsigned const workers = chunks.workers;
   std::vector<std::size_t> slot(workers * key_count, 0);  // [w * key_count + k]
-  fork_join(workers, [&](unsigned w) {
-    auto const [b, e] = chunk_range(n, workers, w);
+  run_workers(workers, [&](unsigned w) {
+    auto const [b, e] = chunks[w];
     auto* const count = slot.data() + w * key_count;
     for (auto i = b; i < e; ++i) ++count[keys[i]];
   });
@@ -162,8 +164,8 @@ std::vector<exact_stats> stats_by_dense_key(std::span<std::uint32_t const> keys,
   }
   offsets.push_back(n);
   auto const grouped = std::make_unique_for_overwrite<std::int64_t[]>(n);
-  fork_join(workers, [&](unsigned w) {
-    auto const [b, e] = chunk_range(n, workers, w);
+  run_workers(workers, [&](unsigned w) {
+    auto const [b, e] = chunks[w];
     auto* const next = slot.data() + w * key_count;
     for (auto i = b; i < e; ++i) grouped[next[keys[i]]++] = value_at(i);
   });
