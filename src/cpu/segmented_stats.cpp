@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -65,10 +66,33 @@ bool group_stats(Value const& value, std::size_t b, std::size_t e,
   return add_sums(value, b, e, out);
 }
 
+/// Consecutive groups holding together at most `target` values (a larger group alone), with
+/// their value count.
+struct group_run {
+  std::size_t first, end, values;
+};
+
+/// The runs of groups the workers claim one at a time, largest first, so that a few large groups
+/// (a kernel name most rows carry) start early and the small runs fill in behind them.
+std::vector<group_run> runs_of_groups(std::span<std::size_t const> offsets, std::size_t target) {
+  std::size_t const groups = offsets.size() - 1;
+  std::vector<group_run> runs;
+  for (std::size_t g = 0; g < groups;) {
+    std::size_t e = g + 1;
+    while (e < groups && offsets[e + 1] - offsets[g] <= target) ++e;
+    runs.push_back({g, e, offsets[e] - offsets[g]});
+    g = e;
+  }
+  std::stable_sort(runs.begin(), runs.end(),
+                   [](group_run const& a, group_run const& b) { return a.values > b.values; });
+  return runs;
+}
+
 /// The statistics of each group g, the values at positions [offsets[g], offsets[g + 1])
 /// (ascending offsets, the last one past every value) under key key_of(g), as fill(g, out) sets
-/// them (false: Σx² overflowed). Groups are split across threads by value count, each group
-/// computed whole by one thread, so the result is the same for any thread count.
+/// them (false: Σx² overflowed). The threads claim runs of groups of about n / (16 × workers)
+/// values, the largest first; each group is computed whole by one thread, so the result is the
+/// same for any thread count.
 template <typename KeyOf, typename Fill>
 std::vector<exact_stats> stats_of_groups(std::span<std::size_t const> offsets, KeyOf const& key_of,
                                          Fill const& fill, unsigned threads) {
@@ -76,23 +100,19 @@ std::vector<exact_stats> stats_of_groups(std::span<std::size_t const> offsets, K
   std::size_t const n = offsets.back();
   std::vector<exact_stats> out(groups);
   std::atomic<std::size_t> overflowed{groups};
-  item_chunks const chunks(0, n, threads, std::size_t{1} << 16);
-  unsigned const workers = chunks.workers;
-  run_workers(workers, [&](unsigned w) {
-    auto const [rb, re] = chunks[w];
-    // Groups whose first value lies in [rb, re).
-    auto const gb = static_cast<std::size_t>(
-        std::lower_bound(offsets.begin(), offsets.end() - 1, rb) - offsets.begin());
-    auto const ge = static_cast<std::size_t>(
-        std::lower_bound(offsets.begin(), offsets.end() - 1, re) - offsets.begin());
-    for (std::size_t g = gb; g < ge; ++g) {
-      out[g].key = key_of(g);
-      if (!fill(g, out[g])) {
-        std::size_t expected = overflowed.load();
-        while (g < expected && !overflowed.compare_exchange_weak(expected, g)) {
+  unsigned const workers = item_chunks(0, n, threads, std::size_t{1} << 16).workers;
+  auto const runs = runs_of_groups(offsets, std::max<std::size_t>(1, n / (16 * workers)));
+  std::atomic<std::size_t> next_run{0};
+  run_workers(workers, [&](unsigned) {
+    for (auto k = next_run.fetch_add(1); k < runs.size(); k = next_run.fetch_add(1))
+      for (std::size_t g = runs[k].first; g < runs[k].end; ++g) {
+        out[g].key = key_of(g);
+        if (!fill(g, out[g])) {
+          std::size_t expected = overflowed.load();
+          while (g < expected && !overflowed.compare_exchange_weak(expected, g)) {
+          }
         }
       }
-    }
   });
   if (overflowed.load() < groups)
     throw std::overflow_error("segmented_stats: the sum of squares of key " +
