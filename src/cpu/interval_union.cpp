@@ -13,8 +13,8 @@
 #include <vector>
 
 #include <tracesweep/row_order_union.hpp>
-
 #include <tracesweep/task_threads.hpp>
+
 #include "ascending_runs.hpp"
 #include "primitives.hpp"
 #include "radix_sort.hpp"

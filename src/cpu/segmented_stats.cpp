@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <tracesweep/task_threads.hpp>
+
 #include "primitives.hpp"
 #include "radix_sort.hpp"
 
