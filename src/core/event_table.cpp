@@ -255,22 +255,9 @@ void event_table::skip(std::string_view reason, std::int64_t n) {
 constexpr std::size_t rank_pass_chunk = std::size_t{1} << 16;
 
 void event_table::finish_input(unsigned threads) {
-  auto& info = _inputs.back();
-  // Few ranks, in long runs (Kineto) or interleaved (nsys tables in start order): a rank the
-  // memo has seen lately is skipped, the few others listed per chunk, then sorted and made unique.
-  item_chunks const chunks(_current_input_first_row, rank.size(), threads, rank_pass_chunk);
-  std::vector<std::vector<std::int32_t>> found(chunks.workers);
-  run_workers(chunks.workers, [&](unsigned w) {
-    auto const [first, end] = chunks[w];
-    recent_integers<std::int32_t, bool> seen;
-    for (auto i = first; i < end; ++i)
-      if (!seen.find(rank[i])) found[w].push_back(rank[i]), seen.put(rank[i], true);
-  });
-  std::vector<std::int32_t> ranks;
-  for (auto const& f : found) ranks.insert(ranks.end(), f.begin(), f.end());
-  std::sort(ranks.begin(), ranks.end());
-  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  info.ranks = std::move(ranks);
+  // Few ranks, in long runs (Kineto) or interleaved (nsys tables in start order).
+  _inputs.back().ranks = distinct_integers<std::int32_t>(
+      _current_input_first_row, rank.size(), threads, [&](std::size_t i) { return rank[i]; });
 }
 
 template <class MakeRenumbered>

@@ -207,10 +207,7 @@ trace_model::devices_part::devices_part(event_table const& table, name_regex con
   };
   for (auto const& p : parts) devices.insert(devices.end(), p.ids.seen.begin(), p.ids.seen.end());
   std::sort(devices.begin(), devices.end(), key_less);
-  devices.erase(
-      std::unique(devices.begin(), devices.end(),
-                  [&](auto const& a, auto const& b) { return !key_less(a, b) && !key_less(b, a); }),
-      devices.end());
+  devices.erase(std::unique(devices.begin(), devices.end(), device_key_equal{}), devices.end());
   run_workers(chunks.workers, [&](unsigned w) {
     auto const& seen = parts[w].ids.seen;
     std::vector<group_id> final_id(seen.size());

@@ -2,7 +2,6 @@
 #include "ingest/nsys/nsys_ranks.hpp"
 
 #include <tracesweep/recent_keys.hpp>
-#include <tracesweep/task_threads.hpp>
 
 #include <algorithm>
 #include <array>
@@ -46,26 +45,17 @@ struct processes_read {
 
 processes_read processes_of(event_table const& table, unsigned threads) {
   auto const [first, end] = table.input_rows(table.inputs().size() - 1);
-  // Few processes, interleaved (tables in start order) or not: each chunk of rows lists a
-  // (process, device row or not) key only when its memo has not seen it lately.
-  item_chunks const chunks(first, end, threads, std::size_t{1} << 16);
-  std::vector<std::vector<std::int64_t>> keys(chunks.workers);
-  run_workers(chunks.workers, [&](unsigned w) {
-    auto const [from, to] = chunks[w];
-    recent_integers<std::int64_t, bool> seen;
-    for (auto i = from; i < to; ++i) {
-      auto const key =
-          std::int64_t{table.rank[i]} * 2 + (is_device_activity(table.kind[i]) ? 1 : 0);
-      if (!seen.find(key)) keys[w].push_back(key), seen.put(key, true);
-    }
+  // Few processes, interleaved (tables in start order) or not: the distinct (process, device
+  // row or not) keys.
+  auto const keys = distinct_integers<std::int64_t>(first, end, threads, [&](std::size_t i) {
+    return std::int64_t{table.rank[i]} * 2 + (is_device_activity(table.kind[i]) ? 1 : 0);
   });
   processes_read out;
-  for (auto const& chunk : keys)
-    for (auto const key : chunk) {
-      auto const pid = static_cast<std::int32_t>(key >> 1);  // floor: exact for negative ids too
-      out.all.insert(pid);
-      if (key & 1) out.with_device_rows.insert(pid);
-    }
+  for (auto const key : keys) {
+    auto const pid = static_cast<std::int32_t>(key >> 1);  // floor: exact for negative ids too
+    out.all.insert(pid);
+    if (key & 1) out.with_device_rows.insert(pid);
+  }
   auto const [m0, m1] = table.current_input_memory();
   for (auto j = m0; j < m1; ++j) out.all.insert(table.memory.rank[j]);
   return out;
