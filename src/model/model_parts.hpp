@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <tracesweep/model/trace_model.hpp>
+#include <tracesweep/uninitialized_vector.hpp>
 
 namespace tracesweep {
 
@@ -48,8 +49,10 @@ class row_refs {
 };
 
 struct trace_model::devices_part {
-  std::vector<device_identity> devices;     ///< by dense id: (rank, device, input) order
-  std::vector<group_id> device_group;       ///< per row
+  std::vector<device_identity> devices;  ///< by dense id: (rank, device, input) order
+  /// Per row; every row is written by the chunk that scans it (its fresh pages are faulted in
+  /// on the chunks' threads, not zeroed first by one).
+  uninitialized_vector<group_id> device_group;
   std::vector<std::uint8_t> communication;  ///< per string id
 
   devices_part(event_table const& t, name_regex const& comm_regex, unsigned threads);

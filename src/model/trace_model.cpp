@@ -172,6 +172,7 @@ struct device_chunk {
   std::vector<std::uint8_t> kernel_name;  ///< per string id
 };
 
+/// Writes group[i] for every row i in [first, end): its provisional device id, or no_device.
 void scan_device_rows(event_table const& table, std::size_t first, std::size_t end,
                       std::span<group_id> group, device_chunk& out) {
   out.kernel_name.assign(table.strings().size(), 0);
@@ -183,7 +184,10 @@ void scan_device_rows(event_table const& table, std::size_t first, std::size_t e
       auto const later = static_cast<std::size_t>(k + 1);
       next_input = later < table.inputs().size() ? table.input_rows(later).first : table.size();
     }
-    if (!is_device_activity(table.kind[i])) continue;
+    if (!is_device_activity(table.kind[i])) {
+      group[i] = no_device;
+      continue;
+    }
     if (table.kind[i] == event_kind::kernel) out.kernel_name[table.name[i]] = 1;
     group[i] = out.ids(table.rank[i], table.device[i]);
   }
@@ -195,7 +199,7 @@ trace_model::devices_part::devices_part(event_table const& table, name_regex con
                                         unsigned threads) {
   // Dense device ids: provisional per chunk of rows in order of first sight, then renumbered by
   // (rank, device, input) over the keys of all chunks.
-  device_group.assign(table.size(), no_device);
+  device_group.resize(table.size());  // each chunk writes all of its rows
   item_chunks const chunks(0, table.size(), threads, std::size_t{1} << 16);
   std::vector<device_chunk> parts(chunks.workers);
   run_workers(chunks.workers, [&](unsigned w) {

@@ -140,7 +140,8 @@ TEST(TraceModel, DeviceIdsOfManyInterleavedDevicesEqualTheirSortedRank) {
 
 // The device ids and communication names built in chunks on three threads (rows past three
 // chunks of 2^16, input boundaries inside chunks, a device and a kernel name first seen in the
-// last chunk) equal the brute-force ranks and flags, and the one-thread model's.
+// last chunk) equal the brute-force ranks and flags, and the one-thread model's; every host row
+// is no_device.
 TEST(TraceModel, DeviceIdsAndCommunicationNamesInChunksEqualOneThread) {
   ts::test::table_builder b;
   std::mt19937 rng(11);
@@ -177,6 +178,13 @@ TEST(TraceModel, DeviceIdsAndCommunicationNamesInChunksEqualOneThread) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto const at = std::lower_bound(sorted.begin(), sorted.end(), key[i]) - sorted.begin();
     ASSERT_EQ(g[rows[i]], static_cast<ts::group_id>(at)) << i;
+  }
+  std::vector<std::uint8_t> is_device_row(table.size(), 0);
+  for (auto const r : rows) is_device_row[r] = 1;
+  for (std::size_t i = 0; i < table.size(); ++i) {  // each chunk writes its host rows too
+    if (is_device_row[i] == 0) {
+      ASSERT_EQ(g[i], ts::no_device) << i;
+    }
   }
   auto const s = serial.device_group();
   EXPECT_TRUE(std::equal(g.begin(), g.end(), s.begin(), s.end()));
