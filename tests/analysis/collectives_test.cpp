@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -24,6 +25,7 @@
 #include <tracesweep/input_reader.hpp>
 #include <tracesweep/session/job_session.hpp>
 
+#include "analysis/summary/exposed_communication.hpp"
 #include "ingest/chrome/test_json.hpp"
 #include "support/table_builder.hpp"
 #include "support/trace_paths.hpp"
@@ -219,9 +221,10 @@ void expect_late_arrivals(ts::event_table const& t, kernels_by_rank const& k) {
   }
 }
 
-/// The summary's exposed wait and transfer per GPU, on two threads (the split's own union of the
-/// computation kernels that meet the collectives) and on one (the activity's computation union),
-/// equal those of a session that keeps every union (the unions diagnose keeps).
+/// The summary's exposed wait and transfer per GPU on one and two threads (from the computation
+/// union the activity kept), and the split's own union of the computation kernels that meet the
+/// collectives (what it builds where a backend keeps none), equal those of a session that keeps
+/// every union (the unions diagnose keeps).
 void expect_exposed_split_as_from_the_whole_computation_union(ts::trace_model const& model) {
   auto be = ts::make_cpu_backend(2);
   auto needs = ts::summary_needs({});
@@ -230,12 +233,21 @@ void expect_exposed_split_as_from_the_whole_computation_union(ts::trace_model co
   for (unsigned threads : {1u, 2u}) {
     auto const usual = ts::compute_summary(model, *ts::make_cpu_backend(threads), {});
     ASSERT_EQ(usual.devices.size(), whole.devices.size());
+    auto threaded = ts::make_cpu_backend(threads);
+    ts::job_session const session(model, *threaded, ts::summary_needs({}));
+    auto const own = ts::summary_detail::split_exposed_communication(session, nullptr);
+    ASSERT_FALSE(own.empty());  // collectives matched across ranks
+    ASSERT_EQ(own.size(), whole.devices.size());
     for (std::size_t g = 0; g < usual.devices.size(); ++g) {
-      EXPECT_EQ(usual.devices[g].exposed_comm_wait_ns, whole.devices[g].exposed_comm_wait_ns)
+      auto const& w = whole.devices[g];
+      EXPECT_EQ(usual.devices[g].exposed_comm_wait_ns, w.exposed_comm_wait_ns)
           << g << " threads " << threads;
-      EXPECT_EQ(usual.devices[g].exposed_comm_transfer_ns,
-                whole.devices[g].exposed_comm_transfer_ns)
+      EXPECT_EQ(usual.devices[g].exposed_comm_transfer_ns, w.exposed_comm_transfer_ns)
           << g << " threads " << threads;
+      EXPECT_EQ(std::optional(own[g].wait_ns), w.exposed_comm_wait_ns)
+          << g << " own union, threads " << threads;
+      EXPECT_EQ(std::optional(own[g].transfer_ns), w.exposed_comm_transfer_ns)
+          << g << " own union, threads " << threads;
     }
   }
 }

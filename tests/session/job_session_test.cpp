@@ -337,24 +337,25 @@ TEST(JobSession, NeedsCombineAndCover) {
   EXPECT_TRUE(diagnose.covers({100, 20, false, true}));
 }
 
-TEST(JobSession, KeepsTheComputationUnionOnOneHostThreadOnly) {
-  // The CPU backend keeps it where the needs ask for it on one thread (the summary's split reads
-  // it after the activity); on more threads the split builds its own beside the activity.
-  for (unsigned threads : {1u, 2u}) {
+TEST(JobSession, KeepsTheComputationUnionAtEveryThreadCount) {
+  // The CPU backend keeps it where the needs ask for it (the summary's split reads it after the
+  // activity), on one thread and on more: the same union a session keeping every union holds.
+  for (unsigned threads : {1u, 2u, 3u}) {
     ts::test::table_builder b;
     ts::trace_model const model(random_table(7, b));
     auto be = ts::make_cpu_backend(threads);
     ts::job_session const session(model, *be, {0, 0, false, true});
     auto const& a = session.activity({0, 0, false, true});
-    EXPECT_EQ(a.computation_union_kept, threads == 1) << threads;
-    if (threads > 1) continue;
+    EXPECT_TRUE(a.computation_union_kept) << threads;
     ts::job_session const all(model, *be, {0, 0, true});
     auto const& u = all.activity({0, 0, true}).computation_union;
     EXPECT_GT(u.size(), 0u);
-    EXPECT_EQ(a.computation_union.start, u.start);
-    EXPECT_EQ(a.computation_union.end, u.end);
-    EXPECT_EQ(a.computation_union.group, u.group);
+    EXPECT_EQ(a.computation_union.start, u.start) << threads;
+    EXPECT_EQ(a.computation_union.end, u.end) << threads;
+    EXPECT_EQ(a.computation_union.group, u.group) << threads;
     EXPECT_TRUE(a.activity_union.start.empty());  // the others are not kept
+    ts::job_session const without(model, *be, {0, 0, false});
+    EXPECT_FALSE(without.activity({0, 0, false}).computation_union_kept) << threads;
   }
 }
 

@@ -26,9 +26,8 @@ struct activity_needs {
   std::size_t gaps_per_device = 0;  ///< the longest gaps kept per device (0 = all)
   bool unions = false;              ///< keep the unions themselves, not only their lengths
   /// Keep the computation kernels' union where the backend has it on the host anyway
-  /// (activity_request::keep_computation_union) and the backend works on one host thread: the
-  /// summary's exposed split then reads it after the activity (with more threads it builds what
-  /// it reads beside the activity).
+  /// (activity_request::keep_computation_union): the summary's exposed split then reads it after
+  /// the activity instead of building the part of it that it reads.
   bool computation_union = false;
 
   /// Needs that cover both: the shorter gaps, more of them, the unions if either keeps them.

@@ -8,9 +8,6 @@
 
 #include <algorithm>
 
-#include <tbb/task_arena.h>
-#include <tbb/task_group.h>
-
 #include "analysis/summary/exposed_communication.hpp"
 
 namespace tracesweep {
@@ -98,27 +95,13 @@ struct activity_and_exposed {
   std::vector<summary_detail::exposed_split> split;
 };
 
-/// The session's device activity and the exposed communication split. The split reads the model
-/// and the computation kernels' union: the activity's where it kept it (then after the
-/// activity), else one of its own, beside the activity as a task of an arena of the host
-/// threads when there are more than one. The same either way.
+/// The session's device activity and the exposed communication split, after it: the split reads
+/// the computation kernels' union the activity kept (the CPU backend's), else builds the part of
+/// it that it reads (a backend that does not keep it on the host).
 activity_and_exposed activity_and_split(job_session const& session, activity_needs const& needs) {
-  auto const threads = session.primitives().host_threads();
-  if (threads <= 1 || session.needs().unions) {
-    auto const& activity = session.activity(needs);
-    auto const* kept = activity.computation_union_kept ? &activity.computation_union : nullptr;
-    return {activity, summary_detail::split_exposed_communication(session, kept)};
-  }
-  std::vector<summary_detail::exposed_split> split;
-  activity_result const* activity = nullptr;
-  tbb::task_arena arena(static_cast<int>(threads));
-  arena.execute([&] {
-    tbb::task_group beside;
-    beside.run([&] { split = summary_detail::split_exposed_communication(session, nullptr); });
-    activity = &session.activity(needs);
-    beside.wait();
-  });
-  return {*activity, std::move(split)};
+  auto const& activity = session.activity(needs);
+  auto const* kept = activity.computation_union_kept ? &activity.computation_union : nullptr;
+  return {activity, summary_detail::split_exposed_communication(session, kept)};
 }
 
 }  // namespace
