@@ -235,7 +235,8 @@ void expect_exposed_split_as_from_the_whole_computation_union(ts::trace_model co
     ASSERT_EQ(usual.devices.size(), whole.devices.size());
     auto threaded = ts::make_cpu_backend(threads);
     ts::job_session const session(model, *threaded, ts::summary_needs({}));
-    auto const own = ts::summary_detail::split_exposed_communication(session, nullptr);
+    auto const own = ts::summary_detail::split_exposed_communication(
+        session, ts::match_collectives(model), nullptr);
     ASSERT_FALSE(own.empty());  // collectives matched across ranks
     ASSERT_EQ(own.size(), whole.devices.size());
     for (std::size_t g = 0; g < usual.devices.size(); ++g) {

@@ -3,10 +3,14 @@
 // device × kind, communication, computation), their intersection, the gap scan over the activity
 // union and segmented statistics of kernel durations per name; the exposed communication split
 // into wait and transfer where collectives are matched across ranks.
+#include <tracesweep/analysis/collectives.hpp>
 #include <tracesweep/analysis/summary.hpp>
 #include <tracesweep/error.hpp>
 
 #include <algorithm>
+
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
 
 #include "analysis/summary/exposed_communication.hpp"
 
@@ -97,11 +101,27 @@ struct activity_and_exposed {
 
 /// The session's device activity and the exposed communication split, after it: the split reads
 /// the computation kernels' union the activity kept (the CPU backend's), else builds the part of
-/// it that it reads (a backend that does not keep it on the host).
+/// it that it reads (a backend that does not keep it on the host). The collectives it splits
+/// are matched from the model alone: beside the activity, as a task of an arena of the host
+/// threads, when there are more than one.
 activity_and_exposed activity_and_split(job_session const& session, activity_needs const& needs) {
-  auto const& activity = session.activity(needs);
-  auto const* kept = activity.computation_union_kept ? &activity.computation_union : nullptr;
-  return {activity, summary_detail::split_exposed_communication(session, kept)};
+  auto const threads = session.primitives().host_threads();
+  collective_matching matching;
+  activity_result const* activity = nullptr;
+  if (threads <= 1) {
+    activity = &session.activity(needs);
+    matching = match_collectives(session.model());
+  } else {
+    tbb::task_arena arena(static_cast<int>(threads));
+    arena.execute([&] {
+      tbb::task_group beside;
+      beside.run([&] { matching = match_collectives(session.model()); });
+      activity = &session.activity(needs);
+      beside.wait();
+    });
+  }
+  auto const* kept = activity->computation_union_kept ? &activity->computation_union : nullptr;
+  return {*activity, summary_detail::split_exposed_communication(session, matching, kept)};
 }
 
 }  // namespace

@@ -91,10 +91,10 @@ std::vector<std::int64_t> lengths(interval_union const& u, std::size_t groups) {
 }  // namespace
 
 std::vector<exposed_split> split_exposed_communication(job_session const& session,
+                                                       collective_matching const& matching,
                                                        interval_union const* computation) {
-  auto const& model = session.model();
-  auto const matching = match_collectives(model);
   if (!matching.across_ranks()) return {};
+  auto const& model = session.model();
   auto const& t = model.table();
   auto const groups = model.device_group();
   struct parts {

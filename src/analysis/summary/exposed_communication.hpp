@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include <tracesweep/analysis/collectives.hpp>
 #include <tracesweep/session/job_session.hpp>
 
 namespace tracesweep::summary_detail {
@@ -16,11 +17,12 @@ struct exposed_split {
 };
 
 /// Per dense device id: |W \ C| and |X \ C|, W and X the unions of the wait and the transfer
-/// parts of the device's NCCL kernels in instances matched across ranks (collectives.hpp), C
-/// the union of its computation kernels: `computation` where given (the session's activity kept
-/// it), else the part of it that meets W ∪ X, built here. Empty when no collective is matched
-/// across ranks.
+/// parts of the device's NCCL kernels in instances matched across ranks (`matching`, the
+/// session's model's match_collectives), C the union of its computation kernels: `computation`
+/// where given (the session's activity kept it), else the part of it that meets W ∪ X, built
+/// here. Empty when no collective is matched across ranks.
 [[nodiscard]] std::vector<exposed_split> split_exposed_communication(
-    job_session const& session, interval_union const* computation);
+    job_session const& session, collective_matching const& matching,
+    interval_union const* computation);
 
 }  // namespace tracesweep::summary_detail
