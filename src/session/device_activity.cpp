@@ -23,8 +23,7 @@ activity_result compute_activity(job_session const& session) {
   request.keep_unions = needs.unions;
   // At any thread count: the summary's split reads it after the activity. Built beside the
   // activity on a second thread instead, the split's own union took about 15 times the split's CPU
-  // time and more memory than the kept one (summary on the 10 M export: 610 MB peak at 2 threads
-  // against 653).
+  // time, and more memory than keeping this one (CHANGELOG: summary at 2 threads).
   request.keep_computation_union = needs.computation_union;
   // An analysis that reads the unions reads each device's rows in start order too: with that
   // order the unions sort nothing more.

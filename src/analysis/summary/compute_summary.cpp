@@ -102,24 +102,18 @@ struct activity_and_exposed {
 /// The session's device activity and the exposed communication split, after it: the split reads
 /// the computation kernels' union the activity kept (the CPU backend's), else builds the part of
 /// it that it reads (a backend that does not keep it on the host). The collectives it splits
-/// are matched from the model alone: beside the activity, as a task of an arena of the host
-/// threads, when there are more than one.
+/// are matched from the model alone, as a task beside the activity in an arena of the backend's
+/// host threads (with one, after it on the calling thread).
 activity_and_exposed activity_and_split(job_session const& session, activity_needs const& needs) {
-  auto const threads = session.primitives().host_threads();
   collective_matching matching;
   activity_result const* activity = nullptr;
-  if (threads <= 1) {
+  tbb::task_arena arena(static_cast<int>(std::max(1u, session.primitives().host_threads())));
+  arena.execute([&] {
+    tbb::task_group beside;
+    beside.run([&] { matching = match_collectives(session.model()); });
     activity = &session.activity(needs);
-    matching = match_collectives(session.model());
-  } else {
-    tbb::task_arena arena(static_cast<int>(threads));
-    arena.execute([&] {
-      tbb::task_group beside;
-      beside.run([&] { matching = match_collectives(session.model()); });
-      activity = &session.activity(needs);
-      beside.wait();
-    });
-  }
+    beside.wait();
+  });
   auto const* kept = activity->computation_union_kept ? &activity->computation_union : nullptr;
   return {*activity, summary_detail::split_exposed_communication(session, matching, kept)};
 }
