@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Result tables (as output::frame columns) to Python: numpy arrays for numbers, str lists for
-// strings and nested cells' JSON text.
+// Result tables (as output::frame columns) to Python: numpy arrays holding the columns' own
+// vectors for numbers, str lists for strings and nested cells' JSON text, and nested tables of
+// rows as frames of their own.
 #include "python/python_arrays.hpp"
 
 namespace py = pybind11;
@@ -39,29 +40,61 @@ char const* shape_name(output::json_shape s) {
   return "rows";
 }
 
-py::object values_of(output::frame_column const& c) {
+/// `c`'s strings (nested: JSON texts) as a list, None where a cell is null (or, in a nested
+/// column, carried as a frame); the rows of one value share one str object.
+py::list text_values(output::frame_column const& c) {
+  std::vector<py::str> distinct;
+  distinct.reserve(c.texts.size());
+  for (auto const& t : c.texts) distinct.push_back(python_text(t));
+  py::list out(c.text_index.size());
+  for (std::size_t i = 0; i < c.text_index.size(); ++i) {
+    auto const k = c.text_index[i];
+    out[i] = k == output::frame_column::no_text ? py::object(py::none()) : distinct[k];
+  }
+  return out;
+}
+
+py::object values_of(output::frame_column& c) {
   switch (c.type) {
     case output::value_type::integer:
     case output::value_type::boolean:
-      return numpy_copy(c.integers);
+      return numpy_take(std::move(c.integers));
     case output::value_type::real:
-      return numpy_copy(c.reals);
+      return numpy_take(std::move(c.reals));
     case output::value_type::string:
     case output::value_type::nested:
       break;
   }
-  py::list texts(c.texts.size());
-  for (std::size_t i = 0; i < c.texts.size(); ++i) texts[i] = python_text(c.texts[i]);
-  return py::object(std::move(texts));
+  return text_values(c);
 }
 
-py::dict column_object(output::frame_column const& c) {
+py::dict frame_object(output::frame& f);
+
+py::dict column_object(output::frame_column& c) {
   py::dict d;
   d["name"] = python_text(c.name);
   d["unit"] = python_text(c.unit);
   d["type"] = type_name(c.type);
   d["values"] = values_of(c);
-  d["present"] = numpy_copy(c.present);
+  if (!c.tables.empty()) {  // nested tables of rows as frames: a dict each, None for the others
+    py::list tables(c.tables.size());
+    for (std::size_t i = 0; i < c.tables.size(); ++i)
+      tables[i] = c.tables[i].columns.empty() ? py::object(py::none())
+                                              : py::object(frame_object(c.tables[i]));
+    d["tables"] = tables;
+  }
+  d["present"] = numpy_take(std::move(c.present));
+  return d;
+}
+
+py::dict frame_object(output::frame& f) {
+  py::dict d;
+  d["name"] = python_text(f.name);
+  d["shape"] = shape_name(f.shape);
+  d["rows"] = f.rows;
+  py::list columns;
+  for (auto& c : f.columns) columns.append(column_object(c));
+  d["columns"] = columns;
   return d;
 }
 
@@ -73,18 +106,9 @@ py::str python_text(std::string_view s) {
   return py::reinterpret_steal<py::str>(o);
 }
 
-py::list frame_objects(std::vector<output::frame> const& frames) {
+py::list frame_objects(std::vector<output::frame> frames) {
   py::list out;
-  for (auto const& f : frames) {
-    py::dict d;
-    d["name"] = python_text(f.name);
-    d["shape"] = shape_name(f.shape);
-    d["rows"] = f.rows;
-    py::list columns;
-    for (auto const& c : f.columns) columns.append(column_object(c));
-    d["columns"] = columns;
-    out.append(d);
-  }
+  for (auto& f : frames) out.append(frame_object(f));
   return out;
 }
 

@@ -97,11 +97,13 @@ std::unique_ptr<python_job> make_job(job_args const& a) {
   }
 }
 
-/// Runs `tracesweep ARGV…` on the job; returns its result tables as frames and its notes.
-py::tuple run_command(python_job& job, std::vector<std::string> const& argv) {
+/// Runs `tracesweep ARGV…` on the job; returns its result tables as frames (with
+/// `nested_frames`, nested tables of rows as frames too) and its notes.
+py::tuple run_command(python_job& job, std::vector<std::string> const& argv, bool nested_frames) {
   std::vector<char const*> args{"tracesweep"};
   for (auto const& a : argv) args.push_back(a.c_str());
   output::result_set results;
+  std::vector<output::frame> frames;
   cli::hooks h;
   h.job = [&](read_options const& wanted) -> event_table const& { return job.serving(wanted); };
   h.results = [&](output::result_set r) { results = std::move(r); };
@@ -110,11 +112,12 @@ py::tuple run_command(python_job& job, std::vector<std::string> const& argv) {
   {
     py::gil_scoped_release unlocked;
     code = cli::run(static_cast<int>(args.size()), args.data(), err, h);
+    if (code == 0) frames = output::frames_of(results, {}, {.nested_rows = nested_frames});
   }
   if (code != 0) raise(code, err.str());
   py::list notes;
   for (auto const& n : results.notes) notes.append(python_text(n));
-  return py::make_tuple(frame_objects(output::frames_of(results)), notes);
+  return py::make_tuple(frame_objects(std::move(frames)), notes);
 }
 
 py::list inputs_of(event_table const& t) {
@@ -175,5 +178,5 @@ PYBIND11_MODULE(_tracesweep, m) {
              }
            })
       .def("memory_events", [](python_job const& j) { return memory_arrays(j.table()); })
-      .def("run", &run_command);
+      .def("run", &run_command, py::arg("argv"), py::arg("nested_frames") = false);
 }

@@ -30,8 +30,10 @@ namespace tracesweep::python {
 [[nodiscard]] pybind11::dict memory_arrays(event_table const& table);
 
 /// Result tables as a list of dicts: name, shape, rows, columns (name, unit, type, values: a
-/// numpy array, or a list of str for string and nested (JSON text) columns; present: bool array).
-[[nodiscard]] pybind11::list frame_objects(std::vector<output::frame> const& frames);
+/// numpy array, or a list of str and None (null) for string and nested (JSON text) columns;
+/// tables: in a nested column carrying frames, each row's frame as such a dict or None; present:
+/// a uint8 array). The numpy arrays take the frames' vectors over.
+[[nodiscard]] pybind11::list frame_objects(std::vector<output::frame> frames);
 
 /// A numpy array holding a copy of `v`.
 template <class T>
@@ -39,6 +41,14 @@ pybind11::array_t<T> numpy_copy(std::vector<T> const& v) {
   pybind11::array_t<T> a(static_cast<pybind11::ssize_t>(v.size()));
   if (!v.empty()) std::copy(v.begin(), v.end(), a.mutable_data());
   return a;
+}
+
+/// A numpy array that takes `v` over (no copy): the array owns the vector until it is freed.
+template <class T>
+pybind11::array_t<T> numpy_take(std::vector<T>&& v) {
+  auto* held = new std::vector<T>(std::move(v));
+  pybind11::capsule owner(held, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return pybind11::array_t<T>(static_cast<pybind11::ssize_t>(held->size()), held->data(), owner);
 }
 
 /// `s` as a Python str; bytes that are not UTF-8 become U+FFFD.

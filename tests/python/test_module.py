@@ -203,6 +203,30 @@ def test_usage_error_raises_value_error():
         trace.events(kinds=["no_such_kind"])
 
 
+def test_stats_frames_keep_the_report_column_types():
+    """Trace.stats() builds each report's DataFrame from its typed columns, not from JSON: an
+    integer column stays integer where some rows have no value (pandas' Int64, the null as NA),
+    strings stay str, on every real nsys export whose GPU trace has both kernels and memcpys."""
+    integers = ["Start (ns)", "Duration (ns)", "CorrId", "GrdX", "BlkX", "Reg/Trd", "Bytes (B)",
+                "Strm"]
+    checked = 0
+    for path in (p for p in real_traces() if p.endswith(".sqlite")):
+        try:
+            trace = tracesweep.read(path, threads=1)
+        except (ValueError, OSError):
+            continue
+        df = trace.stats("cuda_gpu_trace")["cuda_gpu_trace"]
+        for column in integers:
+            assert pd.api.types.is_integer_dtype(df[column]), (path, column, df[column].dtype)
+        assert all(isinstance(n, str) for n in df["Name"]), path
+        kernels, copies = df["GrdX"].notna(), df["Bytes (B)"].notna()
+        if kernels.any() and copies.any():
+            assert df["GrdX"].dtype == "Int64" and df["Bytes (B)"].dtype == "Int64", path
+            assert not (kernels & copies).any(), path
+            checked += 1
+    assert checked > 0
+
+
 # -- the events against the files themselves --------------------------------------------------
 
 KINETO_KINDS = {"kernel": "kernel", "Kernel": "kernel", "gpu_memcpy": "memcpy",
