@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tracesweep/event_table.hpp>
+#include <tracesweep/huge_pages.hpp>
 #include <tracesweep/recent_keys.hpp>
 #include <tracesweep/task_threads.hpp>
 
@@ -431,7 +432,12 @@ void event_table::keep(std::span<std::uint8_t const> keep_row,
 }
 
 void event_table::reserve(std::size_t rows) {
-  auto grow = [rows](auto& column) { column.reserve(rows); };
+  // Room for the rows at once, marked for huge pages before a reader writes it (the command line
+  // marks its whole heap; a library's caller, the Python module, does not).
+  auto grow = [rows](auto& column) {
+    column.reserve(rows);
+    advise_huge_pages(column.data(), column.capacity() * sizeof(column[0]));
+  };
   grow(start_ns), grow(end_ns), grow(kind), grow(subkind), grow(rank), grow(device);
   grow(stream), grow(name), grow(category), grow(correlation), grow(role);
 }
