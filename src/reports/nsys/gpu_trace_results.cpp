@@ -48,8 +48,9 @@ cell kind_label(std::int16_t kind) {
   return label.empty() ? cell() : cell(std::string(label));
 }
 
-std::vector<cell> cells_of(gpu_trace_row const& r) {
+std::vector<cell> cells_of(gpu_trace_row r) {
   std::vector<cell> c{r.start_ns, r.duration_ns, known(r.correlation)};
+  c.reserve(21);
   bool const kernel = r.kind == event_kind::kernel;
   device_details const d = r.details.value_or(device_details{});
   for (auto v : d.grid) c.push_back(kernel ? known(v) : cell());
@@ -61,11 +62,11 @@ std::vector<cell> cells_of(gpu_trace_row const& r) {
   c.push_back(kernel ? cell() : gpu_trace_throughput(r.bytes, r.duration_ns));
   c.push_back(kernel ? cell() : kind_label(d.src_kind));
   c.push_back(kernel ? cell() : kind_label(d.dst_kind));
-  c.emplace_back(r.device_label);
+  c.emplace_back(std::move(r.device_label));
   c.push_back(known(d.context));
   c.push_back(known(d.green_context));
   c.push_back(known(r.stream));
-  c.emplace_back(r.name);
+  c.emplace_back(std::move(r.name));
   return c;
 }
 
