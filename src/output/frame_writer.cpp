@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <string>
 #include <unordered_map>
@@ -38,14 +39,19 @@ double published(double v, column const& col) {
 struct column_builder {
   frame_column& out;
   column const& col;
-  std::unordered_map<std::string, std::uint32_t> text_at;
+  std::deque<std::string> seen;  ///< the distinct cell texts, where text_at's keys point
+  std::unordered_map<std::string_view, std::uint32_t> text_at;
 
   /// Appends a row holding the text `raw` (made valid UTF-8 when first seen).
   void add_text(std::string_view raw) {
-    auto [at, fresh] =
-        text_at.try_emplace(std::string(raw), static_cast<std::uint32_t>(out.texts.size()));
-    if (fresh) out.texts.push_back(valid_utf8(raw));
-    out.text_index.push_back(at->second);
+    if (auto const at = text_at.find(raw); at != text_at.end()) {
+      out.text_index.push_back(at->second);
+      return;
+    }
+    auto const index = static_cast<std::uint32_t>(out.texts.size());
+    text_at.emplace(seen.emplace_back(raw), index);
+    out.texts.push_back(valid_utf8(raw));
+    out.text_index.push_back(index);
   }
 
   /// Appends the nested cell `c` (not null): its JSON text, or its table of rows as a frame
@@ -127,7 +133,7 @@ frame frame_of(result_table const& t, frame_options options) {
   std::vector<column_builder> builders;
   builders.reserve(cols.size());
   for (std::size_t k = 0; k < cols.size(); ++k)
-    builders.push_back(column_builder{f.columns[k], t.columns[cols[k]], {}});
+    builders.push_back(column_builder{f.columns[k], t.columns[cols[k]], {}, {}});
   for_each_row(t, [&](row const& r) {
     if (t.shape == json_shape::object && f.rows == 1) return;  // JSON writes the first row
     for (std::size_t k = 0; k < cols.size(); ++k) builders[k].add(r.cells[cols[k]], options);
