@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include <tracesweep/task_threads.hpp>
@@ -58,25 +59,34 @@ struct integer_bits {
 template <class Key, class Value, std::size_t Slots = 64>
 using recent_integers = recent_keys<Key, Value, integer_bits, std::equal_to<>, Slots>;
 
-/// The distinct integer keys key_of(i) of the items [first, end), ascending: for few keys in runs
-/// or interleaved (an input's ranks, its processes). Each chunk of at least 2^16 items, on
-/// `threads` threads (a count), lists a key only when its memo has not met it lately.
-template <class Key, class KeyOf>
-[[nodiscard]] std::vector<Key> distinct_integers(std::size_t first, std::size_t end,
-                                                 unsigned threads, KeyOf const& key_of) {
+/// The distinct keys key_of(i) of the items [first, end) that have one (key_of returns a
+/// std::optional<Key>), ascending: for few keys in runs or interleaved (an input's ranks, its
+/// processes, the GPUs of the kernels). Each chunk of at least 2^16 items, on `threads` threads (a
+/// count), lists a key only when its memo (recent_keys with `Bits`) has not met it lately.
+template <class Key, class Bits, class KeyOf>
+[[nodiscard]] std::vector<Key> distinct_keys(std::size_t first, std::size_t end, unsigned threads,
+                                             KeyOf const& key_of) {
   item_chunks const chunks(first, end, threads, std::size_t{1} << 16);
   std::vector<std::vector<Key>> found(chunks.workers);
   run_workers(chunks.workers, [&](unsigned w) {
     auto const [from, to] = chunks[w];
-    recent_integers<Key, bool> seen;
+    recent_keys<Key, bool, Bits> seen;
     for (auto i = from; i < to; ++i)
-      if (Key const k = key_of(i); !seen.find(k)) found[w].push_back(k), seen.put(k, true);
+      if (auto const k = key_of(i); k && !seen.find(*k)) found[w].push_back(*k), seen.put(*k, true);
   });
   std::vector<Key> keys;
   for (auto const& f : found) keys.insert(keys.end(), f.begin(), f.end());
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;
+}
+
+/// distinct_keys of an integer key that every item has.
+template <class Key, class KeyOf>
+[[nodiscard]] std::vector<Key> distinct_integers(std::size_t first, std::size_t end,
+                                                 unsigned threads, KeyOf const& key_of) {
+  return distinct_keys<Key, integer_bits>(
+      first, end, threads, [&](std::size_t i) { return std::optional<Key>(key_of(i)); });
 }
 
 }  // namespace tracesweep

@@ -4,7 +4,6 @@
 // one backend union each, and the denominators from the steps.
 #include <algorithm>
 #include <optional>
-#include <set>
 
 #include <tracesweep/recent_keys.hpp>
 
@@ -43,12 +42,8 @@ using recent_devices = recent_keys<table_device, Value, table_device_bits>;
 
 /// Sorted distinct GPUs of the model's rows; a GPU the memo knows is not looked up.
 std::vector<table_device> distinct_devices(trace_model const& model, device_of_row device_of) {
-  std::set<table_device> distinct;
-  recent_devices<bool> seen;
-  for (std::size_t i = 0; i < model.table().size(); ++i)
-    if (auto const k = device_of(model, i); k && !seen.find(*k))
-      distinct.insert(*k), seen.put(*k, true);
-  return {distinct.begin(), distinct.end()};
+  return distinct_keys<table_device, table_device_bits>(
+      0, model.table().size(), 1, [&](std::size_t i) { return device_of(model, i); });
 }
 
 /// Row → the index of its GPU among `devices` (no_device for none), for rows asked in any order;
