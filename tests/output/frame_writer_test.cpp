@@ -11,19 +11,17 @@
 
 #include <tracesweep/output/frames.hpp>
 
+#include "output/write_format.hpp"
+
 namespace out = tracesweep::output;
 using out::cell;
 using out::value_type;
+using tracesweep::test::generated;
+using tracesweep::test::one;
 
 namespace {
 
 constexpr auto no_text = out::frame_column::no_text;
-
-out::result_set one(out::result_table t) {
-  out::result_set s;
-  s.tables.push_back(std::move(t));
-  return s;
-}
 
 /// Kernels: a name repeated, a null name, a real published with 2 decimals, a real as stored.
 out::result_table kernels() {
@@ -141,16 +139,8 @@ TEST(output_frames, nested_cells_as_json_text_by_default) {
 }
 
 TEST(output_frames, generated_rows_and_object_tables) {
-  auto t = kernels();
-  auto held = std::make_shared<std::vector<out::row>>(std::move(t.rows));
-  t.rows.clear();
-  t.generated_rows = held->size();
   std::size_t calls = 0;
-  t.generate = [held, &calls](std::size_t i) {
-    ++calls;
-    return (*held)[i];
-  };
-  auto const f = out::frames_of(one(t))[0];
+  auto const f = out::frames_of(one(generated(kernels(), calls)))[0];
   EXPECT_EQ(calls, 4u);
   EXPECT_EQ(f.rows, 4u);
   EXPECT_EQ(column(f, "calls").integers, (std::vector<std::int64_t>{3, 0, -7, 0}));

@@ -23,6 +23,7 @@ using out::value_type;
 
 namespace {
 
+using tracesweep::test::one;
 using tracesweep::test::write;
 
 std::size_t count(std::string_view page, std::string_view what) {
@@ -37,12 +38,6 @@ std::string section(std::string const& page, std::string const& name) {
   if (from == std::string::npos) return {};
   auto const to = page.find("</section>", from);
   return page.substr(from, to - from);
-}
-
-out::result_set one(out::result_table t) {
-  out::result_set s;
-  s.tables.push_back(std::move(t));
-  return s;
 }
 
 TEST(output_html, is_registered) {

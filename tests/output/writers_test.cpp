@@ -21,13 +21,9 @@ using out::value_type;
 
 namespace {
 
+using tracesweep::test::generated;
+using tracesweep::test::one;
 using tracesweep::test::write;
-
-out::result_set one(out::result_table t) {
-  out::result_set s;
-  s.tables.push_back(std::move(t));
-  return s;
-}
 
 out::result_table table(std::string name, std::string title) {
   out::result_table t;
@@ -67,18 +63,6 @@ out::result_table with_nested() {
   for (std::int64_t id : {0, 1, 2}) devices.add_row({id, std::string("H100")});
   devices.add_row({std::int64_t{4}, std::string("A100")});
   t.add_row({std::string("x.sqlite"), out::nest(ranks), out::nest(devices)});
-  return t;
-}
-
-/// `t` with its rows handed out one at a time (result_table::generate), counting the calls.
-out::result_table generated(out::result_table t, std::size_t& calls) {
-  auto rows = std::make_shared<std::vector<out::row>>(std::move(t.rows));
-  t.rows.clear();
-  t.generated_rows = rows->size();
-  t.generate = [rows, &calls](std::size_t i) {
-    ++calls;
-    return (*rows)[i];
-  };
   return t;
 }
 
