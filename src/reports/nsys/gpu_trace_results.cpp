@@ -49,8 +49,9 @@ cell kind_label(std::int16_t kind) {
 }
 
 std::vector<cell> cells_of(gpu_trace_row r) {
-  std::vector<cell> c{r.start_ns, r.duration_ns, known(r.correlation)};
-  c.reserve(21);
+  std::vector<cell> c;
+  c.reserve(21);  // the columns' count: one allocation a row
+  c.insert(c.end(), {r.start_ns, r.duration_ns, known(r.correlation)});
   bool const kernel = r.kind == event_kind::kernel;
   device_details const d = r.details.value_or(device_details{});
   for (auto v : d.grid) c.push_back(kernel ? known(v) : cell());
