@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include <tracesweep/error.hpp>
 #include <tracesweep/output/safe_text.hpp>
 
@@ -31,6 +33,19 @@ std::vector<std::int32_t> parse_ranks(sqlite_handle const& db, std::string const
     out.push_back(rank);
   }
   return out;
+}
+
+/// The position among the job's traces of a row's trace_id; a row naming a trace the job's
+/// traces did not list (a damaged file or index) is refused, not trusted.
+std::int32_t trace_position(sqlite_handle const& db, char const* table,
+                            std::map<std::int64_t, std::int32_t> const& index, std::int64_t id) {
+  auto const it = index.find(id);
+  if (it == index.end())
+    throw input_error(db.path(), "results database",
+                      fmt::format("{} names trace_id {}, which its job's traces do not hold (a "
+                                  "damaged database?)",
+                                  table, id));
+  return it->second;
 }
 
 /// The job's traces; fills `index` with trace_id → position.
@@ -60,7 +75,7 @@ void load_devices(sqlite_handle const& db, std::int64_t job_id,
   q.bind(1, job_id);
   while (q.step()) {
     device_record d;
-    d.trace = index.at(q.integer(0));
+    d.trace = trace_position(db, "devices", index, q.integer(0));
     d.rank = static_cast<std::int32_t>(q.integer(1));
     d.device = static_cast<std::int32_t>(q.integer(2));
     d.window_ns = q.integer(3);
@@ -99,9 +114,9 @@ void load_gaps(sqlite_handle const& db, std::int64_t job_id,
                   "JOIN traces t USING (trace_id) WHERE t.job_id = ? ORDER BY g.rowid");
   q.bind(1, job_id);
   while (q.step())
-    job.gaps.push_back({index.at(q.integer(0)), static_cast<std::int32_t>(q.integer(1)),
-                        static_cast<std::int32_t>(q.integer(2)), q.integer(3), q.integer(4),
-                        q.text(5)});
+    job.gaps.push_back(
+        {trace_position(db, "gaps", index, q.integer(0)), static_cast<std::int32_t>(q.integer(1)),
+         static_cast<std::int32_t>(q.integer(2)), q.integer(3), q.integer(4), q.text(5)});
 }
 
 void load_findings_and_steps(sqlite_handle const& db, std::int64_t job_id, job_record& job) {

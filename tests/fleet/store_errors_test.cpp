@@ -2,7 +2,8 @@
 // The results store's refusals, end to end: a schema version the tool does not know (negative,
 // zero with tables, newer) and a version that does not match the tables are one line naming the
 // file, exit 2, the store untouched; a store on a read-only filesystem says that WAL needs a
-// writable folder; a failed merge leaves its output as it was.
+// writable folder; a failed merge leaves its output as it was; a damaged store whose rows name
+// a trace their job does not hold is refused, not a crash.
 #include <climits>
 #include <cstdlib>
 
@@ -144,6 +145,20 @@ TEST(StoreMerge, AFailedMergeLeavesItsOutputAsItWas) {
   auto const adds = run_cli("merge " + quote(out) + " " + quote(more));
   EXPECT_EQ(adds.exit_code, 0) << adds.err;
   EXPECT_EQ(sql_value(out, "SELECT count(*) FROM jobs"), "2");
+}
+
+TEST(StoreDamage, ARowNamingATraceItsJobDoesNotHoldIsOneLine) {
+  // The fuzz target's input (a store whose gaps index misses a row, so the gaps of the job
+  // name trace_id -6): diff and merge load every job and threw std::out_of_range (terminate).
+  scratch_dir d("damaged");
+  auto const db = d / "damaged.sqlite";
+  fs::copy_file(fs::path(TRACESWEEP_SOURCE_DIR) /
+                    "tests/fuzz/regressions/fuzz_results_store/gaps-trace-id-outside-the-job",
+                db);
+  auto const what = "gaps names trace_id -6, which its job's traces do not hold";
+  expect_refusal(run_cli("diff --db " + quote(db) + " latest latest"), db, what);
+  expect_refusal(run_cli("merge " + quote(d / "out.sqlite") + " " + quote(db)), db, what);
+  EXPECT_FALSE(fs::exists(d / "out.sqlite"));
 }
 
 }  // namespace

@@ -71,7 +71,8 @@ finish() {
   if [[ -n "$kind" ]]; then
     failed=1
     echo "run_fuzz: FAILED: $t: $kind" >&2
-    { grep -E 'runtime error:|ERROR: |^fuzz_|SUMMARY:' "$log" || true; } | head -5 | sed 's/^/  /' >&2
+    { grep -E 'runtime error:|ERROR: |^fuzz_|SUMMARY:|^terminate called|what\(\):' "$log" || true; } |
+      head -6 | sed 's/^/  /' >&2
     local a
     for a in "$work/$t/artifacts"/*; do
       [[ -e "$a" ]] && echo "  input: $a (add it to tests/fuzz/regressions/$t/ once fixed)" >&2
