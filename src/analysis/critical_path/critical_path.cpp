@@ -240,7 +240,7 @@ void add_path(trace_model const& model, path_graph const& g, std::span<std::int6
 }
 
 /// The payoff of the costliest names on the path: every instance of the name at no time.
-void add_name_payoffs(event_table const& t, path_graph const& g,
+void add_name_payoffs(event_table const& t, path_graph const& g, path_order const& order,
                       std::span<std::int64_t const> weights, std::size_t count,
                       critical_path_window& out) {
   std::unordered_map<string_id, name_payoff> by_name;
@@ -259,12 +259,12 @@ void add_name_payoffs(event_table const& t, path_graph const& g,
     auto const w = scaled(g, weights, [&](std::size_t r, std::int64_t weight) {
       return t.name[r] == p.name ? 0 : weight;
     });
-    p.saved_ns = out.total_ns - find_longest_path(g, w).length;
+    p.saved_ns = out.total_ns - find_longest_path(g, order, w).length;
   }
   out.name_payoffs = std::move(names);
 }
 
-void add_what_ifs(trace_model const& model, path_graph const& g,
+void add_what_ifs(trace_model const& model, path_graph const& g, path_order const& order,
                   std::span<std::int64_t const> weights,
                   std::vector<compiled_what_if> const& what_ifs, std::size_t payoff_events,
                   critical_path_window& out) {
@@ -276,16 +276,16 @@ void add_what_ifs(trace_model const& model, path_graph const& g,
           return static_cast<std::int64_t>(std::llround(static_cast<double>(weight) * f.factor));
       return weight;
     });
-    out.what_if_ns = find_longest_path(g, w).length;
+    out.what_if_ns = find_longest_path(g, order, w).length;
   }
   for (std::size_t k = 0; k < std::min(payoff_events, out.events.size()); ++k) {
     auto const row = out.events[k].row;
     auto const w = scaled(
         g, weights, [&](std::size_t r, std::int64_t weight) { return r == row ? 0 : weight; });
     out.payoffs.push_back(
-        {row, out.events[k].time_ns, out.total_ns - find_longest_path(g, w).length});
+        {row, out.events[k].time_ns, out.total_ns - find_longest_path(g, order, w).length});
   }
-  add_name_payoffs(t, g, weights, payoff_events, out);
+  add_name_payoffs(t, g, order, weights, payoff_events, out);
 }
 
 }  // namespace
@@ -316,11 +316,12 @@ critical_path_result critical_path(job_session const& session, critical_path_opt
       out.graph_nodes = connected_nodes(g), out.graph_edges = g.edges.size();
       std::vector<std::int64_t> weights;
       for (auto const& e : g.edges) weights.push_back(std::max<std::int64_t>(e.weight, 0));
-      auto const lp = find_longest_path(g, weights);
+      auto const order = order_of(g);  // once: the payoffs and what-ifs reuse it
+      auto const lp = find_longest_path(g, order, weights);
       out.failure = lp.acyclic ? invalid_sync(t, g) : "the graph has a cycle";
       if (out.failure.empty()) {
         add_path(model, g, weights, lp, out);
-        add_what_ifs(model, g, weights, what_ifs, o.payoff_events, out);
+        add_what_ifs(model, g, order, weights, what_ifs, o.payoff_events, out);
       }
       result.windows.push_back(std::move(out));
     }

@@ -11,17 +11,9 @@ namespace tracesweep::critical_path_detail {
 
 namespace {
 
-/// Edge indices grouped by a node (its outgoing or incoming edges), in edge order.
-struct adjacency {
-  std::vector<std::size_t> offsets, edges;
-  [[nodiscard]] std::span<std::size_t const> of(std::size_t node) const {
-    return std::span(edges).subspan(offsets[node], offsets[node + 1] - offsets[node]);
-  }
-};
-
 template <class End>
-adjacency group_edges(path_graph const& g, End end) {
-  adjacency a;
+edge_groups group_edges(path_graph const& g, End end) {
+  edge_groups a;
   a.offsets.assign(g.nodes.size() + 1, 0);
   for (auto const& e : g.edges) ++a.offsets[end(e) + 1];
   for (std::size_t n = 0; n < g.nodes.size(); ++n) a.offsets[n + 1] += a.offsets[n];
@@ -32,7 +24,7 @@ adjacency group_edges(path_graph const& g, End end) {
 }
 
 /// The nodes in networkx's topological-generation order; fewer than all when there is a cycle.
-std::vector<std::uint32_t> generation_order(path_graph const& g, adjacency const& out) {
+std::vector<std::uint32_t> generation_order(path_graph const& g, edge_groups const& out) {
   std::vector<std::size_t> indegree(g.nodes.size(), 0);
   for (auto const& e : g.edges) ++indegree[e.to];
   std::vector<std::uint32_t> order, generation, next;
@@ -52,22 +44,27 @@ std::vector<std::uint32_t> generation_order(path_graph const& g, adjacency const
 
 }  // namespace
 
-longest_path find_longest_path(path_graph const& g, std::span<std::int64_t const> weights) {
+path_order order_of(path_graph const& g) {
+  path_order o;
+  o.incoming = group_edges(g, [](graph_edge const& e) { return e.to; });
+  o.order = generation_order(g, group_edges(g, [](graph_edge const& e) { return e.from; }));
+  return o;
+}
+
+longest_path find_longest_path(path_graph const& g, path_order const& o,
+                               std::span<std::int64_t const> weights) {
   longest_path result;
   if (g.nodes.empty()) return result;
-  auto const out = group_edges(g, [](graph_edge const& e) { return e.from; });
-  auto const in = group_edges(g, [](graph_edge const& e) { return e.to; });
-  auto const order = generation_order(g, out);
-  if (order.size() != g.nodes.size()) {
+  if (!o.acyclic(g)) {
     result.acyclic = false;
     return result;
   }
   constexpr std::int64_t none = -1;
   std::vector<std::int64_t> dist(g.nodes.size(), 0), via(g.nodes.size(), none);
   std::int64_t best = -1;
-  std::uint32_t last = order.front();
-  for (auto const v : order) {
-    for (auto const e : in.of(v)) {
+  std::uint32_t last = o.order.front();
+  for (auto const v : o.order) {
+    for (auto const e : o.incoming.of(v)) {
       auto const d = dist[g.edges[e].from] + weights[e];
       if (via[v] == none || d > dist[v]) dist[v] = d, via[v] = static_cast<std::int64_t>(e);
     }

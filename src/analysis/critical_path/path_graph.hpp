@@ -144,6 +144,27 @@ void add_call_stack_edges(trace_model const& model, launch_links const& links, w
 void add_gpu_edges(trace_model const& model, launch_links const& links, window_rows const& w,
                    path_graph& g);
 
+/// Edge indices grouped by a node (its outgoing or incoming edges), in edge order.
+struct edge_groups {
+  std::vector<std::size_t> offsets, edges;
+  [[nodiscard]] std::span<std::size_t const> of(std::size_t node) const {
+    return std::span(edges).subspan(offsets[node], offsets[node + 1] - offsets[node]);
+  }
+};
+
+/// What every longest path over a graph needs whatever the weights, built once per graph (the
+/// what-ifs and payoffs ask again with other weights): each node's incoming edges, and the nodes
+/// in networkx's topological-generation order (the sources in node order, then each generation's
+/// successors in edge order); fewer than all nodes when there is a cycle.
+struct path_order {
+  edge_groups incoming;
+  std::vector<std::uint32_t> order;
+  [[nodiscard]] bool acyclic(path_graph const& g) const noexcept {
+    return order.size() == g.nodes.size();
+  }
+};
+[[nodiscard]] path_order order_of(path_graph const& g);
+
 /// The longest path as networkx's dag_longest_path finds it (the first best predecessor in edge
 /// order, the first farthest node in topological-generation order), with `weights` per edge.
 struct longest_path {
@@ -151,7 +172,7 @@ struct longest_path {
   std::vector<std::size_t> edges;  ///< edge indices, in path order
   bool acyclic = true;
 };
-[[nodiscard]] longest_path find_longest_path(path_graph const& g,
+[[nodiscard]] longest_path find_longest_path(path_graph const& g, path_order const& order,
                                              std::span<std::int64_t const> weights);
 
 }  // namespace tracesweep::critical_path_detail
