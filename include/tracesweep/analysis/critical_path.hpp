@@ -123,8 +123,8 @@ struct critical_path_result {
 
 /// The tables critical_path, critical_path_summary, critical_path_events, critical_path_payoff,
 /// critical_path_name_payoff, critical_path_edges (and critical_path_what_if when any factor was
-/// given).
-[[nodiscard]] output::result_set critical_path_results(critical_path_result const& result,
+/// given). The set keeps the result: the edge and event listings make each row as it is written.
+[[nodiscard]] output::result_set critical_path_results(critical_path_result result,
                                                        trace_model const& model,
                                                        bool what_ifs = false);
 

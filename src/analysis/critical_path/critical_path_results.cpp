@@ -3,6 +3,10 @@
 // in path order, its events by time on the path, the payoff of the costliest, the what-ifs.
 #include <tracesweep/analysis/critical_path.hpp>
 
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+
 namespace tracesweep {
 
 namespace {
@@ -29,13 +33,67 @@ void add_window(result_table& t) {
   t.add("rank", integer);
   t.add("instance", integer);
 }
-std::vector<cell> window_cells(critical_path_window const& w) {
-  return {std::int64_t{w.rank}, static_cast<std::int64_t>(w.instance)};
+/// A row: the window's cells, then `rest` moved in (an initializer list would copy every cell,
+/// names and all).
+template <class... Cells>
+std::vector<cell> window_row(critical_path_window const& w, Cells&&... rest) {
+  std::vector<cell> c;
+  c.reserve(2 + sizeof...(rest));
+  c.emplace_back(std::int64_t{w.rank});
+  c.emplace_back(static_cast<std::int64_t>(w.instance));
+  (c.emplace_back(std::forward<Cells>(rest)), ...);
+  return c;
 }
 
 double share(std::int64_t part, std::int64_t total) {
   return total > 0 ? static_cast<double>(part) / static_cast<double>(total) : 0.0;
 }
+
+/// What the two long listings (every edge, every event on the paths) read as a writer reaches
+/// each row, so that their rows never exist all at once (a path has as many edges as its window
+/// has operators and kernels): the paths, and of each row the event table's names and times it
+/// shows, taken up front (the result set may outlive the event table: a Python caller keeps it).
+struct path_listing {
+  static constexpr std::uint32_t no_name = UINT32_MAX;
+  struct edge_row {
+    std::size_t window = 0, edge = 0;
+    std::uint32_t from = 0, to = 0, event = no_name;  ///< into names
+  };
+  struct event_row {
+    std::size_t window = 0, event = 0;
+    std::uint32_t name = 0;
+    event_kind kind = event_kind::kernel;
+    std::int64_t start_ns = 0, duration_ns = 0;
+  };
+  critical_path_result result;
+  std::vector<std::string> names;  ///< the distinct names of the rows the paths name
+  std::vector<edge_row> edges;     ///< every window's, in path order
+  std::vector<event_row> events;   ///< every window's, most time first
+
+  path_listing(critical_path_result r, event_table const& t) : result(std::move(r)) {
+    std::unordered_map<string_id, std::uint32_t> local;
+    auto const name_of = [&](std::size_t row) {
+      auto const [at, added] =
+          local.try_emplace(t.name[row], static_cast<std::uint32_t>(local.size()));
+      if (added) names.emplace_back(t.strings().at(t.name[row]));
+      return at->second;
+    };
+    for (std::size_t w = 0; w < result.windows.size(); ++w) {
+      auto const& win = result.windows[w];
+      for (std::size_t i = 0; i < win.edges.size(); ++i) {
+        auto const& e = win.edges[i];
+        edges.push_back({w, i, name_of(e.from_row), name_of(e.to_row),
+                         e.event >= 0 ? name_of(static_cast<std::size_t>(e.event)) : no_name});
+      }
+      for (std::size_t i = 0; i < win.events.size(); ++i) {
+        auto const row = win.events[i].row;
+        events.push_back(
+            {w, i, name_of(row), t.kind[row], t.start_ns[row], t.end_ns[row] - t.start_ns[row]});
+      }
+    }
+  }
+};
+using listing_ptr = std::shared_ptr<path_listing const>;
 
 class table_builder {
  public:
@@ -56,13 +114,10 @@ class table_builder {
     t.add("graph_edges", integer, "", "graph edges").views = output::json | output::flat;
     t.add("failure", string).json_omit_null = true;
     for (auto const& w : r.windows) {
-      auto c = window_cells(w);
-      c.insert(
-          c.end(),
-          {w.name, w.start_ns, w.end_ns, w.total_ns, static_cast<std::int64_t>(w.edges.size()),
-           static_cast<std::int64_t>(w.path_events), static_cast<std::int64_t>(w.graph_nodes),
-           static_cast<std::int64_t>(w.graph_edges), w.failure.empty() ? cell() : cell(w.failure)});
-      t.add_row(std::move(c));
+      t.add_row(window_row(
+          w, w.name, w.start_ns, w.end_ns, w.total_ns, static_cast<std::int64_t>(w.edges.size()),
+          static_cast<std::int64_t>(w.path_events), static_cast<std::int64_t>(w.graph_nodes),
+          static_cast<std::int64_t>(w.graph_edges), w.failure.empty() ? cell() : cell(w.failure)));
     }
     return t;
   }
@@ -84,16 +139,14 @@ class table_builder {
       for (std::size_t b = 0; b < path_bound_count; ++b) {
         auto const ns = w.bound_ns[b];
         if (!on_path[b]) continue;
-        auto c = window_cells(w);
-        c.insert(c.end(), {std::string(path_bound_name(static_cast<path_bound>(b))), ns,
-                           share(ns, w.total_ns)});
-        t.add_row(std::move(c));
+        t.add_row(window_row(w, std::string(path_bound_name(static_cast<path_bound>(b))), ns,
+                             share(ns, w.total_ns)));
       }
     }
     return t;
   }
 
-  result_table edges(critical_path_result const& r) const {
+  static result_table edges(listing_ptr const& l) {
     auto t = path_table("critical_path_edges", "Critical path edges");
     t.views = output::json | output::flat;
     add_window(t);
@@ -111,23 +164,25 @@ class table_builder {
     // perfetto: the path as one track of its edges, coloured by what bounds them
     t.spans = {"from_ns", "to_ns",         "",         "rank", "", "critical path", "type",
                "",        "critical_path", "bound_by", ""};
-    for (auto const& w : r.windows) {
-      std::int64_t i = 0;
-      for (auto const& e : w.edges) {
-        auto c = window_cells(w);
-        c.insert(c.end(), {i++, name(e.from_row), std::string(e.from_start ? "start" : "end"),
-                           e.from_ns, name(e.to_row), std::string(e.to_start ? "start" : "end"),
-                           e.to_ns, std::string(path_edge_type_name(e.type)), e.weight_ns,
-                           e.event >= 0 ? cell(name(static_cast<std::size_t>(e.event))) : cell(),
-                           std::string(path_bound_name(e.bound))});
-        t.add_row(std::move(c));
-      }
-    }
+    t.generated_rows = l->edges.size();
+    t.generate = [l](std::size_t i) {
+      auto const& r = l->edges[i];
+      auto const& w = l->result.windows[r.window];
+      auto const& e = w.edges[r.edge];
+      auto const& names = l->names;
+      return output::row{
+          window_row(w, static_cast<std::int64_t>(r.edge), names[r.from],
+                     std::string(e.from_start ? "start" : "end"), e.from_ns, names[r.to],
+                     std::string(e.to_start ? "start" : "end"), e.to_ns,
+                     std::string(path_edge_type_name(e.type)), e.weight_ns,
+                     r.event == path_listing::no_name ? cell() : cell(names[r.event]),
+                     std::string(path_bound_name(e.bound)))};
+    };
     return t;
   }
 
   /// The events on each path; `per_window` > 0: only the first (costliest) of each, for text.
-  result_table events(critical_path_result const& r, std::size_t per_window = 0) const {
+  static result_table events_table(std::size_t per_window) {
     auto t = path_table("critical_path_events",
                         per_window > 0 ? "Events on the critical path, the costliest " +
                                              std::to_string(per_window) + " of each"
@@ -145,16 +200,29 @@ class table_builder {
     if (per_window == 0)  // perfetto draws the whole list once
       t.spans = {"start_ns", "", "duration_ns",   "rank", "", "critical path: events",
                  "name",     "", "critical_path", "kind", ""};
-    for (auto const& w : r.windows)
-      for (auto const& e : w.events) {
-        if (per_window > 0 && &e - w.events.data() >= static_cast<std::ptrdiff_t>(per_window))
-          break;
-        auto c = window_cells(w);
-        c.insert(c.end(),
-                 {name(e.row), std::string(to_string(_t.kind[e.row])), _t.start_ns[e.row],
-                  _t.end_ns[e.row] - _t.start_ns[e.row], e.time_ns, share(e.time_ns, w.total_ns)});
-        t.add_row(std::move(c));
-      }
+    return t;
+  }
+
+  static output::row event_row(path_listing const& l, path_listing::event_row const& r) {
+    auto const& w = l.result.windows[r.window];
+    auto const time = w.events[r.event].time_ns;
+    return output::row{window_row(w, l.names[r.name], std::string(to_string(r.kind)), r.start_ns,
+                                  r.duration_ns, time, share(time, w.total_ns))};
+  }
+
+  /// Every event on every path, made as the writer reaches it.
+  static result_table events(listing_ptr const& l) {
+    auto t = events_table(0);
+    t.generated_rows = l->events.size();
+    t.generate = [l](std::size_t i) { return event_row(*l, l->events[i]); };
+    return t;
+  }
+
+  /// The costliest `per_window` events of each path.
+  static result_table top_events(path_listing const& l, std::size_t per_window) {
+    auto t = events_table(per_window);
+    for (auto const& r : l.events)
+      if (r.event < per_window) t.rows.push_back(event_row(l, r));
     return t;
   }
 
@@ -175,9 +243,7 @@ class table_builder {
               false};
     for (auto const& w : r.windows)
       for (auto const& p : w.payoffs) {
-        auto c = window_cells(w);
-        c.insert(c.end(), {name(p.row), _t.start_ns[p.row], p.time_ns, p.saved_ns});
-        t.add_row(std::move(c));
+        t.add_row(window_row(w, name(p.row), _t.start_ns[p.row], p.time_ns, p.saved_ns));
       }
     return t;
   }
@@ -191,10 +257,8 @@ class table_builder {
     add_ms(t, "saved_ns", "saved if none took time (ms)");
     for (auto const& w : r.windows)
       for (auto const& p : w.name_payoffs) {
-        auto c = window_cells(w);
-        c.insert(c.end(), {std::string(_t.strings().at(p.name)),
-                           static_cast<std::int64_t>(p.instances), p.time_ns, p.saved_ns});
-        t.add_row(std::move(c));
+        t.add_row(window_row(w, std::string(_t.strings().at(p.name)),
+                             static_cast<std::int64_t>(p.instances), p.time_ns, p.saved_ns));
       }
     return t;
   }
@@ -208,9 +272,7 @@ class table_builder {
     add_ms(t, "saved_ns", "saved (ms)");
     for (auto const& w : r.windows) {
       if (!w.what_if_ns) continue;
-      auto c = window_cells(w);
-      c.insert(c.end(), {w.name, w.total_ns, *w.what_if_ns, w.total_ns - *w.what_if_ns});
-      t.add_row(std::move(c));
+      t.add_row(window_row(w, w.name, w.total_ns, *w.what_if_ns, w.total_ns - *w.what_if_ns));
     }
     return t;
   }
@@ -221,18 +283,20 @@ class table_builder {
 
 }  // namespace
 
-output::result_set critical_path_results(critical_path_result const& result,
-                                         trace_model const& model, bool what_ifs) {
+output::result_set critical_path_results(critical_path_result found, trace_model const& model,
+                                         bool what_ifs) {
   table_builder const b(model);
+  auto const listing = std::make_shared<path_listing const>(std::move(found), model.table());
+  auto const& result = listing->result;
   output::result_set set;
   set.tables.push_back(b.paths(result));
   set.tables.push_back(b.summary(result));
-  set.tables.push_back(b.events(result));
-  set.tables.push_back(b.events(result, 10));
+  set.tables.push_back(table_builder::events(listing));
+  set.tables.push_back(table_builder::top_events(*listing, 10));
   set.tables.push_back(b.payoffs(result));
   set.tables.push_back(b.name_payoffs(result));
   if (what_ifs) set.tables.push_back(b.what_ifs(result));
-  set.tables.push_back(b.edges(result));
+  set.tables.push_back(table_builder::edges(listing));
   set.notes = result.notes;
   for (auto const& w : result.windows)  // text shows times from the first window's start
     if (!set.time_origin_ns || w.start_ns < *set.time_origin_ns) set.time_origin_ns = w.start_ns;

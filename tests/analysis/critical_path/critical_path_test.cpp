@@ -465,3 +465,42 @@ TEST(critical_path, every_kernel_of_a_call_that_launches_several_is_in_the_graph
     if (j.table.kind[e.row] == ts::event_kind::kernel) kernels.push_back(name_of(j.table, e.row));
   EXPECT_EQ(kernels, (std::vector<std::string>{"g2", "g1"}));
 }
+
+TEST(critical_path, the_edge_and_event_listings_make_their_rows_when_written_without_the_table) {
+  ts::output::result_set set;
+  std::vector<std::string> edge_from, event_names;
+  {
+    job const j(known_chain(false));
+    auto const result = ts::critical_path(*j.session, {});
+    ASSERT_EQ(result.windows.size(), 1u);
+    for (auto const& e : result.windows[0].edges) edge_from.push_back(name_of(j.table, e.from_row));
+    for (auto const& e : result.windows[0].events) event_names.push_back(name_of(j.table, e.row));
+    set = ts::critical_path_results(result, *j.model);
+  }  // the event table is gone, as when a Python caller keeps the results
+  auto const table = [&](std::string const& name, unsigned views) -> ts::output::result_table& {
+    auto const at = std::find_if(set.tables.begin(), set.tables.end(), [&](auto const& t) {
+      return t.name == name && (t.views & views) != 0;
+    });
+    EXPECT_NE(at, set.tables.end()) << name;
+    return *at;
+  };
+  auto const& edges = table("critical_path_edges", ts::output::json);
+  EXPECT_TRUE(edges.rows.empty());  // made one at a time, not held
+  ASSERT_EQ(ts::output::row_count(edges), edge_from.size());
+  for (std::size_t i = 0; i < edge_from.size(); ++i) {
+    auto const r = edges.generate(i);
+    EXPECT_EQ(std::get<std::int64_t>(r.cells[2]), static_cast<std::int64_t>(i));  // index
+    EXPECT_EQ(std::get<std::string>(r.cells[3]), edge_from[i]);
+  }
+  auto const& events = table("critical_path_events", ts::output::json);
+  EXPECT_TRUE(events.rows.empty());
+  ASSERT_EQ(ts::output::row_count(events), event_names.size());
+  std::vector<std::string> listed;
+  ts::output::for_each_row(events, [&](ts::output::row const& r) {
+    listed.push_back(std::get<std::string>(r.cells[2]));
+  });
+  EXPECT_EQ(listed, event_names);
+  // The text's list of each path's costliest events is held: it is short.
+  auto const& top = table("critical_path_events", ts::output::text);
+  EXPECT_EQ(top.rows.size(), std::min<std::size_t>(10, event_names.size()));
+}
