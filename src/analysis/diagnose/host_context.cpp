@@ -11,6 +11,7 @@
 #include <set>
 #include <span>
 #include <tuple>
+#include <type_traits>
 
 #include <tbb/parallel_for.h>
 
@@ -130,10 +131,21 @@ std::vector<std::vector<found_rows>> find_thread_rows(trace_model const& model,
   return found;
 }
 
-/// A thread's parts from the chunks, in chunk order, appended to its lists.
-void join(std::vector<found_rows const*> const& parts, thread_rows& th) {
-  auto append = [](auto& to, auto const& from) { to.insert(to.end(), from.begin(), from.end()); };
+/// A thread's parts from the chunks, in chunk order, moved to its lists: each list sized once,
+/// each part freed once appended (the parts, grown by doubling, and the lists were held at once,
+/// the index's peak).
+void join(std::vector<found_rows*> const& parts, thread_rows& th) {
+  std::size_t launches = 0, sync_ends = 0, rows = 0;
   for (auto const* f : parts)
+    launches += f->launches.size(), sync_ends += f->sync_ends.size(), rows += f->rows.size();
+  th.launches.reserve(th.launches.size() + launches);
+  th.sync_ends.reserve(th.sync_ends.size() + sync_ends);
+  th.rows.reserve(th.rows.size() + rows);
+  auto append = [](auto& to, auto& from) {
+    to.insert(to.end(), from.begin(), from.end());
+    std::remove_reference_t<decltype(from)>().swap(from);
+  };
+  for (auto* f : parts)
     append(th.launches, f->launches), append(th.sync_ends, f->sync_ends), append(th.rows, f->rows);
 }
 
@@ -150,12 +162,12 @@ host_index::host_index(trace_model const& model, host_classifier const& classifi
   }
   if (_threads.empty()) return;
   auto const& t = model.table();
-  auto const found = find_thread_rows(model, classifier, _threads, wanted);
+  auto found = find_thread_rows(model, classifier, _threads, wanted);
   // Each thread's parts joined in chunk order (table order again), sorted and classified, the
-  // threads in parallel.
-  std::map<thread_rows*, std::vector<found_rows const*>> parts;
-  for (auto const& chunk : found)
-    for (auto const& f : chunk) parts[f.thread].push_back(&f);
+  // threads in parallel (a part is one thread's: each is joined and freed by one task).
+  std::map<thread_rows*, std::vector<found_rows*>> parts;
+  for (auto& chunk : found)
+    for (auto& f : chunk) parts[f.thread].push_back(&f);
   std::vector<thread_rows*> each;
   for (auto& entry : _threads) each.push_back(&entry.second);
   tbb::parallel_for(std::size_t{0}, each.size(), [&](std::size_t e) {
