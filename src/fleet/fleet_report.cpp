@@ -56,7 +56,7 @@ output::result_table worst_devices(sqlite_handle const& db, std::int64_t run, st
                      {run, top > 0 ? top : -1});
 }
 
-output::result_table idle_by_cause(sqlite_handle const& db, std::int64_t run) {
+output::result_table idle_by_cause_table(sqlite_handle const& db, std::int64_t run) {
   constexpr std::array causes{"data_loading", "sync",   "memcpy", "communication",
                               "host_compute", "launch", "unknown"};
   std::string parts;
@@ -137,7 +137,7 @@ output::result_set fleet_report(results_store const& store, run_info const& run,
   output::result_set out;
   out.tables.push_back(run_table(db, run.id));
   out.tables.push_back(worst_devices(db, run.id, o.top));
-  out.tables.push_back(idle_by_cause(db, run.id));
+  out.tables.push_back(idle_by_cause_table(db, run.id));
   out.tables.push_back(top_kernels(db, run.id, o.top));
   out.tables.push_back(stragglers(db, run.id));
   out.tables.push_back(verdict_changes(db, run.id));

@@ -17,15 +17,8 @@ namespace {
 
 using output::cell, output::result_table;
 using enum output::value_type;
+using diagnose_detail::i64, diagnose_detail::diagnose_table;
 using diagnose_detail::where_cells;
-
-cell i64(std::int64_t v) {
-  return v;
-}
-
-result_table table(std::string name, std::string title, unsigned views) {
-  return diagnose_detail::diagnose_table(std::move(name), std::move(title), views);
-}
 
 /// One colour per cause, the same in every chart.
 std::vector<std::pair<std::string, std::string>> cause_colours() {
@@ -44,7 +37,7 @@ std::string device_label(device_key const& w) {
 }  // namespace
 
 result_table diagnose_timeline(diagnosis const& d) {
-  auto t = table("timeline", "GPU utilization over time", output::json | output::html);
+  auto t = diagnose_table("timeline", "GPU utilization over time", output::json | output::html);
   t.add("input", integer).views = output::json;
   t.add("rank", integer).views = output::json;
   t.add("device", integer).views = output::json;
@@ -113,8 +106,9 @@ std::map<std::pair<std::size_t, int>, std::pair<std::int64_t, std::int64_t>> gap
 /// The gaps by duration bin and cause as a stacked bar chart of `what`: their idle time (what
 /// the verdicts weigh: a few long gaps outweigh many short ones) or their count.
 result_table gap_chart(diagnosis const& d, bool time) {
-  auto t = time ? table("gap_time", "Idle time by gap duration and cause", output::html)
-                : table("gap_histogram", "Idle gaps by duration and cause (count)", output::html);
+  auto t = time ? diagnose_table("gap_time", "Idle time by gap duration and cause", output::html)
+                : diagnose_table("gap_histogram", "Idle gaps by duration and cause (count)",
+                                 output::html);
   t.add("bin", string);
   t.add("cause", string);
   if (time) {
@@ -152,7 +146,7 @@ result_table diagnose_gap_histogram(diagnosis const& d) {
 
 /// Mean step time per rank as a bar chart near the top of the page (the ranks table has it too).
 result_table diagnose_step_times(diagnosis const& d) {
-  auto t = table("step_times", "Mean step time per rank", output::html);
+  auto t = diagnose_table("step_times", "Mean step time per rank", output::html);
   t.add("rank", string);
   t.add("mean_step_ns", integer, "ns");
   t.plot = {output::chart_kind::bars, "rank", "mean_step_ns", "", "rank", "mean step",

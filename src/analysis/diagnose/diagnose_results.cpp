@@ -64,14 +64,7 @@ namespace {
 
 using diagnose_detail::event_cells, diagnose_detail::event_rows, diagnose_detail::events_cell,
     diagnose_detail::where_cells;
-
-cell i64(std::int64_t v) {
-  return v;
-}
-
-result_table table(std::string name, std::string title, unsigned views) {
-  return diagnose_detail::diagnose_table(std::move(name), std::move(title), views);
-}
+using diagnose_detail::i64, diagnose_detail::diagnose_table;
 
 constexpr unsigned data_views = output::json | output::flat;
 constexpr unsigned shown_views = output::text | output::html;
@@ -172,7 +165,7 @@ class gap_rows {
 };
 
 result_table verdicts(diagnosis const& d) {
-  auto t = table("verdicts", "Verdicts", data_views);
+  auto t = diagnose_table("verdicts", "Verdicts", data_views);
   // perfetto: the steps, one span per (device, step), named by their verdict.
   t.spans = {"window_start_ns", "window_end_ns", "",        "rank",
              "device",          "GPU {} steps",  "verdict", "",
@@ -217,7 +210,7 @@ std::string main_idle(verdict_row const& v) {
 }
 
 result_table verdicts_text(diagnosis const& d) {
-  auto t = table("verdicts", "Verdicts", shown_views);
+  auto t = diagnose_table("verdicts", "Verdicts", shown_views);
   add_where(t, false);
   t.add("verdict", string);
   auto& busy = t.add("busy_share", real, "fraction", "busy (%)");
@@ -250,7 +243,7 @@ result_table verdicts_text(diagnosis const& d) {
 }
 
 result_table gaps(diagnosis const& d) {
-  auto t = table("gaps", "Idle gaps", data_views);
+  auto t = diagnose_table("gaps", "Idle gaps", data_views);
   // perfetto: one track of gaps per device, named and coloured by cause.
   t.spans = {"start_ns", "end_ns",         "",      "rank", "device", "GPU {} idle gaps", "cause",
              "",         "tracesweep.gap", "cause", ""};
@@ -282,7 +275,7 @@ std::optional<std::int64_t> time_origin(diagnosis const& d) {
 }
 
 result_table gaps_text(diagnosis const& d) {
-  auto t = table("gaps", "Largest idle gaps", shown_views);
+  auto t = diagnose_table("gaps", "Largest idle gaps", shown_views);
   add_where(t, false);
   auto& at = t.add("at_ns", integer, "ns", "at (ms)");
   at.text_unit = "ms";
@@ -319,7 +312,7 @@ result_table gaps_text(diagnosis const& d) {
 }
 
 result_table periodic(diagnosis const& d) {
-  auto t = table("periodic_gaps", "Periodic gaps", data_views);
+  auto t = diagnose_table("periodic_gaps", "Periodic gaps", data_views);
   add_where(t);
   t.add("period_ns", integer, "ns");
   t.add("count", integer);
@@ -338,7 +331,7 @@ result_table periodic(diagnosis const& d) {
 }
 
 result_table long_tail(diagnosis const& d) {
-  auto t = table("long_tail", "Long-tail kernels", data_views);
+  auto t = diagnose_table("long_tail", "Long-tail kernels", data_views);
   t.spans = {"start_ns", "", "duration_ns",          "rank", "device", "GPU {} long-tail kernels",
              "name",     "", "tracesweep.long_tail", "",     ""};
   add_where(t);
@@ -363,8 +356,8 @@ result_table long_tail(diagnosis const& d) {
 }
 
 result_table long_tail_names(diagnosis const& d) {
-  auto t =
-      table("long_tail_names", "Long-tail kernels by name and launch configuration", data_views);
+  auto t = diagnose_table("long_tail_names", "Long-tail kernels by name and launch configuration",
+                          data_views);
   t.add("name", string).symbol = true;
   t.add("launch", string);
   t.add("instances", integer);
@@ -378,7 +371,7 @@ result_table long_tail_names(diagnosis const& d) {
 }
 
 result_table bursts(diagnosis const& d) {
-  auto t = table("tiny_kernel_bursts", "Tiny-kernel bursts", data_views);
+  auto t = diagnose_table("tiny_kernel_bursts", "Tiny-kernel bursts", data_views);
   t.spans = {"start_ns",
              "end_ns",
              "",
@@ -406,7 +399,7 @@ result_table bursts(diagnosis const& d) {
 }
 
 result_table sync(diagnosis const& d) {
-  auto t = table("sync", "Synchronising calls", data_views | shown_views);
+  auto t = diagnose_table("sync", "Synchronising calls", data_views | shown_views);
   t.add("input", integer).views = data_views;
   t.add("rank", integer);
   t.add("thread", integer);
@@ -423,7 +416,7 @@ result_table sync(diagnosis const& d) {
 }
 
 result_table memcpy_table(diagnosis const& d) {
-  auto t = table("memcpy", "Memory copies", data_views | shown_views);
+  auto t = diagnose_table("memcpy", "Memory copies", data_views | shown_views);
   add_where(t);
   t.columns.front().views = data_views;
   t.add("direction", string);
@@ -445,7 +438,7 @@ result_table memcpy_table(diagnosis const& d) {
 }
 
 result_table small_copies(diagnosis const& d) {
-  auto t = table("small_copies", "Steps with many small copies", data_views);
+  auto t = diagnose_table("small_copies", "Steps with many small copies", data_views);
   add_where(t);
   t.add("step", integer);
   t.add("step_name", string);
@@ -464,7 +457,7 @@ result_table small_copies(diagnosis const& d) {
 }
 
 result_table ranks(diagnosis const& d) {
-  auto t = table("ranks", "Ranks", data_views | shown_views);
+  auto t = diagnose_table("ranks", "Ranks", data_views | shown_views);
   t.add("rank", integer);
   t.add("steps", integer);
   auto& mean = t.add("mean_step_ns", integer, "ns", "mean step (ms)");
@@ -482,7 +475,7 @@ result_table ranks(diagnosis const& d) {
 }
 
 result_table stragglers(diagnosis const& d) {
-  auto t = table("stragglers", "Stragglers", data_views);
+  auto t = diagnose_table("stragglers", "Stragglers", data_views);
   t.add("rank", integer);
   t.add("mean_step_ns", integer, "ns");
   t.add("median_rank_step_ns", integer, "ns");
@@ -496,7 +489,7 @@ result_table stragglers(diagnosis const& d) {
 }
 
 result_table totals(diagnosis const& d) {
-  auto t = table("totals", "Totals", output::json);
+  auto t = diagnose_table("totals", "Totals", output::json);
   t.shape = json_shape::object;
   for (auto n : {"gaps", "long_tail", "tiny_kernel_bursts", "small_copies"}) t.add(n, integer);
   t.add("min_gap_ns", integer, "ns");

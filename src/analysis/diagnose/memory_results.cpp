@@ -13,10 +13,7 @@ namespace {
 
 using output::cell, output::result_table;
 using enum output::value_type;
-
-cell i64(std::int64_t v) {
-  return v;
-}
+using diagnose_detail::i64;
 
 result_table memory_table(std::string name, std::string title, unsigned views) {
   result_table t;

@@ -3,24 +3,22 @@
 
 #include <limits>
 
+#include "ingest/chrome/json_space.hpp"
+
 namespace tracesweep::chrome {
 
 namespace {
 
-constexpr bool is_digit(char c) noexcept {
-  return c >= '0' && c <= '9';
-}
-
 /// The end of the digits starting at `i`.
 constexpr std::size_t skip_digits(std::string_view t, std::size_t i) noexcept {
-  while (i < t.size() && is_digit(t[i])) ++i;
+  while (i < t.size() && is_ascii_digit(t[i])) ++i;
   return i;
 }
 
 /// The end of the integer part (`-`? `0` | [1-9][0-9]*) of `t`, or npos when it has none.
 constexpr std::size_t integer_part_end(std::string_view t) noexcept {
   std::size_t i = !t.empty() && t[0] == '-' ? 1 : 0;
-  if (i >= t.size() || !is_digit(t[i])) return std::string_view::npos;
+  if (i >= t.size() || !is_ascii_digit(t[i])) return std::string_view::npos;
   return t[i] == '0' ? i + 1 : skip_digits(t, i);
 }
 
@@ -57,7 +55,7 @@ bool short_json_integer(std::string_view token, std::int64_t& out) noexcept {
   if (digits.empty() || digits.size() > 18 || (digits[0] == '0' && digits.size() > 1)) return false;
   std::int64_t value = 0;  // below 10^18: no overflow
   for (char c : digits) {
-    if (!is_digit(c)) return false;
+    if (!is_ascii_digit(c)) return false;
     value = value * 10 + (c - '0');
   }
   out = negative ? -value : value;
@@ -70,20 +68,21 @@ namespace {
 /// optionally '.' and 1-3 fraction digits, at scale 3, the result within int64; exact without
 /// rounding. False when the token is not of that form (the general path decides then).
 bool profiler_microseconds(std::string_view token, std::int64_t& out) noexcept {
-  if (token.empty() || token.size() > 22 || !is_digit(token[0]) ||
+  if (token.empty() || token.size() > 22 || !is_ascii_digit(token[0]) ||
       (token[0] == '0' && token.size() > 1 && token[1] != '.'))
     return false;
   std::int64_t whole = 0;
   std::size_t k = 0;
   // 18 digits sum below 10^18 < 2^63; a 19th takes the general path.
-  while (k < token.size() && k < 18 && is_digit(token[k])) whole = whole * 10 + (token[k++] - '0');
-  if (k < token.size() && is_digit(token[k])) return false;
+  while (k < token.size() && k < 18 && is_ascii_digit(token[k]))
+    whole = whole * 10 + (token[k++] - '0');
+  if (k < token.size() && is_ascii_digit(token[k])) return false;
   std::int64_t frac = 0;
   if (k < token.size()) {
     auto const fraction = token.size() - k - 1;
     if (token[k] != '.' || fraction < 1 || fraction > 3) return false;
     for (std::size_t j = k + 1; j < token.size(); ++j) {
-      if (!is_digit(token[j])) return false;
+      if (!is_ascii_digit(token[j])) return false;
       frac = frac * 10 + (token[j] - '0');
     }
     for (auto digits = fraction; digits < 3; ++digits) frac *= 10;
@@ -109,7 +108,7 @@ struct decimal {
 bool read_integer_part(std::string_view token, std::size_t& i, decimal& d) noexcept {
   auto const begin = i;
   std::int64_t extra = 0;  // digits beyond the 64 kept: they shift the exponent
-  for (; i < token.size() && is_digit(token[i]); ++i) {
+  for (; i < token.size() && is_ascii_digit(token[i]); ++i) {
     if (d.count == 0 && token[i] == '0') continue;
     if (d.count < 64)
       d.digits[d.count++] = token[i];
@@ -126,7 +125,7 @@ bool read_integer_part(std::string_view token, std::size_t& i, decimal& d) noexc
 bool read_fraction(std::string_view token, std::size_t& i, decimal& d) noexcept {
   if (i >= token.size() || token[i] != '.') return true;
   auto const begin = ++i;
-  for (; i < token.size() && is_digit(token[i]); ++i) {
+  for (; i < token.size() && is_ascii_digit(token[i]); ++i) {
     if (d.count == 0 && token[i] == '0') {
       --d.exponent;
     } else if (d.count < 64) {
@@ -147,7 +146,7 @@ bool read_exponent(std::string_view token, std::size_t& i, decimal& d) noexcept 
   if (i < token.size() && (token[i] == '+' || token[i] == '-')) negative = token[i] == '-', ++i;
   auto const begin = i;
   std::int64_t e = 0;
-  for (; i < token.size() && is_digit(token[i]); ++i)
+  for (; i < token.size() && is_ascii_digit(token[i]); ++i)
     if (e < 1'000'000) e = e * 10 + (token[i] - '0');
   d.exponent += negative ? -e : e;
   return i != begin;

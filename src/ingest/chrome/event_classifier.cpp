@@ -4,13 +4,11 @@
 #include <array>
 #include <limits>
 
+#include "ingest/chrome/json_space.hpp"
+
 namespace tracesweep::chrome {
 
 namespace {
-
-constexpr bool is_digit(char c) noexcept {
-  return c >= '0' && c <= '9';
-}
 
 constexpr char ascii_lower(char c) noexcept {
   return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
@@ -115,7 +113,7 @@ std::optional<event_kind> kind_from_name(std::string_view name) noexcept {
     auto const digits = name.substr(step.size());
     if (digits.empty()) return std::nullopt;
     for (char c : digits)
-      if (!is_digit(c)) return std::nullopt;
+      if (!is_ascii_digit(c)) return std::nullopt;
     return event_kind::profiler_step;
   }
   if (name.starts_with("enumerate(DataLoader)#")) return event_kind::data_loader;
@@ -157,7 +155,7 @@ std::string_view strip_paddle_duration_suffix(std::string_view name) noexcept {
   auto const dot = number.find('.');
   if (dot == 0 || dot == std::string_view::npos || dot + 1 == number.size()) return name;
   for (std::size_t i = 0; i < number.size(); ++i)
-    if (i != dot && !is_digit(number[i])) return name;
+    if (i != dot && !is_ascii_digit(number[i])) return name;
   auto stripped = name.substr(0, open);
   while (!stripped.empty() && stripped.back() == ' ') stripped.remove_suffix(1);
   return stripped;
@@ -173,13 +171,13 @@ bool is_paddle_thread_id(std::string_view tid) noexcept {
     return false;
   if (rest.empty()) return false;
   for (char c : rest)
-    if (!is_digit(c)) return false;
+    if (!is_ascii_digit(c)) return false;
   return true;
 }
 
 std::optional<std::int64_t> integer_in_text(std::string_view text) noexcept {
   std::size_t i = 0;
-  while (i < text.size() && !is_digit(text[i])) {
+  while (i < text.size() && !is_ascii_digit(text[i])) {
     char const c = text[i];
     bool const letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
     if (!letter && c != ' ') return std::nullopt;
@@ -187,7 +185,7 @@ std::optional<std::int64_t> integer_in_text(std::string_view text) noexcept {
   }
   if (i == text.size()) return std::nullopt;
   std::int64_t v = 0;
-  for (; i < text.size() && is_digit(text[i]); ++i) {
+  for (; i < text.size() && is_ascii_digit(text[i]); ++i) {
     if (v > (std::numeric_limits<std::int64_t>::max() - 9) / 10) return std::nullopt;
     v = v * 10 + (text[i] - '0');
   }

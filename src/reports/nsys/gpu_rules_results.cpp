@@ -23,7 +23,7 @@ std::string title_of(std::string const& rule) {
   return is_util(rule) ? "GPU Time Utilization (gpu_time_util)" : "GPU Gaps (gpu_gaps)";
 }
 
-result_table columns(std::string const& rule, unsigned views) {
+result_table rule_columns(std::string const& rule, unsigned views) {
   result_table t;
   t.name = rule;
   t.views = views;
@@ -64,7 +64,7 @@ output::result_set gpu_rule_results(std::vector<gpu_rule_table> tables) {
   auto l = std::make_shared<stats::per_input_layout>();
   l->tables = kept->size();
   auto const rule = kept->empty() ? std::string("gpu_gaps") : kept->front().rule;
-  l->columns = [rule](unsigned views) { return columns(rule, views); };
+  l->columns = [rule](unsigned views) { return rule_columns(rule, views); };
   l->rows = [kept](std::size_t k) { return (*kept)[k].rows.size(); };
   l->cells = [kept](std::size_t k, std::size_t i, bool several) {
     return cells_of((*kept)[k], i, several);

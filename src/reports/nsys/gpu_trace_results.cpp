@@ -14,7 +14,7 @@ using output::cell;
 using output::result_table;
 using output::value_type;
 
-result_table columns(unsigned views) {
+result_table gpu_trace_columns(unsigned views) {
   auto t = stats::report_table("cuda_gpu_trace", views);
   auto number = [&](char const* name, char const* unit = "") {
     stats::add_number(t, name, value_type::integer, unit);
@@ -87,7 +87,7 @@ cell gpu_trace_throughput(std::int64_t bytes, std::int64_t duration_ns) {
 output::result_set gpu_trace_results(gpu_trace report) {
   return stats::report_per_input(
       std::move(report.tables), "cuda_gpu_trace", "CUDA GPU Trace",
-      "(no rows: no GPU operations in the input, or none the filters kept)", columns,
+      "(no rows: no GPU operations in the input, or none the filters kept)", gpu_trace_columns,
       [events = report.events](std::size_t row) {
         return cells_of(gpu_trace_row_of(*events, row));
       });

@@ -14,7 +14,7 @@ using output::cell;
 using output::result_table;
 using output::value_type;
 
-result_table columns(unsigned views) {
+result_table nvtx_kernel_columns(unsigned views) {
   auto t = stats::report_table("nvtx_kern_sum", views);
   t.add("NVTX Range", value_type::string);
   t.add("Style", value_type::string);
@@ -31,7 +31,7 @@ result_table columns(unsigned views) {
   return t;
 }
 
-std::vector<cell> cells_of(nvtx_kernel_row const& r) {
+std::vector<cell> nvtx_kernel_cells(nvtx_kernel_row const& r) {
   return {r.range,
           r.style,
           std::int64_t{r.pid},
@@ -52,8 +52,8 @@ std::vector<cell> cells_of(nvtx_kernel_row const& r) {
 output::result_set nvtx_kern_sum_results(std::vector<nvtx_kernel_table> tables) {
   return stats::report_per_input(
       std::move(tables), "nvtx_kern_sum", "NVTX Range Kernel Summary",
-      "(no rows: no kernel launched inside an NVTX range, or none the filters kept)", columns,
-      cells_of);
+      "(no rows: no kernel launched inside an NVTX range, or none the filters kept)",
+      nvtx_kernel_columns, nvtx_kernel_cells);
 }
 
 }  // namespace tracesweep

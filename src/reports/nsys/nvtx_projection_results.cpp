@@ -14,7 +14,7 @@ using output::cell;
 using output::result_table;
 using output::value_type;
 
-result_table columns(unsigned views) {
+result_table projection_columns(unsigned views) {
   auto t = stats::report_table("nvtx_gpu_proj_sum", views);
   t.add("Range", value_type::string);
   t.add("Style", value_type::string);
@@ -40,7 +40,7 @@ result_table columns(unsigned views) {
   return t;
 }
 
-std::vector<cell> cells_of(nvtx_projection_row const& r) {
+std::vector<cell> projection_cells(nvtx_projection_row const& r) {
   return {r.range,     r.style,       r.total_projected,  r.total_range,
           r.instances, r.avg,         r.median,           r.min,
           r.max,       r.stddev,      r.total_operations, r.avg_operations,
@@ -53,7 +53,7 @@ output::result_set nvtx_gpu_proj_sum_results(std::vector<nvtx_projection_table> 
   return stats::report_per_input(
       std::move(tables), "nvtx_gpu_proj_sum", "NVTX GPU Projection Summary",
       "(no rows: no GPU operation launched inside an NVTX range, or none the filters kept)",
-      columns, cells_of);
+      projection_columns, projection_cells);
 }
 
 }  // namespace tracesweep

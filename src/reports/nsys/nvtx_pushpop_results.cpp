@@ -15,7 +15,7 @@ using output::cell;
 using output::result_table;
 using output::value_type;
 
-result_table columns(unsigned views) {
+result_table pushpop_columns(unsigned views) {
   auto t = stats::report_table("nvtx_pushpop_trace", views);
   for (auto const* name :
        {"Start (ns)", "End (ns)", "Duration (ns)", "DurChild (ns)", "DurNonChild (ns)"})
@@ -55,7 +55,7 @@ output::result_set nvtx_pushpop_trace_results(nvtx_pushpop_trace trace) {
   auto const kept = std::make_shared<nvtx_pushpop_trace const>(std::move(trace));
   return stats::report_per_input(
       std::move(tables), "nvtx_pushpop_trace", "NVTX Push/Pop Range Trace",
-      "(no rows: no NVTX push/pop range in the input, or none the filters kept)", columns,
+      "(no rows: no NVTX push/pop range in the input, or none the filters kept)", pushpop_columns,
       [kept](std::size_t k) { return cells_of(nvtx_pushpop_row_of(*kept, k)); });
 }
 

@@ -55,7 +55,7 @@ cell value(stats_row const& row, stats::column const& c) {
 }
 
 /// The report's columns, without rows.
-result_table columns(stats_report r, unsigned views) {
+result_table stats_columns(stats_report r, unsigned views) {
   result_table t;
   t.name = std::string(to_string(r));
   t.views = views;
@@ -95,7 +95,7 @@ output::result_set stats_results(std::vector<stats_table> tables) {
   auto l = std::make_shared<stats::per_input_layout>();
   l->tables = kept->size();
   auto const report = kept->empty() ? stats_report::cuda_gpu_kern_sum : kept->front().report;
-  l->columns = [report](unsigned views) { return columns(report, views); };
+  l->columns = [report](unsigned views) { return stats_columns(report, views); };
   l->rows = [kept](std::size_t k) { return (*kept)[k].rows.size(); };
   l->cells = [kept](std::size_t k, std::size_t i, bool several) {
     return cells_of((*kept)[k], i, several);
