@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "analysis/diagnose/diagnose_parts.hpp"
+#include "reports/result_columns.hpp"
 
 namespace tracesweep {
 
@@ -17,8 +18,9 @@ namespace {
 
 using output::cell, output::result_table;
 using enum output::value_type;
-using diagnose_detail::i64, diagnose_detail::diagnose_table;
+using diagnose_detail::diagnose_table;
 using diagnose_detail::where_cells;
+using tables::result_columns::i64;
 
 /// One colour per cause, the same in every chart.
 std::vector<std::pair<std::string, std::string>> cause_colours() {

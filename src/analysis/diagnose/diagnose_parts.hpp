@@ -177,10 +177,6 @@ void find_memory_growth(trace_model const& model, diagnosis& out);
 /// context events.
 [[nodiscard]] output::result_table diagnose_table(std::string name, std::string title,
                                                   unsigned views);
-/// An integer cell (the cell's int64 alternative, whatever integer type the value has).
-[[nodiscard]] inline output::cell i64(std::int64_t v) {
-  return v;
-}
 void where_cells(std::vector<output::cell>& cells, device_key const& w, bool input = true);
 /// Host or device rows as a nested table (name, kind, thread, start_ns, end_ns).
 [[nodiscard]] output::result_table event_rows();

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "analysis/diagnose/diagnose_parts.hpp"
+#include "reports/result_columns.hpp"
 
 namespace tracesweep {
 
@@ -62,9 +63,10 @@ cell events_cell(std::vector<context_event> const& events) {
 
 namespace {
 
+using diagnose_detail::diagnose_table;
 using diagnose_detail::event_cells, diagnose_detail::event_rows, diagnose_detail::events_cell,
     diagnose_detail::where_cells;
-using diagnose_detail::i64, diagnose_detail::diagnose_table;
+using tables::result_columns::i64;
 
 constexpr unsigned data_views = output::json | output::flat;
 constexpr unsigned shown_views = output::text | output::html;

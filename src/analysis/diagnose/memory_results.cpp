@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "analysis/diagnose/diagnose_parts.hpp"
+#include "reports/result_columns.hpp"
 
 namespace tracesweep {
 
@@ -13,7 +14,7 @@ namespace {
 
 using output::cell, output::result_table;
 using enum output::value_type;
-using diagnose_detail::i64;
+using tables::result_columns::i64;
 
 result_table memory_table(std::string name, std::string title, unsigned views) {
   result_table t;

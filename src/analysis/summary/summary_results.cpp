@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/result_columns.hpp"
+
 namespace tracesweep {
 
 namespace {
@@ -16,9 +18,7 @@ namespace {
 using output::cell, output::column, output::nest, output::result_table, output::value_type;
 using enum output::value_type;
 
-cell i64(std::int64_t v) {
-  return v;
-}
+using tables::result_columns::i64;
 
 result_table table(std::string name, std::string title) {
   result_table t;
