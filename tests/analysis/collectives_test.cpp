@@ -30,6 +30,8 @@
 #include "support/table_builder.hpp"
 #include "support/trace_paths.hpp"
 
+namespace collectives_test {
+
 namespace ts = tracesweep;
 using ts::collective_kind;
 
@@ -607,3 +609,5 @@ TEST(collectives, kineto_args_give_sizes_and_bandwidths_as_the_json_says) {
   }
   EXPECT_EQ(calls, 21);  // every NCCL kernel with args accounted for
 }
+
+}  // namespace collectives_test

@@ -22,7 +22,7 @@ namespace ts = tracesweep;
 using ts::event_kind;
 using ts::idle_cause;
 
-namespace {
+namespace diagnose_gaps_test {
 
 constexpr std::int64_t thread = 7;
 
@@ -342,4 +342,4 @@ TEST(DiagnoseGaps, RandomTablesReadInManyChunksMatchTheOracle) {
   random_tables_match_the_oracle(1, 4242, 3, 12'000);  // 26 rows × 12 000: over 300 000 rows
 }
 
-}  // namespace
+}  // namespace diagnose_gaps_test

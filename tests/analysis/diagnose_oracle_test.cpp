@@ -22,7 +22,7 @@
 namespace ts = tracesweep;
 using ts::event_kind;
 
-namespace {
+namespace diagnose_oracle_test {
 
 ts::diagnosis run(ts::event_table const& t, ts::diagnose_options o = {}) {
   ts::trace_model const model(t);
@@ -330,4 +330,4 @@ TEST(DiagnoseScenarios, SmallCopiesPerStepAndStragglers) {
   EXPECT_DOUBLE_EQ(d.stragglers[0].excess, 0.25);
 }
 
-}  // namespace
+}  // namespace diagnose_oracle_test

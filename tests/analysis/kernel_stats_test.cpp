@@ -10,7 +10,7 @@
 namespace ts = tracesweep;
 using ts::event_kind;
 
-namespace {
+namespace kernel_stats_test {
 
 // Input 0 (Kineto, rank 1): gemm 10, gemm 30, nccl 5 (launched by no call: kept); a memcpy.
 // Input 1 (Paddle, rank 0): gemm 20 (launched), relu 4 (launched), relu 6 (no call: not kept).
@@ -55,8 +55,6 @@ void expect_rows(std::vector<ts::kernel_name_stats> const& got, std::vector<row>
     EXPECT_EQ(got[i].stats.max, want[i].max);
   }
 }
-
-}  // namespace
 
 TEST(KernelStats, Groupings) {
   job j;
@@ -106,3 +104,5 @@ TEST(KernelStats, NoKernels) {
   auto be = ts::make_cpu_backend(1);
   EXPECT_TRUE(ts::compute_kernel_stats(m, *be).empty());
 }
+
+}  // namespace kernel_stats_test

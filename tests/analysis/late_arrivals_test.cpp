@@ -15,6 +15,8 @@
 
 #include "support/table_builder.hpp"
 
+namespace late_arrivals_test {
+
 namespace ts = tracesweep;
 using ts::event_kind;
 
@@ -222,3 +224,5 @@ TEST(ExposedCommunication, EqualsAPerNanosecondOracleOnRandomJobs) {
     }
   }
 }
+
+}  // namespace late_arrivals_test

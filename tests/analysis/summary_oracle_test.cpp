@@ -23,7 +23,7 @@
 
 namespace ts = tracesweep;
 
-namespace {
+namespace summary_oracle_test {
 
 struct iv {
   std::int64_t s, e;
@@ -466,4 +466,4 @@ TEST(summary_cases, devices_sorted_by_rank_device_and_kernels_by_total_calls_nam
   EXPECT_EQ(order, (std::vector<std::string>{"d", "c", "a", "b"}));
 }
 
-}  // namespace
+}  // namespace summary_oracle_test

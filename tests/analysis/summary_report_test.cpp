@@ -20,7 +20,7 @@
 
 namespace ts = tracesweep;
 
-namespace {
+namespace summary_report_test {
 
 /// A summary with awkward values: beyond 2^53, negative, names needing escapes and quoting.
 ts::summary sample() {
@@ -337,4 +337,4 @@ TEST(summary_text, aligned_columns_with_units) {
   EXPECT_NE(write(ts::summary{}, fmt::text).find("(none)"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace summary_report_test

@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 using ts::test::quote;
 using ts::test::run_cli;
 
-namespace {
+namespace cli_test {
 
 std::size_t lines(std::string const& s) {
   std::size_t n = 0;
@@ -412,4 +412,4 @@ TEST_F(cli, generate_plants_patterns_and_writes_their_truth) {
     EXPECT_EQ(simdjson::dom::array(doc[key]).size(), 0u) << key;
 }
 
-}  // namespace
+}  // namespace cli_test

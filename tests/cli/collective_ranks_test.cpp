@@ -82,7 +82,7 @@ TEST(collective_ranks, two_processes_of_one_export_wait_for_each_other) {
   EXPECT_EQ(r.out.find(",,"), std::string::npos) << r.out;  // no null cell across two ranks
 }
 
-namespace {
+namespace collective_ranks_test {
 
 /// The rows of table `name` in the JSON document `doc`, by key.
 template <class Key>
@@ -115,8 +115,6 @@ void expect_real(simdjson::dom::object got, simdjson::dom::object want, char con
   ASSERT_EQ(got[field].get_double().get(g), simdjson::SUCCESS) << field;
   EXPECT_NEAR(g, w, 1e-12 * w) << field;
 }
-
-}  // namespace
 
 /// diagnose's late_arrivals as the truth's, and the summary's exposed wait and transfer as the
 /// truth's per-rank wait and transfer (the planted job overlaps no collective with computation).
@@ -213,3 +211,5 @@ TEST(collectives, a_planted_late_rank_is_measured_exactly_in_kineto_and_nsys_for
     }
   }
 }
+
+}  // namespace collective_ranks_test

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 using tracesweep::test::quote;
 using tracesweep::test::run_cli;
 
-namespace {
+namespace critical_path_cli_test {
 
 std::size_t line_count(std::string const& s) {
   return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
@@ -152,4 +152,4 @@ TEST(CriticalPathCli, BadInputAndBadOptionsSayOneLine) {
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace critical_path_cli_test

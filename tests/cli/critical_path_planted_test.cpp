@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 using tracesweep::test::quote;
 using tracesweep::test::run_cli;
 
-namespace {
+namespace critical_path_planted_test {
 
 struct edge {
   std::string from, to, type;
@@ -165,4 +165,4 @@ TEST(CriticalPathPlanted, ItIsAJobOfItsOwn) {
   }
 }
 
-}  // namespace
+}  // namespace critical_path_planted_test

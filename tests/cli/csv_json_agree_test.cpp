@@ -19,7 +19,7 @@
 #include "support/scratch_folder.hpp"
 #include "support/trace_paths.hpp"
 
-namespace {
+namespace csv_json_agree_test {
 
 namespace fs = std::filesystem;
 using namespace tracesweep::test;
@@ -171,4 +171,4 @@ TEST(CsvAndJson, EveryTableOfEveryCommandAgrees) {
   EXPECT_GT(compared, 40u);
 }
 
-}  // namespace
+}  // namespace csv_json_agree_test

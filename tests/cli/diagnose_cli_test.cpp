@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 using tracesweep::test::quote;
 using tracesweep::test::run_cli;
 
-namespace {
+namespace diagnose_cli_test {
 
 std::size_t lines(std::string const& s) {
   return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
@@ -160,4 +160,4 @@ TEST(DiagnoseCli, BadInputAndBadOptionsSayOneLine) {
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace diagnose_cli_test

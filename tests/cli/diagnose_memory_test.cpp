@@ -28,7 +28,7 @@ namespace ts = tracesweep;
 using ts::test::quote;
 using ts::test::run_cli;
 
-namespace {
+namespace diagnose_memory_test {
 
 struct generated {
   ts::event_table table;
@@ -235,4 +235,4 @@ TEST(DiagnoseMemory, OverviewMemoryTableAgreesWithTheEvents) {
   fs::remove_all(g.dir);
 }
 
-}  // namespace
+}  // namespace diagnose_memory_test

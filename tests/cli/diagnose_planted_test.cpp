@@ -24,7 +24,7 @@ namespace ts = tracesweep;
 using ts::test::quote;
 using ts::test::run_cli;
 
-namespace {
+namespace diagnose_planted_test {
 
 struct shape {
   std::int32_t ranks, devices, steps, kernels;
@@ -208,4 +208,4 @@ TEST(DiagnosePlanted, CleanTracesHaveNoFinding) {
     }
 }
 
-}  // namespace
+}  // namespace diagnose_planted_test

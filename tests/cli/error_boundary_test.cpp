@@ -17,7 +17,7 @@
 
 namespace ts = tracesweep;
 
-namespace {
+namespace error_boundary_test {
 
 std::string const sample = TRACESWEEP_SOURCE_DIR "/datasets/samples/train_2rank.sqlite";
 
@@ -52,8 +52,6 @@ ts::cli::hooks failing_backend(char const* why) {
   };
   return h;
 }
-
-}  // namespace
 
 TEST(error_boundary, every_error_class_is_one_line_with_its_exit_code) {
   struct row {
@@ -112,3 +110,5 @@ TEST(error_boundary, parse_errors_are_one_line_usage_errors) {
     EXPECT_TRUE(one_line(o.err)) << o.err;
   }
 }
+
+}  // namespace error_boundary_test

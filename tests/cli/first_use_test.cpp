@@ -16,7 +16,7 @@
 #include "support/run_cli.hpp"
 #include "support/trace_paths.hpp"
 
-namespace {
+namespace first_use_test {
 
 namespace fs = std::filesystem;
 using namespace tracesweep::test;
@@ -171,4 +171,4 @@ TEST(FirstUse, EmitNvtxSuffixesLeftOutOfTextHostColumns) {
   EXPECT_NE(json.out.find(", op_id = "), std::string::npos) << "JSON keeps the names whole";
 }
 
-}  // namespace
+}  // namespace first_use_test

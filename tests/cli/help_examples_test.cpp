@@ -11,7 +11,7 @@
 
 #include "support/run_cli.hpp"
 
-namespace {
+namespace help_examples_test {
 
 namespace fs = std::filesystem;
 using namespace tracesweep::test;
@@ -79,4 +79,4 @@ TEST(HelpExamples, EveryCommandEndsWithExamplesThatRun) {
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace help_examples_test

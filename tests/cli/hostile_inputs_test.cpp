@@ -30,7 +30,7 @@
 #include "support/scratch_folder.hpp"
 
 namespace tracesweep::test {
-namespace {
+namespace hostile_inputs_test {
 
 namespace fs = std::filesystem;
 
@@ -426,5 +426,6 @@ TEST(hostile_inputs, option_errors_are_one_line_before_reading) {
   }
 }
 
-}  // namespace
+}  // namespace hostile_inputs_test
+
 }  // namespace tracesweep::test

@@ -22,7 +22,7 @@
 #include "support/trace_paths.hpp"
 
 namespace tracesweep::test {
-namespace {
+namespace input_checks_test {
 
 namespace fs = std::filesystem;
 
@@ -245,5 +245,6 @@ TEST(input_checks, pattern_errors_name_their_option) {
   EXPECT_EQ(r.err, "tracesweep: --max-event-bytes: '0' must be at least 1\n");
 }
 
-}  // namespace
+}  // namespace input_checks_test
+
 }  // namespace tracesweep::test

@@ -22,7 +22,7 @@
 #include "support/summary_text.hpp"
 #include "support/trace_paths.hpp"
 
-namespace {
+namespace names_widths_test {
 
 namespace fs = std::filesystem;
 using namespace tracesweep::test;
@@ -351,4 +351,4 @@ TEST(TextTimes, NoNonzeroValuePrintsAsZero) {
   EXPECT_GT(below_500, 100u) << "times under 500 ns prove the rule";
 }
 
-}  // namespace
+}  // namespace names_widths_test

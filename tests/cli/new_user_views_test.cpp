@@ -26,7 +26,7 @@
 #include "support/scratch_folder.hpp"
 #include "support/trace_paths.hpp"
 
-namespace {
+namespace new_user_views_test {
 
 namespace fs = std::filesystem;
 using namespace tracesweep::test;
@@ -461,4 +461,4 @@ TEST(NewUserViews, ReportKernelTableInOneUnit) {
   }
 }
 
-}  // namespace
+}  // namespace new_user_views_test

@@ -16,7 +16,7 @@
 
 namespace ts = tracesweep;
 
-namespace {
+namespace numeric_options_test {
 
 std::string const sample = TRACESWEEP_SOURCE_DIR "/datasets/samples/train_2rank.sqlite";
 
@@ -65,8 +65,6 @@ std::vector<std::pair<std::string, std::string>> every_numeric_option() {
     for (auto const& o : numeric_options(run({cmd, "--help"}).out)) all.emplace_back(cmd, o);
   return all;
 }
-
-}  // namespace
 
 TEST(numeric_options, the_help_lists_the_options_the_issue_names) {
   std::set<std::string> seen;
@@ -127,3 +125,5 @@ TEST(numeric_options, valid_numbers_pass_in_full) {
                                "--db", "/nonexistent-dir/x.db"});
   EXPECT_EQ(scan_limit.err.find("--memory-limit"), std::string::npos) << scan_limit.err;
 }
+
+}  // namespace numeric_options_test

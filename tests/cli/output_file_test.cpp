@@ -19,7 +19,7 @@ using tracesweep::test::run_cli;
 using tracesweep::test::slurp;
 using tracesweep::test::tracesweep_binary;
 
-namespace {
+namespace output_file_test {
 
 struct output_file : ::testing::Test {
   void SetUp() override {
@@ -40,8 +40,6 @@ struct output_file : ::testing::Test {
 bool one_line(std::string const& s) {
   return s.rfind("tracesweep: ", 0) == 0 && s.find('\n') == s.size() - 1;
 }
-
-}  // namespace
 
 TEST_F(output_file, an_output_that_is_an_input_is_refused_before_reading) {
   fs::create_symlink(input, dir / "link.sqlite");
@@ -93,3 +91,5 @@ TEST_F(output_file, a_success_replaces_the_output_whole_and_leaves_no_temporary_
   for ([[maybe_unused]] auto const& e : fs::directory_iterator(dir)) ++entries;
   EXPECT_EQ(entries, 2u);
 }
+
+}  // namespace output_file_test

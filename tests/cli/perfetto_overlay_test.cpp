@@ -19,7 +19,7 @@
 #include "support/run_cli.hpp"
 #include "support/trace_paths.hpp"
 
-namespace {
+namespace perfetto_overlay_test {
 
 namespace fs = std::filesystem;
 using namespace tracesweep::test;
@@ -97,4 +97,4 @@ TEST(PerfettoOverlay, RealKinetoTraceGapsEqualDiagnoseJson) {
                 s.dir / "overlay.json");
 }
 
-}  // namespace
+}  // namespace perfetto_overlay_test

@@ -10,7 +10,7 @@
 
 #include "support/run_cli.hpp"
 
-namespace {
+namespace progress_line_test {
 
 namespace fs = std::filesystem;
 using namespace tracesweep::test;
@@ -51,4 +51,4 @@ TEST(ProgressLine, NeverInAPipeWithQuietOrForAShortRead) {
   EXPECT_EQ(fast.find("reading"), std::string::npos) << fast;
 }
 
-}  // namespace
+}  // namespace progress_line_test

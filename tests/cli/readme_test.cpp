@@ -22,7 +22,7 @@ using tracesweep::test::quote;
 using tracesweep::test::run_cli;
 using tracesweep::test::slurp;
 
-namespace {
+namespace readme_test {
 
 fs::path const source = TRACESWEEP_SOURCE_DIR;
 
@@ -192,4 +192,4 @@ TEST(readme, is_a_front_page) {
   }
 }
 
-}  // namespace
+}  // namespace readme_test

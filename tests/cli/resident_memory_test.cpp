@@ -24,7 +24,7 @@
 
 namespace fs = std::filesystem;
 
-namespace {
+namespace resident_memory_test {
 
 /// Peak resident set of the CLI run with `args` (stdout and stderr discarded), in bytes; fails
 /// the test when it does not exit 0.
@@ -165,4 +165,4 @@ TEST(ResidentMemory, TheTopGapsAndEveryGapAreTheOnesWritten) {
   EXPECT_EQ(starts("0"), all);
 }
 
-}  // namespace
+}  // namespace resident_memory_test

@@ -24,7 +24,7 @@ using tracesweep::test::run_cli;
 
 using tracesweep::output::is_valid_utf8;
 
-namespace {
+namespace safe_output_test {
 
 constexpr std::string_view escapes = "clear\x1b[2J\x1b]0;owned\x07 row\rsplit\nhere";
 constexpr std::string_view escapes_shown = "clear\\x1b[2J\\x1b]0;owned\\x07 row\\rsplit\\nhere";
@@ -67,8 +67,6 @@ class safe_output : public ::testing::Test {
   tracesweep::test::scratch_dir dir{"safe_output"};
   fs::path const trace = dir / "job" / "hostile.sqlite";
 };
-
-}  // namespace
 
 TEST_F(safe_output, text_shows_control_characters_escaped_and_only_valid_utf8) {
   for (auto const* cmd :
@@ -125,3 +123,5 @@ TEST_F(safe_output, error_lines_show_control_characters_escaped) {
   EXPECT_NE(r.err.find("bad\\x1b[2J\\x07.json"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
 }
+
+}  // namespace safe_output_test

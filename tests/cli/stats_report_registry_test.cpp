@@ -19,7 +19,7 @@ using namespace tracesweep::test;
 using ts::cli::parse_report;
 using ts::cli::report_entries;
 
-namespace {
+namespace stats_report_registry_test {
 
 std::string const sample =
     std::string(TRACESWEEP_SOURCE_DIR) + "/datasets/samples/train_2rank.sqlite";
@@ -127,4 +127,4 @@ TEST(JobTableRegistry, OverviewTableHelpListsEveryTable) {
   EXPECT_NE(help.find("with --compat tb: all (tb)"), std::string::npos) << help;
 }
 
-}  // namespace
+}  // namespace stats_report_registry_test

@@ -20,7 +20,7 @@
 #include "support/summary_text.hpp"
 #include "support/trace_paths.hpp"
 
-namespace {
+namespace text_width_test {
 
 namespace fs = std::filesystem;
 using namespace tracesweep::test;
@@ -149,4 +149,4 @@ TEST(TextTimes, GapsAreOffsetsFromTheFirstGpuOperationPrintedOnce) {
   EXPECT_GT(k, 5u);
 }
 
-}  // namespace
+}  // namespace text_width_test

@@ -15,6 +15,8 @@
 
 #include "support/table_compare.hpp"
 
+namespace event_table_test {
+
 namespace ts = tracesweep;
 
 namespace {
@@ -521,3 +523,5 @@ TEST(event_table, append_rows_takes_and_skips_what_append_does_row_by_row) {
       EXPECT_GT(batched.size(), bad ? 1500u : 4000u);
     }
 }
+
+}  // namespace event_table_test

@@ -13,7 +13,7 @@
 #include <tracesweep/event_table.hpp>
 #include <tracesweep/huge_pages.hpp>
 
-namespace {
+namespace huge_pages_test {
 
 constexpr std::uintptr_t huge_page = std::uintptr_t{2} << 20;
 
@@ -57,8 +57,6 @@ void skip_without_madvise_mode() {
   if (thp_mode() != "madvise") GTEST_SKIP() << "transparent huge pages not in madvise mode";
 }
 
-}  // namespace
-
 TEST(HugePages, AdvisedMemoryIsEligibleBeforeItIsTouched) {
   skip_without_madvise_mode();
   std::vector<char> buffer;
@@ -85,3 +83,5 @@ TEST(HugePages, TheEventTableMarksTheColumnsItReserves) {
   EXPECT_EQ(thp_eligible(first_huge_page(t.end_ns.data())), 1);
   EXPECT_EQ(thp_eligible(first_huge_page(t.name.data())), 1);
 }
+
+}  // namespace huge_pages_test

@@ -15,7 +15,7 @@
 #include <vector>
 
 namespace tracesweep {
-namespace {
+namespace intervals_test {
 
 using covered = std::set<std::pair<group_id, std::int64_t>>;  // (group, ns) covered
 
@@ -166,5 +166,6 @@ TEST(UnionClass, TakesOneClassAndRegroups) {
   }
 }
 
-}  // namespace
+}  // namespace intervals_test
+
 }  // namespace tracesweep

@@ -13,7 +13,7 @@
 
 #include <tracesweep/recent_keys.hpp>
 
-namespace {
+namespace recent_keys_test {
 
 using namespace tracesweep;
 
@@ -88,4 +88,4 @@ TEST(distinct_keys, integers_that_every_item_has) {
   EXPECT_EQ(got, (std::vector<std::int32_t>{-1, 3, 7, 9}));
 }
 
-}  // namespace
+}  // namespace recent_keys_test

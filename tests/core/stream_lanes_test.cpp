@@ -10,7 +10,7 @@
 
 #include <tracesweep/stream_lanes.hpp>
 
-namespace {
+namespace stream_lanes_test {
 
 using namespace tracesweep;
 
@@ -112,4 +112,4 @@ TEST(list_by_run, rows_whose_groups_come_in_start_order_are_listed_by_group_alon
             (std::vector<group_id>{4, 4, 5, 5, 5, 5, 5}));
 }
 
-}  // namespace
+}  // namespace stream_lanes_test

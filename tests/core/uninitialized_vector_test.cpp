@@ -11,7 +11,7 @@
 
 #include <tracesweep/uninitialized_vector.hpp>
 
-namespace {
+namespace uninitialized_vector_test {
 
 using tracesweep::uninitialized_vector;
 
@@ -38,4 +38,4 @@ TEST(uninitialized_vector, resize_then_scatter_fills_every_element) {
   static_assert(std::is_same_v<decltype(v)::value_type, std::uint32_t>);
 }
 
-}  // namespace
+}  // namespace uninitialized_vector_test

@@ -10,7 +10,7 @@
 #include <tracesweep/backend.hpp>
 #include <tracesweep/exact_stats.hpp>
 
-namespace {
+namespace derive_stats_test {
 
 using namespace tracesweep;
 
@@ -105,4 +105,4 @@ TEST(derive_stats, huge_values_take_the_exact_fallbacks) {
   EXPECT_EQ(mid.median, static_cast<double>(max - 1));
 }
 
-}  // namespace
+}  // namespace derive_stats_test

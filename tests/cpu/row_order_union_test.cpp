@@ -15,7 +15,7 @@
 
 #include "oracles.hpp"
 
-namespace {
+namespace row_order_union_test {
 
 using namespace tracesweep;
 using test::intervals;
@@ -114,4 +114,4 @@ TEST(row_order_union, items_at_the_ends_of_the_clock) {
     expect_union(union_in_row_order(in.item(), in.taken.size(), 2, workers), want, workers);
 }
 
-}  // namespace
+}  // namespace row_order_union_test

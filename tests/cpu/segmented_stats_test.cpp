@@ -15,7 +15,7 @@
 
 #include "oracles.hpp"
 
-namespace {
+namespace segmented_stats_test {
 
 using namespace tracesweep;
 
@@ -207,4 +207,4 @@ TEST(segmented_stats, edge_cases) {
   EXPECT_THROW((void)be->segmented_stats(k1, v4, qs), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace segmented_stats_test

@@ -10,7 +10,7 @@
 
 #include <tracesweep/backend.hpp>
 
-namespace {
+namespace sort_pairs_test {
 
 using tracesweep::make_cpu_backend;
 
@@ -177,4 +177,4 @@ TEST(sort_pairs, edge_cases) {
   EXPECT_THROW(be->sort_pairs(k2, v2), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace sort_pairs_test

@@ -15,7 +15,7 @@
 
 #include "oracles.hpp"
 
-namespace {
+namespace union_gap_test {
 
 using namespace tracesweep;
 using test::intervals;
@@ -435,4 +435,4 @@ TEST(union_gap, adversarial_cases) {
   expect_same_union(be->union_by_group(wide.view()), test::oracle_union(wide), 0);
 }
 
-}  // namespace
+}  // namespace union_gap_test

@@ -14,14 +14,12 @@
 
 namespace ts = tracesweep;
 
-namespace {
+namespace collective_job_test {
 
 struct kernel_row {
   std::int64_t start, end;
   std::size_t row;
 };
-
-}  // namespace
 
 TEST(collective_job, ranks_meet_at_each_collective_as_the_truth_says) {
   ts::collective_job_options o;
@@ -62,3 +60,5 @@ TEST(collective_job, ranks_meet_at_each_collective_as_the_truth_says) {
   o.late_rank = 3;
   EXPECT_THROW((void)ts::generate_collective_job(o, other), std::invalid_argument);
 }
+
+}  // namespace collective_job_test

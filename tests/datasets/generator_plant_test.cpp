@@ -28,7 +28,7 @@
 namespace ts = tracesweep;
 namespace fs = std::filesystem;
 
-namespace {
+namespace generator_plant_test {
 
 constexpr std::int64_t hole_ns = 80'000;
 constexpr std::int64_t tiny_ns = 10'000;
@@ -609,4 +609,4 @@ TEST_F(generator_plant_round_trip, both_formats_keep_the_planted_truth) {
   }
 }
 
-}  // namespace
+}  // namespace generator_plant_test

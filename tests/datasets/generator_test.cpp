@@ -16,7 +16,7 @@
 
 namespace ts = tracesweep;
 
-namespace {
+namespace generator_test {
 
 ts::synthetic_options small() {
   ts::synthetic_options o;
@@ -134,4 +134,4 @@ TEST(generator, rejects_non_positive_counts) {
   EXPECT_THROW(ts::generate_synthetic_trace(o, t), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace generator_test

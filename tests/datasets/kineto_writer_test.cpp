@@ -18,7 +18,7 @@
 #include <set>
 
 namespace tracesweep::test {
-namespace {
+namespace kineto_writer_test {
 
 namespace fs = std::filesystem;
 
@@ -130,5 +130,6 @@ TEST_P(KinetoWriter, RoundTripsThroughTheReader) {
 INSTANTIATE_TEST_SUITE_P(HostMix, KinetoWriter, ::testing::Bool(),
                          [](auto const& info) { return info.param ? "KinetoHostMix" : "Plain"; });
 
-}  // namespace
+}  // namespace kineto_writer_test
+
 }  // namespace tracesweep::test

@@ -11,7 +11,7 @@
 #include "support/trace_paths.hpp"
 
 namespace tracesweep::test {
-namespace {
+namespace fleet_merge_diff_test {
 
 namespace fs = std::filesystem;
 
@@ -161,5 +161,6 @@ TEST(FleetDiff, FindsThePlantedRegressionAndNothingBetweenIdenticalRuns) {
   EXPECT_EQ(run_cli("diff --db " + quote(db) + " 1 9").exit_code, 1);
 }
 
-}  // namespace
+}  // namespace fleet_merge_diff_test
+
 }  // namespace tracesweep::test

@@ -12,7 +12,7 @@
 #include "fleet/fleet_test_support.hpp"
 
 namespace tracesweep::fleet {
-namespace {
+namespace job_discovery_test {
 
 TEST(RankPattern, ReplacesTheRankNumber) {
   EXPECT_EQ(rank_pattern("rank-3.json.gz"), "rank-*.json.gz");
@@ -93,5 +93,6 @@ TEST(Shards, EveryJobInExactlyOneShardAndSpread) {
   for (int n : per_shard) EXPECT_GT(n, 60);  // 100 expected each
 }
 
-}  // namespace
+}  // namespace job_discovery_test
+
 }  // namespace tracesweep::fleet

@@ -9,7 +9,7 @@
 #include "fleet/fleet_test_support.hpp"
 
 namespace tracesweep::fleet {
-namespace {
+namespace results_store_test {
 
 using test::sql_rows;
 using test::sql_value;
@@ -192,5 +192,6 @@ TEST(ResultsStore, RefusesNewerVersionsAndForeignDatabases) {
   EXPECT_FALSE(std::filesystem::exists(d / "absent.sqlite"));
 }
 
-}  // namespace
+}  // namespace results_store_test
+
 }  // namespace tracesweep::fleet

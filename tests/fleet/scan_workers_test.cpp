@@ -16,7 +16,7 @@
 
 #include "support/scratch_folder.hpp"
 
-namespace {
+namespace scan_workers_test {
 
 namespace fleet = tracesweep::fleet;
 
@@ -89,4 +89,4 @@ TEST(ScanWorkers, OneJobGetsTheWholeDevice) {
   EXPECT_EQ(seen[0].threads, tracesweep::resolve_threads(0));
 }
 
-}  // namespace
+}  // namespace scan_workers_test

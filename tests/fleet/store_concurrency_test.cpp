@@ -15,7 +15,7 @@
 #include "fleet/fleet_test_support.hpp"
 
 namespace tracesweep::test {
-namespace {
+namespace store_concurrency_test {
 
 namespace fs = std::filesystem;
 
@@ -277,5 +277,6 @@ TEST(ScanWorkers, AWorkerThatCannotStartIsNeverAnAbort) {
   EXPECT_LE(line_count(r.err), 1u) << r.err;
 }
 
-}  // namespace
+}  // namespace store_concurrency_test
+
 }  // namespace tracesweep::test

@@ -14,7 +14,7 @@
 #include "fleet/fleet_test_support.hpp"
 
 namespace tracesweep::test {
-namespace {
+namespace store_errors_test {
 
 namespace fs = std::filesystem;
 
@@ -161,5 +161,6 @@ TEST(StoreDamage, ARowNamingATraceItsJobDoesNotHoldIsOneLine) {
   EXPECT_FALSE(fs::exists(d / "out.sqlite"));
 }
 
-}  // namespace
+}  // namespace store_errors_test
+
 }  // namespace tracesweep::test

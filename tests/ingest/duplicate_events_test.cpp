@@ -14,7 +14,7 @@
 #include "ingest/duplicate_events.hpp"
 
 namespace tracesweep {
-namespace {
+namespace duplicate_events_test {
 
 /// The later copies, by a map of every field the finder compares.
 std::vector<std::size_t> copies_by_brute_force(event_table const& t) {
@@ -135,5 +135,6 @@ TEST(DuplicateEvents, RowsSharingACorrelationAreNotCopies) {
   EXPECT_EQ(detail::find_duplicates(t, 1).size(), 0u);
 }
 
-}  // namespace
+}  // namespace duplicate_events_test
+
 }  // namespace tracesweep

@@ -12,7 +12,7 @@
 namespace ts = tracesweep;
 namespace fs = std::filesystem;
 
-namespace {
+namespace input_files_test {
 
 class input_files : public ::testing::Test {
  protected:
@@ -115,4 +115,4 @@ TEST_F(input_files, keep_going_keeps_the_good_files_and_their_rows) {
   EXPECT_THROW(ts::read_inputs({good, bad}, strict, {}, false), ts::input_error);
 }
 
-}  // namespace
+}  // namespace input_files_test

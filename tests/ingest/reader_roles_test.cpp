@@ -14,7 +14,7 @@
 namespace ts = tracesweep;
 using ts::category_role;
 
-namespace {
+namespace reader_roles_test {
 
 /// The role of the first row named `name` (the name as stored: Paddle's suffix removed).
 ts::event_role role_of(ts::event_table const& t, std::string_view name) {
@@ -23,8 +23,6 @@ ts::event_role role_of(ts::event_table const& t, std::string_view name) {
   ADD_FAILURE() << "no row named " << name;
   return {};
 }
-
-}  // namespace
 
 TEST(ReaderRoles, KinetoCategoryFamilies) {
   auto const path = std::filesystem::temp_directory_path() /
@@ -109,3 +107,5 @@ TEST(ReaderRoles, NsysRowsHaveNone) {
   ASSERT_GT(t.size(), 0u);
   for (std::size_t i = 0; i < t.size(); ++i) ASSERT_EQ(t.role[i], ts::event_role{}) << i;
 }
+
+}  // namespace reader_roles_test

@@ -15,7 +15,7 @@ namespace ts = tracesweep;
 using ts::communication_policy;
 using ts::event_kind;
 
-namespace {
+namespace communication_test {
 
 struct verdicts {
   std::string_view name;
@@ -36,8 +36,6 @@ constexpr std::array<verdicts, 12> cases{{
     {"c10d::barrier", false, false, false, false, true},
     {"aten::mm", false, false, false, false, false},
 }};
-
-}  // namespace
 
 TEST(Communication, EachPolicyOnNamesThatSeparateThem) {
   ts::test::table_builder b;
@@ -82,3 +80,5 @@ TEST(Communication, KernelFlagsAreTheKernelPolicy) {
   EXPECT_FALSE(m.is_communication(t.strings().find("xccl_allreduce")));
   EXPECT_FALSE(m.is_communication(t.strings().find("nccl:all_reduce")));  // no kernel's name
 }
+
+}  // namespace communication_test

@@ -10,7 +10,7 @@
 
 #include "model/model_parts.hpp"
 
-namespace {
+namespace model_parts_test {
 
 TEST(RowRefs, NarrowAndWideFormsHoldTheSameRows) {
   std::mt19937_64 rng(3);
@@ -38,4 +38,4 @@ TEST(RowRefs, NarrowAndWideFormsHoldTheSameRows) {
   EXPECT_EQ(wide_rows[0], -1);
 }
 
-}  // namespace
+}  // namespace model_parts_test

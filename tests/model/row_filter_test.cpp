@@ -13,7 +13,7 @@
 #include <cmath>
 
 namespace tracesweep {
-namespace {
+namespace row_filter_test {
 
 using test::table_builder;
 
@@ -245,5 +245,6 @@ TEST(RowFilterSpec, RefusesWithTheOptionAndText) {
   EXPECT_NO_THROW(name_regex("^nccl", true));
 }
 
-}  // namespace
+}  // namespace row_filter_test
+
 }  // namespace tracesweep

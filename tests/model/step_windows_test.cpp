@@ -18,7 +18,7 @@
 namespace ts = tracesweep;
 using ts::event_kind;
 
-namespace {
+namespace step_windows_test {
 
 /// (name, start, end) of each window.
 using window = std::tuple<std::string, std::int64_t, std::int64_t>;
@@ -54,8 +54,6 @@ ts::event_table& two_ranks(ts::test::table_builder& b) {
   b.host(event_kind::api_call, 0, 120, 1, 1);
   return b.done();
 }
-
-}  // namespace
 
 TEST(StepWindows, ProfilerStepsWinUserRangesOnlyWithout) {
   ts::test::table_builder b;
@@ -118,3 +116,5 @@ TEST(StepWindows, PatternIsAModelOption) {
   EXPECT_FALSE(none.is_step_name(t.strings().find("ProfilerStep#1")));
   EXPECT_THROW((void)ts::trace_model(t, steps_named("(")), ts::pattern_error);
 }
+
+}  // namespace step_windows_test

@@ -21,13 +21,11 @@
 namespace ts = tracesweep;
 using ts::event_kind;
 
-namespace {
+namespace trace_model_test {
 
 std::vector<std::size_t> rows_of(std::span<std::size_t const> s) {
   return {s.begin(), s.end()};
 }
-
-}  // namespace
 
 TEST(TraceModel, ProducersFromFormats) {
   ts::test::table_builder b;
@@ -521,3 +519,5 @@ TEST(TraceModel, NestingOfLongRunsAgainstOneSortOfEveryRow) {
     EXPECT_EQ(rows_of(m.outermost_stages()), stages) << "seed " << seed;
   }
 }
+
+}  // namespace trace_model_test

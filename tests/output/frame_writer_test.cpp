@@ -19,7 +19,7 @@ using out::value_type;
 using tracesweep::test::generated;
 using tracesweep::test::one;
 
-namespace {
+namespace frame_writer_test {
 
 constexpr auto no_text = out::frame_column::no_text;
 
@@ -65,8 +65,6 @@ out::frame_column const& column(out::frame const& f, std::string const& name) {
     if (c.name == name) return c;
   throw std::runtime_error("no column " + name);
 }
-
-}  // namespace
 
 TEST(output_frames, typed_columns_with_nulls_and_published_decimals) {
   auto const frames = out::frames_of(one(kernels()));
@@ -151,3 +149,5 @@ TEST(output_frames, generated_rows_and_object_tables) {
   EXPECT_EQ(o.rows, 1u);  // JSON writes the first row only
   EXPECT_EQ(column(o, "calls").integers, (std::vector<std::int64_t>{3}));
 }
+
+}  // namespace frame_writer_test

@@ -21,7 +21,7 @@ namespace out = tracesweep::output;
 namespace ts = tracesweep::test;
 using out::value_type;
 
-namespace {
+namespace html_writer_test {
 
 using tracesweep::test::one;
 using tracesweep::test::write;
@@ -286,4 +286,4 @@ TEST(output_html, other_formats_ignore_the_chart) {
   EXPECT_EQ(write("json", with), write("json", without));
 }
 
-}  // namespace
+}  // namespace html_writer_test

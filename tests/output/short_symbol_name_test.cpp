@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace {
+namespace short_symbol_name_test {
 
 using tracesweep::output::short_symbol_name;
 
@@ -77,4 +77,4 @@ TEST(RangeNames, TextLeavesOutEmitNvtxSuffixes) {
   EXPECT_EQ(without_emit_nvtx_suffixes("aten::add"), "aten::add");
 }
 
-}  // namespace
+}  // namespace short_symbol_name_test

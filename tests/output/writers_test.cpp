@@ -15,6 +15,8 @@
 
 #include "output/write_format.hpp"
 
+namespace writers_test {
+
 namespace out = tracesweep::output;
 using out::cell;
 using out::value_type;
@@ -522,3 +524,5 @@ TEST(PerfettoWriter, SpansAreExactMicrosecondsAndEmptyIsAValidTrace) {
 }
 
 }  // namespace
+
+}  // namespace writers_test

@@ -18,7 +18,7 @@
 namespace ts = tracesweep;
 using ts::job_view;
 
-namespace {
+namespace job_table_registry_test {
 
 std::vector<std::string> names(std::vector<ts::job_table_entry const*> const& v) {
   std::vector<std::string> out;
@@ -71,4 +71,4 @@ TEST(JobTableRegistry, GridsComeBeforeJsonTablesInRegistryOrder) {
     EXPECT_EQ((set.tables[k].views & ts::output::json) != 0, k >= 5) << got[k];
 }
 
-}  // namespace
+}  // namespace job_table_registry_test

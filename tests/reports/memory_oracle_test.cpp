@@ -26,7 +26,7 @@
 namespace fs = std::filesystem;
 namespace ts = tracesweep;
 
-namespace {
+namespace memory_oracle_test {
 
 struct mem_event {
   std::int64_t t, bytes, allocated, reserved, thread;
@@ -236,4 +236,4 @@ TEST(MemoryOracle, EveryRealTraceWithMemoryEvents) {
   for (auto const& p : traces) check_trace(p);
 }
 
-}  // namespace
+}  // namespace memory_oracle_test

@@ -69,7 +69,7 @@
 
 namespace ts = tracesweep;
 
-namespace {
+namespace multirank_test {
 
 constexpr std::int64_t us = 1000;
 std::string const dir = std::string(TABLES_FIXTURES) + "/kineto_3rank";
@@ -95,8 +95,6 @@ void expect_across(ts::distributed_summary const& d, std::vector<metric_want> co
     EXPECT_DOUBLE_EQ(d.across[i].max, w[i].max);
   }
 }
-
-}  // namespace
 
 TEST(MultiRankTables, DistributedThreeRanks) {
   auto const t = read({dir});
@@ -221,3 +219,5 @@ TEST(MultiRankTables, KinetoModelSummary) {
     EXPECT_DOUBLE_EQ(o.gpu_ratio, static_cast<double>(r.others_gpu) / step_gpu);
   }
 }
+
+}  // namespace multirank_test

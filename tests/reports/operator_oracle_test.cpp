@@ -37,7 +37,7 @@
 namespace ts = tracesweep;
 using ts::event_kind;
 
-namespace {
+namespace operator_oracle_test {
 
 bool is_call(ts::event_table const& t, std::size_t i) {
   return t.kind[i] == event_kind::api_call;
@@ -383,8 +383,6 @@ std::vector<std::filesystem::path> real_traces(std::filesystem::path const& dir)
   return files;
 }
 
-}  // namespace
-
 TEST(OperatorOracle, EveryRealTrace) {
   TRACESWEEP_REQUIRE_TRACES_DIR(traces);
   auto const files = real_traces(traces);
@@ -447,3 +445,5 @@ TEST(OperatorOracle, OpDetailEveryTrace) {
   // relu: own relu_kernel 6: 4 inner items, 6 device rows.
   EXPECT_EQ(check_detail(std::string(TABLES_FIXTURES) + "/paddle_small.paddle_trace.json"), 10u);
 }
+
+}  // namespace operator_oracle_test

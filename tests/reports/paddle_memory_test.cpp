@@ -29,7 +29,7 @@
 
 namespace ts = tracesweep;
 
-namespace {
+namespace paddle_memory_test {
 
 constexpr std::int64_t us = 1000;
 std::string const fixture = std::string(TABLES_FIXTURES) + "/paddle_memory.paddle_trace.json";
@@ -40,8 +40,6 @@ ts::memory_tables tables_of_fixture() {
   EXPECT_EQ(table.inputs()[0].skipped.at("memory_place_not_cpu_or_gpu"), 1);
   return ts::compute_memory_tables(ts::trace_model(table));
 }
-
-}  // namespace
 
 TEST(PaddleMemory, DevicePeaks) {
   auto const m = tables_of_fixture();
@@ -123,3 +121,5 @@ TEST(PaddleMemory, CliJsonCarriesThePool) {
       "reserved matmul 4096",       "reserved relu 4096",  "reserved (outside ops) -4096"};
   EXPECT_EQ(seen, want);
 }
+
+}  // namespace paddle_memory_test

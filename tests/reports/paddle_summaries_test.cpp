@@ -41,7 +41,7 @@
 
 namespace ts = tracesweep;
 
-namespace {
+namespace paddle_summaries_test {
 
 constexpr std::int64_t us = 1000;
 std::string const fixture = std::string(TABLES_FIXTURES) + "/paddle_summaries.paddle_trace.json";
@@ -265,4 +265,4 @@ TEST(PaddleSummaries, PerfOfAGeneratedJobEqualsItsPlantedTimes) {
   EXPECT_EQ(ranks, 2u);
 }
 
-}  // namespace
+}  // namespace paddle_summaries_test

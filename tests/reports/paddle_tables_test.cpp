@@ -35,7 +35,7 @@
 
 namespace ts = tracesweep;
 
-namespace {
+namespace paddle_tables_test {
 
 constexpr std::int64_t us = 1000;
 std::string const fixture = std::string(TABLES_FIXTURES) + "/paddle_small.paddle_trace.json";
@@ -51,8 +51,6 @@ ts::overview_row const* find(ts::rank_overview const& o, std::string const& type
     if (r.type == type && r.device == device) return &r;
   return nullptr;
 }
-
-}  // namespace
 
 TEST(PaddleTables, Overview) {
   loaded l;
@@ -207,3 +205,5 @@ TEST(PaddleTables, CliFormats) {
   auto const bad = ts::test::run_cli("overview --format csv " + quote(fixture));
   EXPECT_EQ(bad.exit_code, 1);
 }
+
+}  // namespace paddle_tables_test

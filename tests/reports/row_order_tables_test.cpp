@@ -25,7 +25,7 @@
 namespace ts = tracesweep;
 using ts::event_kind;
 
-namespace {
+namespace row_order_tables_test {
 
 using ivl = ts::test::span_ns;
 using ts::test::length;
@@ -147,8 +147,6 @@ int check_job(job const& j, unsigned threads) {
   return counted.calls["union_of_row_groups"];
 }
 
-}  // namespace
-
 TEST(RowOrderTables, StartOrderedRowsTakeTheGroupColumnAndEqualTheOracle) {
   for (std::uint64_t seed = 0; seed < 40; ++seed) {
     SCOPED_TRACE(seed);
@@ -165,3 +163,5 @@ TEST(RowOrderTables, ShuffledRowsAreListedByLaneAndEqualTheOracle) {
     EXPECT_EQ(check_job(j, 1 + seed % 3), 0);
   }
 }
+
+}  // namespace row_order_tables_test

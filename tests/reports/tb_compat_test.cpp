@@ -18,7 +18,7 @@
 
 namespace ts = tracesweep;
 
-namespace {
+namespace tb_compat_test {
 
 std::int64_t us_round(double ns) {
   return static_cast<std::int64_t>(std::nearbyint(ns / 1000.0));
@@ -123,8 +123,6 @@ void check_run(std::filesystem::path const& trace, std::string const& overview_l
   }
 }
 
-}  // namespace
-
 TEST(TbCompat, ResNet50BothRuns) {
   TRACESWEEP_REQUIRE_TRACES_DIR(traces);
   auto const dir = traces / "kineto" / "tb_plugin_samples_resnet50_v100";
@@ -146,3 +144,5 @@ TEST(TbCompat, ResNet50BothRuns) {
         << "Est. SM Efficiency / Occupancy / kernel-table means not checked: the Chrome reader "
            "does not fill event_table::launch_metrics yet";
 }
+
+}  // namespace tb_compat_test

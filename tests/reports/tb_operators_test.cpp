@@ -16,7 +16,7 @@
 
 namespace ts = tracesweep;
 
-namespace {
+namespace tb_operators_test {
 
 constexpr char const* duration_keys[] = {"device_self_duration", "device_total_duration",
                                          "host_self_duration", "host_total_duration"};
@@ -75,8 +75,6 @@ void check_run(std::filesystem::path const& trace, std::string const& expected_l
     EXPECT_TRUE(expected.count(name)) << "operator the plugin does not list: " << name;
 }
 
-}  // namespace
-
 TEST(TbOperators, BothResNet50RunsMatchThePluginsOperatorView) {
   TRACESWEEP_REQUIRE_TRACES_DIR(traces);
   auto const dir = traces / "kineto" / "tb_plugin_samples_resnet50_v100";
@@ -112,3 +110,5 @@ TEST(TbOperators, RowsFollowTheSortKey) {
     EXPECT_GT(n, 50u);
   }
 }
+
+}  // namespace tb_operators_test

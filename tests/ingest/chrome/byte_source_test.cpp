@@ -13,7 +13,7 @@
 #include <string>
 
 namespace tracesweep::chrome {
-namespace {
+namespace byte_source_test {
 
 /// Everything `source` gives, asked `piece` bytes at a time.
 std::string read_all(byte_source& source, std::size_t piece = 5) {
@@ -83,5 +83,6 @@ TEST(ByteSource, GzipDefectsInMemory) {
   }
 }
 
-}  // namespace
+}  // namespace byte_source_test
+
 }  // namespace tracesweep::chrome

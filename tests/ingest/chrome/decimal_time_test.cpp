@@ -8,7 +8,7 @@
 #include <limits>
 
 namespace tracesweep::chrome {
-namespace {
+namespace decimal_time_test {
 
 std::int64_t ns(std::string_view text) {
   std::int64_t out = -777;
@@ -109,5 +109,6 @@ TEST(DecimalTime, RejectsWhatIsNotAJsonNumber) {
   }
 }
 
-}  // namespace
+}  // namespace decimal_time_test
+
 }  // namespace tracesweep::chrome

@@ -16,7 +16,7 @@
 #include <string>
 
 namespace tracesweep::test {
-namespace {
+namespace memory_events_test {
 
 namespace fs = std::filesystem;
 
@@ -187,5 +187,6 @@ TEST_F(MemoryEvents, AnyThreadCountGivesTheSameEvents) {
   }
 }
 
-}  // namespace
+}  // namespace memory_events_test
+
 }  // namespace tracesweep::test

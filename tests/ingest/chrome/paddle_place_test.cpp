@@ -6,7 +6,7 @@
 #include "ingest/chrome/paddle_place.hpp"
 
 namespace tracesweep::chrome {
-namespace {
+namespace paddle_place_test {
 
 TEST(PaddlePlace, HostAndGpuPlaces) {
   EXPECT_EQ(paddle_place_device("Place(cpu)"), -1);
@@ -25,5 +25,6 @@ TEST(PaddlePlace, OtherPlacesAreNotRead) {
     EXPECT_FALSE(paddle_place_device(place).has_value()) << place;
 }
 
-}  // namespace
+}  // namespace paddle_place_test
+
 }  // namespace tracesweep::chrome

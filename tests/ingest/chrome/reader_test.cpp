@@ -24,7 +24,7 @@
 #include <string>
 
 namespace tracesweep::test {
-namespace {
+namespace reader_test {
 
 namespace fs = std::filesystem;
 
@@ -722,5 +722,6 @@ TEST_F(ChromeReader, RanksAcrossInputs) {
   EXPECT_THROW(read_inputs({x, y}, u, o, false), input_error);
 }
 
-}  // namespace
+}  // namespace reader_test
+
 }  // namespace tracesweep::test

@@ -12,7 +12,7 @@
 #include "support/trace_paths.hpp"
 
 namespace tracesweep::test {
-namespace {
+namespace nsys_bad_input_test {
 
 namespace fs = std::filesystem;
 
@@ -143,5 +143,6 @@ TEST(nsys_bad_input, keep_going_reports_the_bad_file_and_reads_the_good_one) {
   EXPECT_GT(parse_csv(r.out).size(), 10u);
 }
 
-}  // namespace
+}  // namespace nsys_bad_input_test
+
 }  // namespace tracesweep::test

@@ -24,7 +24,7 @@
 #include "support/trace_paths.hpp"
 
 namespace tracesweep::test {
-namespace {
+namespace nsys_direct_read_test {
 
 namespace fs = std::filesystem;
 using nsys::row_batch;
@@ -328,5 +328,6 @@ TEST(nsys_direct_read, damaged_trees_fall_back_and_never_hang) {
   EXPECT_FALSE(direct(index));
 }
 
-}  // namespace
+}  // namespace nsys_direct_read_test
+
 }  // namespace tracesweep::test

@@ -23,7 +23,7 @@
 #include "support/trace_paths.hpp"
 
 namespace tracesweep::test {
-namespace {
+namespace nsys_hostile_test {
 
 namespace fs = std::filesystem;
 
@@ -365,5 +365,6 @@ TEST(nsys_hostile, fifo_input_is_refused_at_once) {
   expect_one_line_failure(r, "/dev/null", "not a regular file");
 }
 
-}  // namespace
+}  // namespace nsys_hostile_test
+
 }  // namespace tracesweep::test

@@ -19,7 +19,7 @@
 #include "support/trace_paths.hpp"
 
 namespace tracesweep::test {
-namespace {
+namespace nsys_memory_test {
 
 /// A 2-rank trace with the memory pattern, written as `dir`/trace.sqlite.
 std::filesystem::path memory_export(event_table& generated, temp_dir const& dir) {
@@ -97,5 +97,6 @@ TEST(NsysMemory, RealExportsHaveNoMemoryUsageTable) {
   for (auto const& f : exports) EXPECT_EQ(read_export(f, 1).memory.size(), 0u) << f;
 }
 
-}  // namespace
+}  // namespace nsys_memory_test
+
 }  // namespace tracesweep::test

@@ -18,7 +18,7 @@
 #include "support/trace_paths.hpp"
 
 namespace tracesweep::test {
-namespace {
+namespace nsys_ranks_test {
 
 /// The processes the export lists with CUDA streams, ascending.
 std::vector<std::int64_t> cuda_stream_pids(std::filesystem::path const& f) {
@@ -214,5 +214,6 @@ TEST(NsysRanks, TwoOneProcessExportsOfOneJobGetRanksZeroAndOne) {
   EXPECT_EQ(t.inputs()[1].process_id(1), cuda_stream_pids(b).at(0));
 }
 
-}  // namespace
+}  // namespace nsys_ranks_test
+
 }  // namespace tracesweep::test

@@ -16,7 +16,7 @@
 #include "support/trace_paths.hpp"
 
 namespace tracesweep::test {
-namespace {
+namespace nsys_reader_kinds_test {
 
 event_table read(std::filesystem::path const& f, unsigned threads, std::uint32_t kinds) {
   read_options o;
@@ -99,5 +99,6 @@ TEST(nsys_reader_threads, multi_range_generated_export_is_thread_count_independe
   EXPECT_EQ(stream, kernels[4].i);
 }
 
-}  // namespace
+}  // namespace nsys_reader_kinds_test
+
 }  // namespace tracesweep::test

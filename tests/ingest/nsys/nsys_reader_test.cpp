@@ -26,7 +26,7 @@
 #include "support/trace_paths.hpp"
 
 namespace tracesweep::test {
-namespace {
+namespace nsys_reader_test {
 
 event_table read(std::filesystem::path const& f, unsigned threads,
                  kernel_naming naming = kernel_naming::demangled) {
@@ -454,5 +454,6 @@ TEST(nsys_writer, synthetic_trace_round_trips_through_the_nsys_schema) {
     }
 }
 
-}  // namespace
+}  // namespace nsys_reader_test
+
 }  // namespace tracesweep::test

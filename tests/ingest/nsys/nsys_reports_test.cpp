@@ -13,7 +13,7 @@
 #include "support/trace_paths.hpp"
 
 namespace tracesweep::test {
-namespace {
+namespace nsys_reports_test {
 
 /// The report's rows as (name, style, value) in SQL, or "" when the export lacks the tables.
 std::string source_sql(oracle_db& db, std::string const& report, std::string const& naming) {
@@ -241,5 +241,6 @@ TEST(nsys_report_merge, merged_table_is_the_sql_over_the_union_of_files) {
             da.query("SELECT DISTINCT demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL").size());
 }
 
-}  // namespace
+}  // namespace nsys_reports_test
+
 }  // namespace tracesweep::test

@@ -17,7 +17,7 @@
 #include "support/run_cli.hpp"
 #include "support/trace_paths.hpp"
 
-namespace {
+namespace gpu_rules_test {
 
 namespace fs = std::filesystem;
 using tracesweep::test::oracle_db;
@@ -225,4 +225,4 @@ TEST(GpuRules, OptionErrorsAreUsageErrors) {
   EXPECT_EQ(merged.exit_code, 1) << merged.err;
 }
 
-}  // namespace
+}  // namespace gpu_rules_test

@@ -14,7 +14,7 @@
 #include "support/run_cli.hpp"
 #include "support/trace_paths.hpp"
 
-namespace {
+namespace gpu_trace_test {
 
 namespace fs = std::filesystem;
 using namespace tracesweep::test;
@@ -153,4 +153,4 @@ TEST(GpuTrace, KernelSummaryByGridAndBlockMatchesSql) {
   }
 }
 
-}  // namespace
+}  // namespace gpu_trace_test

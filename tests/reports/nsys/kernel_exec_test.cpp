@@ -17,7 +17,7 @@
 #include "support/run_cli.hpp"
 #include "support/trace_paths.hpp"
 
-namespace {
+namespace kernel_exec_test {
 
 namespace fs = std::filesystem;
 using namespace tracesweep::test;
@@ -138,4 +138,4 @@ TEST(KernelExec, SummaryMatchesSqlOnEveryExport) {
   }
 }
 
-}  // namespace
+}  // namespace kernel_exec_test

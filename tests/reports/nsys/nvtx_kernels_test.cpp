@@ -16,7 +16,7 @@
 #include "support/run_cli.hpp"
 #include "support/trace_paths.hpp"
 
-namespace {
+namespace nvtx_kernels_test {
 
 namespace fs = std::filesystem;
 using namespace tracesweep::test;
@@ -136,4 +136,4 @@ TEST(NvtxKernels, KernelSummaryByInnermostRangeMatchesSql) {
   }
 }
 
-}  // namespace
+}  // namespace nvtx_kernels_test

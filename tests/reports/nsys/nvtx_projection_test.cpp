@@ -17,7 +17,7 @@
 #include "support/run_cli.hpp"
 #include "support/trace_paths.hpp"
 
-namespace {
+namespace nvtx_projection_test {
 
 namespace fs = std::filesystem;
 using namespace tracesweep::test;
@@ -156,4 +156,4 @@ TEST(NvtxProjection, SummaryMatchesTheOracleOnEveryExport) {
   EXPECT_GE(with_rows, 3);
 }
 
-}  // namespace
+}  // namespace nvtx_projection_test

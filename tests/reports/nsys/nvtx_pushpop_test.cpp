@@ -17,7 +17,7 @@
 #include "support/run_cli.hpp"
 #include "support/trace_paths.hpp"
 
-namespace {
+namespace nvtx_pushpop_test {
 
 namespace fs = std::filesystem;
 using namespace tracesweep::test;
@@ -205,4 +205,4 @@ TEST(NvtxPushPop, DomainsIdenticalAndCrossingRangesInABuiltExport) {
   EXPECT_EQ(parse_csv(part.out), kept);
 }
 
-}  // namespace
+}  // namespace nvtx_pushpop_test
